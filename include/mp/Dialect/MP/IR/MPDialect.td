@@ -1,0 +1,64 @@
+//===- MPDialect.td - The mp training-graph dialect --------*- tablegen -*-===//
+//
+// The `mp` dialect models a training step (forward, loss, gradients,
+// optimizer update) on builtin tensors with value semantics.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MP_DIALECT_MP_IR_MPDIALECT_TD
+#define MP_DIALECT_MP_IR_MPDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def MP_Dialect : Dialect {
+  let name = "mp";
+  let cppNamespace = "::mlir::mp";
+  let summary = "Training graphs for mixed-precision compilation";
+  let description = [{
+    The `mp` dialect describes one training step of a neural network —
+    forward computation, loss, gradients and optimizer update — on builtin
+    ranked, statically shaped tensors with value semantics. Element types are
+    the storage formats of mixed-precision training: `f32`, `f16`, `bf16`,
+    `f8E4M3FN` and `f8E5M2`; integer tensors carry labels and indices. TF32 is
+    not a storage type but a compute mode of a matrix multiplication.
+
+    Elementwise binary operations broadcast with the NumPy rule: the operand
+    shapes are aligned at their trailing dimension; each pair of aligned
+    dimensions must be equal or one of them must be 1; a missing leading
+    dimension counts as 1; the result dimension is the larger of the pair.
+    Operands of one operation share one element type: mixing precisions is
+    always explicit through `mp.cast`.
+
+    A train step is an ordinary `func.func`. Its arguments carry the roles
+    given by the argument attributes `mp.param` (a trainable parameter) and
+    `mp.state` (threaded state: optimizer moments, step counts, loss-scale
+    state); arguments without either are batch data. Results carry `mp.loss`
+    (the 0-d loss) or `mp.updates = N` (the new value of argument N, fed back
+    as that argument in the next step). See docs/TrainStep.md.
+  }];
+
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
+  let useDefaultAttributePrinterParser = 1;
+
+  let extraClassDeclaration = [{
+    /// Argument attribute marking a trainable parameter of a train step.
+    static constexpr ::llvm::StringLiteral kParamAttrName = "mp.param";
+    /// Argument attribute naming the kind of threaded state an argument is.
+    static constexpr ::llvm::StringLiteral kStateAttrName = "mp.state";
+    /// Result attribute marking the loss returned by a train step.
+    static constexpr ::llvm::StringLiteral kLossAttrName = "mp.loss";
+    /// Result attribute: this result is the next value of argument N.
+    static constexpr ::llvm::StringLiteral kUpdatesAttrName = "mp.updates";
+    /// Operation/function attribute: `false` disables autocast below it.
+    static constexpr ::llvm::StringLiteral kAutocastAttrName = "mp.autocast";
+    /// Operation attribute pinning the execution type of one op.
+    static constexpr ::llvm::StringLiteral kPrecisionAttrName = "mp.precision";
+  }];
+}
+
+class MP_Op<string mnemonic, list<Trait> traits = []>
+    : Op<MP_Dialect, mnemonic, traits>;
+
+#endif // MP_DIALECT_MP_IR_MPDIALECT_TD

@@ -1,0 +1,151 @@
+//===- MPDialect.cpp - The mp training-graph dialect ----------------------===//
+//
+// Registers the operations, enums and attributes of the `mp` dialect and
+// verifies the dialect's discardable attributes: the train-step roles on
+// function arguments and results (`mp.param`, `mp.state`, `mp.loss`,
+// `mp.updates`) and the autocast controls on operations (`mp.autocast`,
+// `mp.precision`).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mp/Dialect/MP/IR/MPDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mp/Dialect/MP/IR/MPOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::mp;
+
+#include "mp/Dialect/MP/IR/MPEnums.cpp.inc"
+#include "mp/Dialect/MP/IR/MPOpsDialect.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "mp/Dialect/MP/IR/MPAttrs.cpp.inc"
+
+void MPDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "mp/Dialect/MP/IR/MPOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "mp/Dialect/MP/IR/MPAttrs.cpp.inc"
+      >();
+}
+
+/// True for a ranked, statically shaped tensor of a floating-point type.
+static bool isFloatTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         isa<FloatType>(tensor.getElementType());
+}
+
+LogicalResult MPDialect::verifyRegionArgAttribute(Operation *op,
+                                                  unsigned regionIndex,
+                                                  unsigned argIndex,
+                                                  NamedAttribute attribute) {
+  StringRef name = attribute.getName().strref();
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function || regionIndex != 0)
+    return op->emitError() << "'" << name
+                           << "' is only valid on a function argument";
+  Type argType = function.getArgumentTypes()[argIndex];
+  if (name == kParamAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitError() << "'" << name << "' on argument " << argIndex
+                             << " must be a unit attribute";
+    if (!isFloatTensor(argType))
+      return op->emitError()
+             << "'" << name << "' on argument " << argIndex
+             << " requires a statically shaped float tensor, got " << argType;
+    if (function.getArgAttr(argIndex, kStateAttrName))
+      return op->emitError() << "argument " << argIndex << " cannot be both '"
+                             << kParamAttrName << "' and '" << kStateAttrName
+                             << "'";
+    return success();
+  }
+  if (name == kStateAttrName) {
+    auto kind = dyn_cast<StringAttr>(attribute.getValue());
+    if (!kind || kind.getValue().empty())
+      return op->emitError() << "'" << name << "' on argument " << argIndex
+                             << " must be a non-empty string naming the state";
+    if (!isa<RankedTensorType>(argType))
+      return op->emitError() << "'" << name << "' on argument " << argIndex
+                             << " requires a ranked tensor, got " << argType;
+    return success();
+  }
+  return op->emitError() << "unknown argument attribute '" << name
+                         << "'; expected '" << kParamAttrName << "' or '"
+                         << kStateAttrName << "'";
+}
+
+LogicalResult MPDialect::verifyRegionResultAttribute(Operation *op,
+                                                     unsigned regionIndex,
+                                                     unsigned resultIndex,
+                                                     NamedAttribute attribute) {
+  StringRef name = attribute.getName().strref();
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function || regionIndex != 0)
+    return op->emitError() << "'" << name
+                           << "' is only valid on a function result";
+  Type resultType = function.getResultTypes()[resultIndex];
+  if (name == kLossAttrName) {
+    auto tensor = dyn_cast<RankedTensorType>(resultType);
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitError() << "'" << name << "' on result " << resultIndex
+                             << " must be a unit attribute";
+    if (!tensor || tensor.getRank() != 0 ||
+        !isa<FloatType>(tensor.getElementType()))
+      return op->emitError() << "'" << name << "' on result " << resultIndex
+                             << " requires a 0-d float tensor, got "
+                             << resultType;
+    return success();
+  }
+  if (name == kUpdatesAttrName) {
+    auto index = dyn_cast<IntegerAttr>(attribute.getValue());
+    int64_t numArgs = function.getNumArguments();
+    if (!index || !index.getType().isInteger(64))
+      return op->emitError() << "'" << name << "' on result " << resultIndex
+                             << " must be an i64 argument index";
+    int64_t argIndex = index.getInt();
+    if (argIndex < 0 || argIndex >= numArgs)
+      return op->emitError() << "'" << name << "' on result " << resultIndex
+                             << " names argument " << argIndex
+                             << ", but the function has " << numArgs
+                             << " arguments";
+    Type argType = function.getArgumentTypes()[argIndex];
+    if (argType != resultType)
+      return op->emitError() << "result " << resultIndex << " of type "
+                             << resultType << " cannot update argument "
+                             << argIndex << " of type " << argType;
+    return success();
+  }
+  return op->emitError() << "unknown result attribute '" << name
+                         << "'; expected '" << kLossAttrName << "' or '"
+                         << kUpdatesAttrName << "'";
+}
+
+LogicalResult MPDialect::verifyOperationAttribute(Operation *op,
+                                                  NamedAttribute attribute) {
+  StringRef name = attribute.getName().strref();
+  if (name == kAutocastAttrName) {
+    if (!isa<BoolAttr>(attribute.getValue()))
+      return op->emitError() << "'" << name << "' must be a boolean";
+    return success();
+  }
+  if (name == kPrecisionAttrName) {
+    auto precision = dyn_cast<StringAttr>(attribute.getValue());
+    if (!precision || !llvm::is_contained(ArrayRef<StringRef>{"f32", "f16",
+                                                              "bf16"},
+                                          precision.getValue()))
+      return op->emitError() << "'" << name
+                             << "' must be one of \"f32\", \"f16\", \"bf16\"";
+    return success();
+  }
+  return op->emitError() << "unknown operation attribute '" << name
+                         << "'; expected '" << kAutocastAttrName << "' or '"
+                         << kPrecisionAttrName << "'";
+}

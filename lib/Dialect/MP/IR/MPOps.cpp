@@ -1,0 +1,1113 @@
+//===- MPOps.cpp - Operations of the mp dialect ---------------------------===//
+//
+// Verifiers, result-type inference, folders and canonicalisation patterns of
+// the `mp` operations. Every rule of an op is checked here with a message that
+// names the offending operand, attribute or dimension; inference functions
+// check the same rules so that the custom assembly format reports them while
+// parsing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mp/Dialect/MP/IR/MPOps.h"
+
+#include "mlir/Dialect/Traits.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace mlir::mp;
+
+//===----------------------------------------------------------------------===//
+// Diagnostics shared by verifiers and type inference
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Reports errors the way `Operation::emitOpError` does ("'mp.x' op ..."),
+/// both from verifiers (which have an op) and from type inference (which has
+/// an optional location and the op name). Without a location it stays silent.
+class Reporter {
+public:
+  explicit Reporter(Operation *op)
+      : loc(op->getLoc()), opName(op->getName().getStringRef()) {}
+  Reporter(std::optional<Location> loc, StringRef opName)
+      : loc(loc), opName(opName) {}
+
+  template <typename... Args>
+  LogicalResult fail(const Args &...args) const {
+    if (loc) {
+      InFlightDiagnostic diag = mlir::emitError(*loc);
+      diag << "'" << opName << "' op ";
+      (diag << ... << args);
+    }
+    return failure();
+  }
+
+private:
+  std::optional<Location> loc;
+  StringRef opName;
+};
+
+/// Prints a shape as `[2, 3]` in diagnostics.
+struct ShapeStr {
+  ArrayRef<int64_t> shape;
+};
+Diagnostic &operator<<(Diagnostic &diag, const ShapeStr &s) {
+  diag << "[";
+  llvm::interleave(
+      s.shape, [&](int64_t d) { diag << d; }, [&] { diag << ", "; });
+  return diag << "]";
+}
+InFlightDiagnostic &operator<<(InFlightDiagnostic &diag, const ShapeStr &s) {
+  if (Diagnostic *d = diag.getUnderlyingDiagnostic())
+    *d << s;
+  return diag;
+}
+} // namespace
+
+/// Returns the statically shaped tensor type of `value`, or reports that
+/// `what` must be one.
+static FailureOr<RankedTensorType> getStaticTensor(const Reporter &reporter,
+                                                   Value value,
+                                                   StringRef what) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape())
+    return reporter.fail(what, " must be a statically shaped tensor, got ",
+                         value.getType());
+  return type;
+}
+
+/// Checks that `dim` indexes a dimension of a rank-`rank` tensor.
+static LogicalResult checkDim(const Reporter &reporter, int64_t dim,
+                              int64_t rank, StringRef what) {
+  if (dim < 0 || dim >= rank)
+    return reporter.fail(what, " ", dim, " is out of range for rank ", rank);
+  return success();
+}
+
+/// True for the two 8-bit float formats.
+static bool isFP8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
+/// Checks that the operands of a matmul-like op agree on their element type
+/// (any pairing of FP8 formats is allowed) and that `accType` suits them and
+/// the result element type.
+static LogicalResult checkContractionTypes(const Reporter &reporter,
+                                           Type lhsElem, Type rhsElem,
+                                           Type accType, Type resultElem) {
+  bool bothFP8 = isFP8(lhsElem) && isFP8(rhsElem);
+  if (lhsElem != rhsElem && !bothFP8)
+    return reporter.fail("expects operands of one element type, got ", lhsElem,
+                         " and ", rhsElem);
+  if (lhsElem.isInteger(8)) {
+    if (!accType.isInteger(32) || !resultElem.isInteger(32))
+      return reporter.fail(
+          "int8 operands require acc(i32) and an i32 result, got acc(",
+          accType, ") and ", resultElem);
+    return success();
+  }
+  if (resultElem.isInteger(32))
+    return reporter.fail("an i32 result requires int8 operands, got ",
+                         lhsElem);
+  if (!accType.isF32() && !(accType.isF16() && lhsElem.isF16()))
+    return reporter.fail("acc_type must be f32 (or f16 for f16 operands), got ",
+                         accType, " for ", lhsElem, " operands");
+  return success();
+}
+
+/// Checks a shape computed from the operands against the declared result.
+static LogicalResult checkResultShape(const Reporter &reporter,
+                                      ArrayRef<int64_t> expected,
+                                      RankedTensorType result,
+                                      StringRef what = "result") {
+  if (result.getShape() != expected)
+    return reporter.fail("expects ", what, " shape ", ShapeStr{expected},
+                         ", got ", ShapeStr{result.getShape()});
+  return success();
+}
+
+/// Checks that a hyper-parameter is finite and at least `min`.
+static LogicalResult checkAtLeast(const Reporter &reporter, StringRef name,
+                                  double value, double min) {
+  if (!std::isfinite(value) || value < min)
+    return reporter.fail(name, " must be a finite number >= ", min, ", got ",
+                         value);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+/// Shared verifier of matmul and batch_matmul: `minRank`/`maxRank` bound the
+/// operand rank.
+template <typename OpTy>
+static LogicalResult verifyMatmulLike(OpTy op, int64_t minRank,
+                                      int64_t maxRank) {
+  Reporter reporter(op);
+  auto lhs = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhs = cast<RankedTensorType>(op.getRhs().getType());
+  auto result = cast<RankedTensorType>(op.getResult().getType());
+  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"lhs", lhs},
+                            {"rhs", rhs}}) {
+    if (type.getRank() < minRank || type.getRank() > maxRank) {
+      if (minRank == maxRank)
+        return reporter.fail("expects ", name, " of rank ", minRank,
+                             ", got rank ", type.getRank());
+      return reporter.fail("expects ", name, " of rank at least ", minRank,
+                           ", got rank ", type.getRank());
+    }
+  }
+  if (lhs.getRank() != rhs.getRank())
+    return reporter.fail("expects operands of equal rank, got ",
+                         lhs.getRank(), " and ", rhs.getRank());
+  if (failed(checkContractionTypes(reporter, lhs.getElementType(),
+                                   rhs.getElementType(), op.getAccType(),
+                                   result.getElementType())))
+    return failure();
+  if (op.getCompute() == ComputeMode::tf32 && !lhs.getElementType().isF32())
+    return reporter.fail("compute mode tf32 requires f32 operands, got ",
+                         lhs.getElementType());
+
+  int64_t rank = lhs.getRank();
+  ArrayRef<int64_t> batchLhs = lhs.getShape().drop_back(2);
+  ArrayRef<int64_t> batchRhs = rhs.getShape().drop_back(2);
+  if (batchLhs != batchRhs)
+    return reporter.fail("expects equal batch dimensions, got ",
+                         ShapeStr{batchLhs}, " and ", ShapeStr{batchRhs});
+  int64_t m = lhs.getDimSize(rank - (op.getTransposeLhs() ? 1 : 2));
+  int64_t kLhs = lhs.getDimSize(rank - (op.getTransposeLhs() ? 2 : 1));
+  int64_t kRhs = rhs.getDimSize(rank - (op.getTransposeRhs() ? 1 : 2));
+  int64_t n = rhs.getDimSize(rank - (op.getTransposeRhs() ? 2 : 1));
+  if (kLhs != kRhs)
+    return reporter.fail("contraction dimensions differ: lhs has ", kLhs,
+                         ", rhs has ", kRhs);
+  SmallVector<int64_t> expected(batchLhs);
+  expected.append({m, n});
+  return checkResultShape(reporter, expected, result);
+}
+
+LogicalResult MatmulOp::verify() { return verifyMatmulLike(*this, 2, 2); }
+
+LogicalResult BatchMatmulOp::verify() {
+  return verifyMatmulLike(*this, 3, std::numeric_limits<int64_t>::max());
+}
+
+LogicalResult LinearOp::verify() {
+  Reporter reporter(*this);
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto weight = cast<RankedTensorType>(getWeight().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (input.getRank() < 1)
+    return reporter.fail("expects an input of rank at least 1");
+  if (weight.getRank() != 2)
+    return reporter.fail("expects a weight of rank 2, got rank ",
+                         weight.getRank());
+  if (failed(checkContractionTypes(reporter, input.getElementType(),
+                                   weight.getElementType(), getAccType(),
+                                   result.getElementType())))
+    return failure();
+  int64_t inFeatures = input.getShape().back();
+  if (weight.getDimSize(1) != inFeatures)
+    return reporter.fail("expects weight of shape [out, ", inFeatures,
+                         "], got ", ShapeStr{weight.getShape()});
+  int64_t outFeatures = weight.getDimSize(0);
+  if (Value bias = getBias()) {
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    if (biasType.getRank() != 1 || biasType.getDimSize(0) != outFeatures)
+      return reporter.fail("expects bias of shape [", outFeatures, "], got ",
+                           ShapeStr{biasType.getShape()});
+    if (biasType.getElementType() != result.getElementType())
+      return reporter.fail("expects bias of the result element type ",
+                           result.getElementType(), ", got ",
+                           biasType.getElementType());
+  }
+  SmallVector<int64_t> expected(input.getShape().drop_back());
+  expected.push_back(outFeatures);
+  return checkResultShape(reporter, expected, result);
+}
+
+/// Checks the convolution attributes and computes the NCHW output shape of a
+/// convolution of `input` by `filter`.
+static FailureOr<SmallVector<int64_t>>
+inferConvShape(const Reporter &reporter, ArrayRef<int64_t> input,
+               ArrayRef<int64_t> filter, ArrayRef<int64_t> strides,
+               ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
+               int64_t groups) {
+  if (input.size() != 4)
+    return reporter.fail("expects an NCHW input of rank 4, got rank ",
+                         input.size());
+  if (filter.size() != 4)
+    return reporter.fail("expects a filter of rank 4, got rank ",
+                         filter.size());
+  for (auto [name, values] : {std::pair<StringRef, ArrayRef<int64_t>>{
+                                  "strides", strides},
+                              {"padding", padding},
+                              {"dilation", dilation}}) {
+    if (values.size() != 2)
+      return reporter.fail("expects 2 ", name, " values, got ", values.size());
+    int64_t min = name == "padding" ? 0 : 1;
+    if (values[0] < min || values[1] < min)
+      return reporter.fail("expects ", name, " >= ", min, ", got ",
+                           ShapeStr{values});
+  }
+  if (groups < 1)
+    return reporter.fail("expects groups >= 1, got ", groups);
+  int64_t channels = input[1], filters = filter[0];
+  if (channels % groups != 0 || filters % groups != 0)
+    return reporter.fail("expects input channels (", channels,
+                         ") and filters (", filters, ") divisible by groups (",
+                         groups, ")");
+  if (filter[1] != channels / groups)
+    return reporter.fail("expects filter dimension 1 to be channels / groups = ",
+                         channels / groups, ", got ", filter[1]);
+  SmallVector<int64_t> output{input[0], filters};
+  for (int i = 0; i < 2; ++i) {
+    int64_t extent = input[2 + i] + 2 * padding[i] -
+                     dilation[i] * (filter[2 + i] - 1) - 1;
+    if (extent < 0)
+      return reporter.fail("expects the dilated filter (",
+                           dilation[i] * (filter[2 + i] - 1) + 1,
+                           ") to fit the padded input (",
+                           input[2 + i] + 2 * padding[i], ") in dimension ",
+                           2 + i);
+    output.push_back(extent / strides[i] + 1);
+  }
+  return output;
+}
+
+LogicalResult Conv2DOp::verify() {
+  Reporter reporter(*this);
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto filter = cast<RankedTensorType>(getFilter().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (failed(checkContractionTypes(reporter, input.getElementType(),
+                                   filter.getElementType(), getAccType(),
+                                   result.getElementType())))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape =
+      inferConvShape(reporter, input.getShape(), filter.getShape(),
+                     getStrides(), getPadding(), getDilation(), getGroups());
+  if (failed(shape))
+    return failure();
+  if (Value bias = getBias()) {
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    if (biasType.getRank() != 1 || biasType.getDimSize(0) != filter.getDimSize(0))
+      return reporter.fail("expects bias of shape [", filter.getDimSize(0),
+                           "], got ", ShapeStr{biasType.getShape()});
+    if (biasType.getElementType() != result.getElementType())
+      return reporter.fail("expects bias of the result element type ",
+                           result.getElementType(), ", got ",
+                           biasType.getElementType());
+  }
+  return checkResultShape(reporter, *shape, result);
+}
+
+LogicalResult Conv2DGradInputOp::verify() {
+  Reporter reporter(*this);
+  auto gradOutput = cast<RankedTensorType>(getGradOutput().getType());
+  auto filter = cast<RankedTensorType>(getFilter().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (failed(checkContractionTypes(reporter, gradOutput.getElementType(),
+                                   filter.getElementType(), getAccType(),
+                                   result.getElementType())))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape =
+      inferConvShape(reporter, result.getShape(), filter.getShape(),
+                     getStrides(), getPadding(), getDilation(), getGroups());
+  if (failed(shape))
+    return failure();
+  return checkResultShape(reporter, *shape, gradOutput, "grad_output");
+}
+
+LogicalResult Conv2DGradFilterOp::verify() {
+  Reporter reporter(*this);
+  auto gradOutput = cast<RankedTensorType>(getGradOutput().getType());
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (failed(checkContractionTypes(reporter, gradOutput.getElementType(),
+                                   input.getElementType(), getAccType(),
+                                   result.getElementType())))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape =
+      inferConvShape(reporter, input.getShape(), result.getShape(),
+                     getStrides(), getPadding(), getDilation(), getGroups());
+  if (failed(shape))
+    return failure();
+  return checkResultShape(reporter, *shape, gradOutput, "grad_output");
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+/// Computes the broadcast result type of two operands of one element type.
+static FailureOr<RankedTensorType> inferBroadcast(const Reporter &reporter,
+                                                  Value lhs, Value rhs) {
+  FailureOr<RankedTensorType> lhsType = getStaticTensor(reporter, lhs, "lhs");
+  if (failed(lhsType))
+    return failure();
+  FailureOr<RankedTensorType> rhsType = getStaticTensor(reporter, rhs, "rhs");
+  if (failed(rhsType))
+    return failure();
+  if (lhsType->getElementType() != rhsType->getElementType())
+    return reporter.fail("expects operands of one element type, got ",
+                         lhsType->getElementType(), " and ",
+                         rhsType->getElementType());
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(lhsType->getShape(),
+                                          rhsType->getShape(), shape))
+    return reporter.fail("operand shapes ", ShapeStr{lhsType->getShape()},
+                         " and ", ShapeStr{rhsType->getShape()},
+                         " do not broadcast");
+  return RankedTensorType::get(shape, lhsType->getElementType());
+}
+
+template <typename OpTy>
+static LogicalResult
+inferBinary(std::optional<Location> loc, typename OpTy::Adaptor adaptor,
+            SmallVectorImpl<Type> &inferredReturnTypes) {
+  FailureOr<RankedTensorType> type =
+      inferBroadcast(Reporter(loc, OpTy::getOperationName()), adaptor.getLhs(),
+                     adaptor.getRhs());
+  if (failed(type))
+    return failure();
+  inferredReturnTypes.push_back(*type);
+  return success();
+}
+
+#define MP_BINARY_INFER(OP)                                                    \
+  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    return inferBinary<OP>(loc, adaptor, types);                               \
+  }
+MP_BINARY_INFER(AddOp)
+MP_BINARY_INFER(SubOp)
+MP_BINARY_INFER(MulOp)
+MP_BINARY_INFER(DivOp)
+MP_BINARY_INFER(PowOp)
+MP_BINARY_INFER(MaximumOp)
+MP_BINARY_INFER(MinimumOp)
+#undef MP_BINARY_INFER
+
+template <typename OpTy>
+static LogicalResult
+inferMinMaxGrad(std::optional<Location> loc, typename OpTy::Adaptor adaptor,
+                SmallVectorImpl<Type> &inferredReturnTypes) {
+  Reporter reporter(loc, OpTy::getOperationName());
+  FailureOr<RankedTensorType> gradOutput =
+      getStaticTensor(reporter, adaptor.getGradOutput(), "grad_output");
+  if (failed(gradOutput))
+    return failure();
+  FailureOr<RankedTensorType> broadcast =
+      inferBroadcast(reporter, adaptor.getLhs(), adaptor.getRhs());
+  if (failed(broadcast))
+    return failure();
+  if (*broadcast != *gradOutput)
+    return reporter.fail("expects grad_output of the broadcast type ",
+                         *broadcast, ", got ", *gradOutput);
+  inferredReturnTypes.append(2, *gradOutput);
+  return success();
+}
+
+LogicalResult MaximumGradOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  return inferMinMaxGrad<MaximumGradOp>(loc, adaptor, types);
+}
+
+LogicalResult MinimumGradOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  return inferMinMaxGrad<MinimumGradOp>(loc, adaptor, types);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalisation
+//===----------------------------------------------------------------------===//
+
+/// Computes the shape of `input` reduced over `dims`.
+static FailureOr<SmallVector<int64_t>>
+inferReducedShape(const Reporter &reporter, RankedTensorType input,
+                  ArrayRef<int64_t> dims, bool keepdims) {
+  llvm::SmallSet<int64_t, 4> seen;
+  for (int64_t dim : dims) {
+    if (failed(checkDim(reporter, dim, input.getRank(), "reduction dimension")))
+      return failure();
+    if (!seen.insert(dim).second)
+      return reporter.fail("reduction dimension ", dim, " is repeated");
+  }
+  SmallVector<int64_t> shape;
+  for (auto [i, size] : llvm::enumerate(input.getShape())) {
+    if (!seen.contains(i))
+      shape.push_back(size);
+    else if (keepdims)
+      shape.push_back(1);
+  }
+  return shape;
+}
+
+template <typename OpTy>
+static LogicalResult
+inferReduce(std::optional<Location> loc, typename OpTy::Adaptor adaptor,
+            SmallVectorImpl<Type> &inferredReturnTypes) {
+  Reporter reporter(loc, OpTy::getOperationName());
+  FailureOr<RankedTensorType> input =
+      getStaticTensor(reporter, adaptor.getInput(), "input");
+  if (failed(input))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape = inferReducedShape(
+      reporter, *input, adaptor.getDims(), adaptor.getKeepdims());
+  if (failed(shape))
+    return failure();
+  inferredReturnTypes.push_back(
+      RankedTensorType::get(*shape, input->getElementType()));
+  return success();
+}
+
+#define MP_REDUCE_INFER(OP)                                                    \
+  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    return inferReduce<OP>(loc, adaptor, types);                               \
+  }
+MP_REDUCE_INFER(ReduceSumOp)
+MP_REDUCE_INFER(ReduceMeanOp)
+MP_REDUCE_INFER(ReduceMaxOp)
+#undef MP_REDUCE_INFER
+
+LogicalResult ReduceMaxGradOp::verify() {
+  Reporter reporter(*this);
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto output = cast<RankedTensorType>(getOutput().getType());
+  if (output.getElementType() != input.getElementType())
+    return reporter.fail("expects output of the input element type ",
+                         input.getElementType(), ", got ",
+                         output.getElementType());
+  FailureOr<SmallVector<int64_t>> shape =
+      inferReducedShape(reporter, input, getDims(), getKeepdims());
+  if (failed(shape))
+    return failure();
+  return checkResultShape(reporter, *shape, output, "output");
+}
+
+LogicalResult SoftmaxOp::verify() {
+  return checkDim(Reporter(*this), getDim(),
+                  getInput().getType().getRank(), "dim");
+}
+
+LogicalResult LogSoftmaxOp::verify() {
+  return checkDim(Reporter(*this), getDim(),
+                  getInput().getType().getRank(), "dim");
+}
+
+LogicalResult SoftmaxGradOp::verify() {
+  return checkDim(Reporter(*this), getDim(),
+                  getOutput().getType().getRank(), "dim");
+}
+
+LogicalResult LogSoftmaxGradOp::verify() {
+  return checkDim(Reporter(*this), getDim(),
+                  getOutput().getType().getRank(), "dim");
+}
+
+/// Checks the `axis` and `eps` of a normalisation and returns the type of its
+/// weight (the normalised trailing shape, in the input's element type).
+static FailureOr<RankedTensorType>
+checkNormalization(const Reporter &reporter, RankedTensorType input,
+                   int64_t axis, double eps) {
+  if (input.getRank() == 0)
+    return reporter.fail("expects an input of rank at least 1");
+  if (failed(checkDim(reporter, axis, input.getRank(), "axis")))
+    return failure();
+  if (failed(checkAtLeast(reporter, "eps", eps, 0.0)))
+    return failure();
+  return RankedTensorType::get(input.getShape().drop_front(axis),
+                               input.getElementType());
+}
+
+/// Checks that an optional `value` (weight or bias) has `expected` type.
+static LogicalResult checkOptionalOperand(const Reporter &reporter, Value value,
+                                          RankedTensorType expected,
+                                          StringRef what) {
+  if (value && value.getType() != expected)
+    return reporter.fail("expects ", what, " of type ", expected,
+                         " (the normalised shape), got ", value.getType());
+  return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  Reporter reporter(*this);
+  FailureOr<RankedTensorType> paramType = checkNormalization(
+      reporter, getInput().getType(), getAxis(), getEps().convertToDouble());
+  if (failed(paramType) ||
+      failed(checkOptionalOperand(reporter, getWeight(), *paramType,
+                                  "weight")) ||
+      failed(checkOptionalOperand(reporter, getBias(), *paramType, "bias")))
+    return failure();
+  return success();
+}
+
+LogicalResult RMSNormOp::verify() {
+  Reporter reporter(*this);
+  FailureOr<RankedTensorType> paramType = checkNormalization(
+      reporter, getInput().getType(), getAxis(), getEps().convertToDouble());
+  if (failed(paramType) || failed(checkOptionalOperand(reporter, getWeight(),
+                                                       *paramType, "weight")))
+    return failure();
+  return success();
+}
+
+LogicalResult LayerNormGradOp::verify() {
+  Reporter reporter(*this);
+  FailureOr<RankedTensorType> paramType = checkNormalization(
+      reporter, getInput().getType(), getAxis(), getEps().convertToDouble());
+  if (failed(paramType) ||
+      failed(checkOptionalOperand(reporter, getWeight(), *paramType,
+                                  "weight")) ||
+      failed(checkOptionalOperand(reporter, getWeightGrad(), *paramType,
+                                  "weight_grad")) ||
+      failed(checkOptionalOperand(reporter, getBiasGrad(), *paramType,
+                                  "bias_grad")))
+    return failure();
+  return success();
+}
+
+LogicalResult RMSNormGradOp::verify() {
+  Reporter reporter(*this);
+  FailureOr<RankedTensorType> paramType = checkNormalization(
+      reporter, getInput().getType(), getAxis(), getEps().convertToDouble());
+  if (failed(paramType) ||
+      failed(checkOptionalOperand(reporter, getWeight(), *paramType,
+                                  "weight")) ||
+      failed(checkOptionalOperand(reporter, getWeightGrad(), *paramType,
+                                  "weight_grad")))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                              Adaptor adaptor,
+                              SmallVectorImpl<Type> &inferredReturnTypes) {
+  Reporter reporter(loc, getOperationName());
+  FailureOr<RankedTensorType> input =
+      getStaticTensor(reporter, adaptor.getInput(), "input");
+  if (failed(input))
+    return failure();
+  ArrayRef<int64_t> permutation = adaptor.getPermutation();
+  if (static_cast<int64_t>(permutation.size()) != input->getRank())
+    return reporter.fail("expects a permutation of ", input->getRank(),
+                         " dimensions, got ", permutation.size());
+  SmallVector<bool> seen(permutation.size(), false);
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation) {
+    if (dim < 0 || dim >= input->getRank() || seen[dim])
+      return reporter.fail("permutation ", ShapeStr{permutation},
+                           " is not a permutation of [0, ", input->getRank(),
+                           ")");
+    seen[dim] = true;
+    shape.push_back(input->getDimSize(dim));
+  }
+  inferredReturnTypes.push_back(
+      RankedTensorType::get(shape, input->getElementType()));
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  Reporter reporter(*this);
+  auto input = getInput().getType();
+  auto result = getResult().getType();
+  if (input.getElementType() != result.getElementType())
+    return reporter.fail("expects the result element type ",
+                         input.getElementType(), ", got ",
+                         result.getElementType());
+  if (input.getNumElements() != result.getNumElements())
+    return reporter.fail("cannot reshape ", input.getNumElements(),
+                         " elements into ", result.getNumElements());
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  // reshape(reshape(x)) reads x's elements in the same row-major order.
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
+}
+
+LogicalResult BroadcastOp::verify() {
+  Reporter reporter(*this);
+  auto input = getInput().getType();
+  auto result = getResult().getType();
+  if (input.getElementType() != result.getElementType())
+    return reporter.fail("expects the result element type ",
+                         input.getElementType(), ", got ",
+                         result.getElementType());
+  SmallVector<int64_t> shape;
+  if (input.getRank() > result.getRank() ||
+      !OpTrait::util::getBroadcastedShape(input.getShape(), result.getShape(),
+                                          shape) ||
+      ArrayRef<int64_t>(shape) != result.getShape())
+    return reporter.fail("cannot broadcast shape ",
+                         ShapeStr{input.getShape()}, " to ",
+                         ShapeStr{result.getShape()});
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  return {};
+}
+
+LogicalResult
+ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                           Adaptor adaptor,
+                           SmallVectorImpl<Type> &inferredReturnTypes) {
+  Reporter reporter(loc, getOperationName());
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return reporter.fail("expects at least one input");
+  FailureOr<RankedTensorType> first =
+      getStaticTensor(reporter, inputs.front(), "input 0");
+  if (failed(first))
+    return failure();
+  int64_t dim = adaptor.getDim();
+  if (failed(checkDim(reporter, dim, first->getRank(), "dim")))
+    return failure();
+  SmallVector<int64_t> shape(first->getShape());
+  for (auto [i, value] : llvm::enumerate(inputs.drop_front())) {
+    std::string what = "input " + std::to_string(i + 1);
+    FailureOr<RankedTensorType> type = getStaticTensor(reporter, value, what);
+    if (failed(type))
+      return failure();
+    if (type->getElementType() != first->getElementType())
+      return reporter.fail("expects inputs of one element type, got ",
+                           first->getElementType(), " and ",
+                           type->getElementType());
+    if (type->getRank() != first->getRank())
+      return reporter.fail("expects inputs of one rank, got ",
+                           first->getRank(), " and ", type->getRank());
+    for (int64_t d = 0; d < first->getRank(); ++d) {
+      if (d == dim)
+        continue;
+      if (type->getDimSize(d) != first->getDimSize(d))
+        return reporter.fail("expects inputs to agree outside dim ", dim,
+                             ", got ", ShapeStr{first->getShape()}, " and ",
+                             ShapeStr{type->getShape()});
+    }
+    shape[dim] += type->getDimSize(dim);
+  }
+  inferredReturnTypes.push_back(
+      RankedTensorType::get(shape, first->getElementType()));
+  return success();
+}
+
+/// Checks a strided box against `source` and returns the box's shape.
+static FailureOr<SmallVector<int64_t>>
+checkSliceBox(const Reporter &reporter, ArrayRef<int64_t> source,
+              ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+              ArrayRef<int64_t> strides) {
+  size_t rank = source.size();
+  if (offsets.size() != rank || sizes.size() != rank || strides.size() != rank)
+    return reporter.fail("expects ", rank,
+                         " offsets, sizes and strides, got ", offsets.size(),
+                         ", ", sizes.size(), " and ", strides.size());
+  for (size_t d = 0; d < rank; ++d) {
+    if (offsets[d] < 0 || sizes[d] < 0 || strides[d] < 1)
+      return reporter.fail("expects offsets >= 0, sizes >= 0 and strides >= "
+                           "1, got offset ",
+                           offsets[d], ", size ", sizes[d], ", stride ",
+                           strides[d], " in dimension ", d);
+    if (sizes[d] > 0 && offsets[d] + (sizes[d] - 1) * strides[d] >= source[d])
+      return reporter.fail("slice in dimension ", d, " (offset ", offsets[d],
+                           ", size ", sizes[d], ", stride ", strides[d],
+                           ") exceeds the size ", source[d]);
+  }
+  return SmallVector<int64_t>(sizes);
+}
+
+LogicalResult
+SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                          Adaptor adaptor,
+                          SmallVectorImpl<Type> &inferredReturnTypes) {
+  Reporter reporter(loc, getOperationName());
+  FailureOr<RankedTensorType> input =
+      getStaticTensor(reporter, adaptor.getInput(), "input");
+  if (failed(input))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape =
+      checkSliceBox(reporter, input->getShape(), adaptor.getOffsets(),
+                    adaptor.getSizes(), adaptor.getStrides());
+  if (failed(shape))
+    return failure();
+  inferredReturnTypes.push_back(
+      RankedTensorType::get(*shape, input->getElementType()));
+  return success();
+}
+
+LogicalResult SliceGradOp::verify() {
+  Reporter reporter(*this);
+  auto gradOutput = getGradOutput().getType();
+  auto result = getResult().getType();
+  if (gradOutput.getElementType() != result.getElementType())
+    return reporter.fail("expects the result element type ",
+                         gradOutput.getElementType(), ", got ",
+                         result.getElementType());
+  FailureOr<SmallVector<int64_t>> shape =
+      checkSliceBox(reporter, result.getShape(), getOffsets(), getSizes(),
+                    getStrides());
+  if (failed(shape))
+    return failure();
+  return checkResultShape(reporter, *shape, gradOutput, "grad_output");
+}
+
+LogicalResult
+EmbeddingOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                              Adaptor adaptor,
+                              SmallVectorImpl<Type> &inferredReturnTypes) {
+  Reporter reporter(loc, getOperationName());
+  FailureOr<RankedTensorType> table =
+      getStaticTensor(reporter, adaptor.getTable(), "table");
+  if (failed(table))
+    return failure();
+  FailureOr<RankedTensorType> indices =
+      getStaticTensor(reporter, adaptor.getIndices(), "indices");
+  if (failed(indices))
+    return failure();
+  if (table->getRank() != 2)
+    return reporter.fail("expects a table of rank 2, got rank ",
+                         table->getRank());
+  SmallVector<int64_t> shape(indices->getShape());
+  shape.push_back(table->getDimSize(1));
+  inferredReturnTypes.push_back(
+      RankedTensorType::get(shape, table->getElementType()));
+  return success();
+}
+
+LogicalResult EmbeddingGradOp::verify() {
+  Reporter reporter(*this);
+  auto gradOutput = getGradOutput().getType();
+  auto indices = getIndices().getType();
+  auto result = getResult().getType();
+  if (result.getRank() != 2)
+    return reporter.fail("expects a result table of rank 2, got rank ",
+                         result.getRank());
+  if (gradOutput.getElementType() != result.getElementType())
+    return reporter.fail("expects the result element type ",
+                         gradOutput.getElementType(), ", got ",
+                         result.getElementType());
+  SmallVector<int64_t> expected(indices.getShape());
+  expected.push_back(result.getDimSize(1));
+  return checkResultShape(reporter, expected, gradOutput, "grad_output");
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+/// Checks `[N, C]` logits against `[N]` labels.
+static LogicalResult checkLogitsAndLabels(const Reporter &reporter,
+                                          RankedTensorType logits,
+                                          RankedTensorType labels) {
+  if (logits.getRank() != 2)
+    return reporter.fail("expects logits of rank 2 ([batch, classes]), got "
+                         "rank ",
+                         logits.getRank());
+  if (labels.getRank() != 1 || labels.getDimSize(0) != logits.getDimSize(0))
+    return reporter.fail("expects labels of shape [", logits.getDimSize(0),
+                         "], got ", ShapeStr{labels.getShape()});
+  return success();
+}
+
+LogicalResult
+CrossEntropyOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                 Adaptor adaptor,
+                                 SmallVectorImpl<Type> &inferredReturnTypes) {
+  Reporter reporter(loc, getOperationName());
+  FailureOr<RankedTensorType> logits =
+      getStaticTensor(reporter, adaptor.getLogits(), "logits");
+  if (failed(logits))
+    return failure();
+  FailureOr<RankedTensorType> labels =
+      getStaticTensor(reporter, adaptor.getLabels(), "labels");
+  if (failed(labels) || failed(checkLogitsAndLabels(reporter, *logits, *labels)))
+    return failure();
+  inferredReturnTypes.push_back(
+      RankedTensorType::get({}, logits->getElementType()));
+  return success();
+}
+
+LogicalResult CrossEntropyGradOp::verify() {
+  Reporter reporter(*this);
+  auto logits = getLogits().getType();
+  auto expected = RankedTensorType::get({}, logits.getElementType());
+  if (getGradOutput().getType() != expected)
+    return reporter.fail("expects grad_output of type ", expected, ", got ",
+                         getGradOutput().getType());
+  return checkLogitsAndLabels(reporter, logits, getLabels().getType());
+}
+
+LogicalResult MSEOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  FailureOr<RankedTensorType> input = getStaticTensor(
+      Reporter(loc, getOperationName()), adaptor.getInput(), "input");
+  if (failed(input))
+    return failure();
+  types.push_back(RankedTensorType::get({}, input->getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Precision
+//===----------------------------------------------------------------------===//
+
+bool CastOp::isExactConversion(Type from, Type to) {
+  auto fromFloat = dyn_cast<FloatType>(from);
+  auto toFloat = dyn_cast<FloatType>(to);
+  return fromFloat && toFloat &&
+         llvm::APFloatBase::isRepresentableBy(fromFloat.getFloatSemantics(),
+                                              toFloat.getFloatSemantics());
+}
+
+LogicalResult CastOp::verify() {
+  Type resultElem = getResult().getType().getElementType();
+  if (getSaturate() && !isFP8(resultElem))
+    return emitOpError("'saturate' requires an FP8 result element type, got ")
+           << resultElem;
+  return success();
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  // cast(cast(x : A -> B) -> A) is x only when A -> B loses nothing.
+  if (auto inner = getInput().getDefiningOp<CastOp>()) {
+    Type original = inner.getInput().getType();
+    if (original == getResult().getType() &&
+        isExactConversion(getElementTypeOrSelf(original),
+                          getElementTypeOrSelf(inner.getResult().getType())))
+      return inner.getInput();
+  }
+  return {};
+}
+
+namespace {
+/// cast(cast(x : A -> B) -> C) with an exact A -> B rounds x once either way:
+/// cast x directly from A to C.
+struct FoldExactCastChain : OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<CastOp>();
+    if (!inner ||
+        !CastOp::isExactConversion(
+            inner.getInput().getType().getElementType(),
+            inner.getResult().getType().getElementType()))
+      return failure();
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getInputMutable().assign(inner.getInput()); });
+    return success();
+  }
+};
+} // namespace
+
+void CastOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  results.add<FoldExactCastChain>(context);
+}
+
+OpFoldResult ScaleOp::fold(FoldAdaptor adaptor) {
+  auto factor = dyn_cast_if_present<SplatElementsAttr>(adaptor.getFactor());
+  if (factor && factor.getSplatValue<APFloat>().isExactlyValue(1.0))
+    return getInput();
+  return {};
+}
+
+LogicalResult AllFiniteOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("expects at least one operand");
+  return success();
+}
+
+LogicalResult UpdateLossScaleOp::verify() {
+  Reporter reporter(*this);
+  double growth = getGrowthFactor().convertToDouble();
+  double backoff = getBackoffFactor().convertToDouble();
+  if (!std::isfinite(growth) || growth <= 1.0)
+    return reporter.fail("growth_factor must be a finite number > 1, got ",
+                         growth);
+  if (!(backoff > 0.0 && backoff < 1.0))
+    return reporter.fail("backoff_factor must be in (0, 1), got ", backoff);
+  if (getGrowthInterval() < 1)
+    return reporter.fail("growth_interval must be >= 1, got ",
+                         getGrowthInterval());
+  if (getHysteresis() < 1)
+    return reporter.fail("hysteresis must be >= 1, got ", getHysteresis());
+  if (getHysteresis() > 1 && !getHysteresisTracker())
+    return reporter.fail("hysteresis ", getHysteresis(),
+                         " requires a hysteresis_tracker operand");
+  if (getHysteresis() == 1 && getHysteresisTracker())
+    return reporter.fail("a hysteresis_tracker operand requires hysteresis > 1");
+  std::optional<double> minScale, maxScale;
+  if (auto attr = getMinScaleAttr())
+    minScale = attr.getValueAsDouble();
+  if (auto attr = getMaxScaleAttr())
+    maxScale = attr.getValueAsDouble();
+  if (minScale && !(*minScale > 0.0 && std::isfinite(*minScale)))
+    return reporter.fail("min_scale must be a finite number > 0, got ",
+                         *minScale);
+  if (maxScale && !(*maxScale > 0.0 && std::isfinite(*maxScale)))
+    return reporter.fail("max_scale must be a finite number > 0, got ",
+                         *maxScale);
+  if (minScale && maxScale && *minScale > *maxScale)
+    return reporter.fail("min_scale (", *minScale,
+                         ") must not exceed max_scale (", *maxScale, ")");
+  return success();
+}
+
+LogicalResult UpdateLossScaleOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  Builder builder(context);
+  auto i32 = RankedTensorType::get({}, builder.getI32Type());
+  inferredReturnTypes.push_back(
+      RankedTensorType::get({}, builder.getF32Type()));
+  inferredReturnTypes.push_back(i32);
+  if (adaptor.getHysteresisTracker())
+    inferredReturnTypes.push_back(i32);
+  return success();
+}
+
+LogicalResult AmaxHistoryPushOp::verify() {
+  if (getHistory().getType().getNumElements() < 1)
+    return emitOpError("expects a history of at least one entry");
+  return success();
+}
+
+LogicalResult FP8ScaleOp::verify() {
+  if (getHistory().getType().getNumElements() < 1)
+    return emitOpError("expects a history of at least one entry");
+  if (getMargin() < 0)
+    return emitOpError("margin must be >= 0, got ") << getMargin();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Training
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+GradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                         Adaptor adaptor,
+                         SmallVectorImpl<Type> &inferredReturnTypes) {
+  Reporter reporter(loc, getOperationName());
+  auto loss = dyn_cast<RankedTensorType>(adaptor.getLoss().getType());
+  if (!loss || loss.getRank() != 0 || !isa<FloatType>(loss.getElementType()))
+    return reporter.fail("expects a 0-d float loss, got ",
+                         adaptor.getLoss().getType());
+  if (adaptor.getValues().empty())
+    return reporter.fail("expects at least one value to differentiate with "
+                         "respect to");
+  llvm::append_range(inferredReturnTypes, adaptor.getValues().getTypes());
+  return success();
+}
+
+LogicalResult SGDOp::verify() {
+  Reporter reporter(*this);
+  double lr = getLr().convertToDouble();
+  double momentum = getMomentum().convertToDouble();
+  double dampening = getDampening().convertToDouble();
+  if (failed(checkAtLeast(reporter, "lr", lr, 0.0)) ||
+      failed(checkAtLeast(reporter, "momentum", momentum, 0.0)) ||
+      failed(checkAtLeast(reporter, "weight_decay",
+                          getWeightDecay().convertToDouble(), 0.0)))
+    return failure();
+  if (!(dampening >= 0.0 && dampening <= 1.0))
+    return reporter.fail("dampening must be in [0, 1], got ", dampening);
+  if (getNesterov() && (momentum <= 0.0 || dampening != 0.0))
+    return reporter.fail("nesterov requires momentum > 0 and dampening 0");
+  if (momentum != 0.0 && !getMomentumBuffer())
+    return reporter.fail("momentum ", momentum,
+                         " requires a momentum_buffer operand");
+  if (momentum == 0.0 && getMomentumBuffer())
+    return reporter.fail("a momentum_buffer operand requires momentum > 0");
+  if (Value buffer = getMomentumBuffer();
+      buffer && buffer.getType() != getParam().getType())
+    return reporter.fail("expects momentum_buffer of the parameter type ",
+                         getParam().getType(), ", got ", buffer.getType());
+  return success();
+}
+
+LogicalResult
+SGDOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                        Adaptor adaptor,
+                        SmallVectorImpl<Type> &inferredReturnTypes) {
+  inferredReturnTypes.push_back(adaptor.getParam().getType());
+  if (adaptor.getMomentumBuffer())
+    inferredReturnTypes.push_back(adaptor.getParam().getType());
+  return success();
+}
+
+/// Shared verifier of adam and adamw.
+template <typename OpTy>
+static LogicalResult verifyAdamLike(OpTy op) {
+  Reporter reporter(op);
+  if (failed(checkAtLeast(reporter, "lr", op.getLr().convertToDouble(), 0.0)) ||
+      failed(checkAtLeast(reporter, "eps", op.getEps().convertToDouble(),
+                          0.0)) ||
+      failed(checkAtLeast(reporter, "weight_decay",
+                          op.getWeightDecay().convertToDouble(), 0.0)))
+    return failure();
+  for (auto [name, beta] :
+       {std::pair<StringRef, double>{"beta1", op.getBeta1().convertToDouble()},
+        {"beta2", op.getBeta2().convertToDouble()}})
+    if (!(beta >= 0.0 && beta < 1.0))
+      return reporter.fail(name, " must be in [0, 1), got ", beta);
+  return success();
+}
+
+LogicalResult AdamOp::verify() { return verifyAdamLike(*this); }
+LogicalResult AdamWOp::verify() { return verifyAdamLike(*this); }
+
+template <typename OpTy>
+static LogicalResult inferAdamLike(typename OpTy::Adaptor adaptor,
+                                   SmallVectorImpl<Type> &inferredReturnTypes) {
+  inferredReturnTypes.append(3, adaptor.getParam().getType());
+  return success();
+}
+
+LogicalResult AdamOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  return inferAdamLike<AdamOp>(adaptor, types);
+}
+
+LogicalResult AdamWOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  return inferAdamLike<AdamWOp>(adaptor, types);
+}
+
+#define GET_OP_CLASSES
+#include "mp/Dialect/MP/IR/MPOps.cpp.inc"

@@ -1,0 +1,35 @@
+# -*- Python -*-
+# lit configuration of the MixedPrec test suite.
+
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "MIXEDPREC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.mp_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%mp_src_root", config.mp_source_dir))
+config.substitutions.append(("%mp_obj_root", config.mp_obj_root))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [config.mp_tools_dir, config.llvm_tools_dir]
+tools = ["mp-opt"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Tests that assemble PTX need CUDA's ptxas; they skip cleanly without it.
+ptxas = shutil.which("ptxas", path=os.pathsep.join(
+    ["/usr/local/cuda/bin", config.environment.get("PATH", "")]))
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
