@@ -58,7 +58,7 @@ class MP_MatmulLikeOp<string mnemonic> : MP_Op<mnemonic, [Pure]> {
   let results = (outs MP_MatmulResultTensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs (`transpose_lhs` $transpose_lhs^)? (`transpose_rhs` $transpose_rhs^)?
-    `acc` `(` $acc_type `)` (`compute` `(` $compute^ `)`)? attr-dict
+    `acc` `(` $acc_type `)` (`compute` `` $compute^)? attr-dict
     `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
   let hasVerifier = 1;
@@ -73,7 +73,7 @@ def MP_MatmulOp : MP_MatmulLikeOp<"matmul"> {
     type — the D = A×B + C of a Tensor Core with C = 0. Float operands share
     one element type; `acc_type` is f32, or f16 for f16 operands (never
     narrower than the operands). int8 operands accumulate in i32 and give an
-    i32 result. `compute(tf32)` rounds f32 operands to TF32 first.
+    i32 result. `compute tf32` rounds f32 operands to TF32 first.
 
     ```mlir
     %y = mp.matmul %x, %w transpose_rhs acc(f32)
@@ -220,7 +220,7 @@ def MP_GeluOp : MP_Op<"gelu", [Pure, SameOperandsAndResultType]> {
     `tanh`: the tanh approximation), as PyTorch's `F.gelu`.
 
     ```mlir
-    %y = mp.gelu %x approximate(tanh) : tensor<4x8xf32>
+    %y = mp.gelu %x approximate tanh : tensor<4x8xf32>
     ```
   }];
   let arguments = (ins MP_FloatTensor:$input,
@@ -228,7 +228,7 @@ def MP_GeluOp : MP_Op<"gelu", [Pure, SameOperandsAndResultType]> {
                         "::mlir::mp::GeluApproximation::none">:$approximate);
   let results = (outs MP_FloatTensor:$result);
   let assemblyFormat = [{
-    $input (`approximate` `(` $approximate^ `)`)? attr-dict `:` type($input)
+    $input (`approximate` `` $approximate^)? attr-dict `:` type($input)
   }];
 }
 
@@ -501,7 +501,7 @@ def MP_GeluGradOp : MP_Op<"gelu_grad", [Pure, SameOperandsAndResultType]> {
     `grad_output · gelu'(input)` for the chosen formula.
 
     ```mlir
-    %dx = mp.gelu_grad %dy, %x approximate(tanh) : tensor<4x8xf32>
+    %dx = mp.gelu_grad %dy, %x approximate tanh : tensor<4x8xf32>
     ```
   }];
   let arguments = (ins MP_FloatTensor:$grad_output, MP_FloatTensor:$input,
@@ -509,7 +509,7 @@ def MP_GeluGradOp : MP_Op<"gelu_grad", [Pure, SameOperandsAndResultType]> {
                         "::mlir::mp::GeluApproximation::none">:$approximate);
   let results = (outs MP_FloatTensor:$result);
   let assemblyFormat = [{
-    $grad_output `,` $input (`approximate` `(` $approximate^ `)`)? attr-dict
+    $grad_output `,` $input (`approximate` `` $approximate^)? attr-dict
     `:` type($input)
   }];
 }
@@ -902,7 +902,7 @@ def MP_FP8ScaleOp : MP_Op<"fp8_scale", [Pure]> {
     finite, `scale` is returned unchanged. Computed in f32.
 
     ```mlir
-    %s1 = mp.fp8_scale %h, %s format(e4m3) : tensor<1024xf32>
+    %s1 = mp.fp8_scale %h, %s format e4m3 : tensor<1024xf32>
     ```
   }];
   let arguments = (ins MP_F32Vector:$history, MP_F32Scalar:$scale,
@@ -912,8 +912,8 @@ def MP_FP8ScaleOp : MP_Op<"fp8_scale", [Pure]> {
                            "::mlir::mp::AmaxCompute::max">:$amax_compute);
   let results = (outs MP_F32Scalar:$result);
   let assemblyFormat = [{
-    $history `,` $scale `format` `(` $format `)`
-    (`amax_compute` `(` $amax_compute^ `)`)? attr-dict `:` type($history)
+    $history `,` $scale `format` `` $format
+    (`amax_compute` `` $amax_compute^)? attr-dict `:` type($history)
   }];
   let hasVerifier = 1;
 }
