@@ -121,6 +121,17 @@ LogicalResult MPDialect::verifyRegionResultAttribute(Operation *op,
       return op->emitError() << "result " << resultIndex << " of type "
                              << resultType << " cannot update argument "
                              << argIndex << " of type " << argType;
+    if (!function.getArgAttr(argIndex, kParamAttrName) &&
+        !function.getArgAttr(argIndex, kStateAttrName))
+      return op->emitError() << "result " << resultIndex
+                             << " updates argument " << argIndex
+                             << ", which is neither '" << kParamAttrName
+                             << "' nor '" << kStateAttrName << "'";
+    for (unsigned other = 0; other < resultIndex; ++other)
+      if (function.getResultAttr(other, kUpdatesAttrName) == index)
+        return op->emitError() << "results " << other << " and "
+                               << resultIndex << " both update argument "
+                               << argIndex;
     return success();
   }
   return op->emitError() << "unknown result attribute '" << name

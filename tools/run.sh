@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# MixedPrec's one entry point for a fresh Debian 12 machine (run as root):
+#
+#   tools/run.sh demo    install what is missing, build, run the demo
+#   tools/run.sh test    install what is missing, build, run the whole test suite
+#   tools/run.sh build   install what is missing, build
+#
+# Each step is idempotent: packages already present are not reinstalled, an
+# existing build directory is reused (incremental). MP_BUILD_DIR overrides the
+# build directory (default: build/ in the checkout).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${MP_BUILD_DIR:-$ROOT/build}
+LLVM_BIN=/usr/lib/llvm-22/bin
+PACKAGES=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
+          cmake ninja-build)
+
+install_dependencies() {
+  local missing=()
+  for pkg in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \
+      || missing+=("$pkg")
+  done
+  if ((${#missing[@]})); then
+    echo "== installing: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+build() {
+  install_dependencies
+  if [[ ! -f "$BUILD/build.ninja" ]]; then
+    cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+      -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir >/dev/null
+  fi
+  cmake --build "$BUILD"
+}
+
+demo() {
+  build
+  local example="$ROOT/docs/examples/mlp_train_step.mlir"
+  echo
+  echo "== The example train step (784-256-10 MLP, cross entropy, Adam), verified and"
+  echo "== printed back by mp-opt after canonicalization:"
+  "$BUILD/bin/mp-opt" "$example" --canonicalize --cse
+  echo
+  echo "== Its operations:"
+  "$BUILD/bin/mp-opt" "$example" --print-op-stats -o /dev/null 2>&1
+}
+
+run_tests() {
+  build
+  local log
+  log=$(mktemp)
+  set +e
+  "$LLVM_BIN/lit" -sv "$BUILD/test" 2>&1 | tee "$log"
+  local status=${PIPESTATUS[0]}
+  set -e
+  # lit's totals as one line: "N passed, N failed[, N skipped]".
+  /usr/bin/python3 - "$log" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+def count(*names):
+    return sum(int(m.group(1)) for n in names
+               for m in re.finditer(r"^\s*%s\s*:\s*(\d+)" % re.escape(n), text, re.M))
+passed = count("Passed", "Expectedly Failed")
+failed = count("Failed", "Unexpectedly Passed", "Timed Out", "Unresolved")
+skipped = count("Unsupported", "Excluded", "Skipped")
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+PY
+  rm -f "$log"
+  return "$status"
+}
+
+case "${1:-}" in
+  demo) demo ;;
+  test) run_tests ;;
+  build) build ;;
+  *) echo "usage: $0 demo|test|build" >&2; exit 2 ;;
+esac
