@@ -1,7 +1,7 @@
 //===- InitAll.h - Register every MixedPrec dialect and pass ----*- C++ -*-===//
 //
-// One call each for embedders and drivers: the dialects MixedPrec defines and
-// (passes and pipelines join here as they land).
+// One call each for embedders and drivers: the dialects MixedPrec defines, and
+// its passes, conversions and pipelines.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,13 +9,21 @@
 #define MP_INITALL_H
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mp/Conversion/Passes.h"
 #include "mp/Dialect/MP/IR/MPDialect.h"
+#include "mp/Dialect/MP/Transforms/Passes.h"
 
 namespace mlir::mp {
 
 /// Adds the dialects MixedPrec defines to `registry`.
 inline void registerAllDialects(DialectRegistry &registry) {
   registry.insert<MPDialect>();
+}
+
+/// Registers MixedPrec's passes and conversions with the global registry.
+inline void registerAllPasses() {
+  registerMPPasses();
+  registerMPConversionPasses();
 }
 
 } // namespace mlir::mp

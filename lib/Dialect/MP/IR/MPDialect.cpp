@@ -77,9 +77,27 @@ LogicalResult MPDialect::verifyRegionArgAttribute(Operation *op,
                              << " requires a ranked tensor, got " << argType;
     return success();
   }
+  if (name == kInitAttrName) {
+    if (!function.getArgAttr(argIndex, kStateAttrName))
+      return op->emitError() << "'" << name << "' on argument " << argIndex
+                             << " requires '" << kStateAttrName << "'";
+    auto tensor = dyn_cast<RankedTensorType>(argType);
+    auto init = dyn_cast<TypedAttr>(attribute.getValue());
+    bool matches =
+        tensor && init &&
+        (init.getType() == tensor ||
+         (isa<FloatAttr, IntegerAttr>(init) &&
+          init.getType() == tensor.getElementType()));
+    if (!matches)
+      return op->emitError()
+             << "'" << name << "' on argument " << argIndex
+             << " must be a dense value of type " << argType
+             << " or a scalar of its element type";
+    return success();
+  }
   return op->emitError() << "unknown argument attribute '" << name
-                         << "'; expected '" << kParamAttrName << "' or '"
-                         << kStateAttrName << "'";
+                         << "'; expected '" << kParamAttrName << "', '"
+                         << kStateAttrName << "' or '" << kInitAttrName << "'";
 }
 
 LogicalResult MPDialect::verifyRegionResultAttribute(Operation *op,

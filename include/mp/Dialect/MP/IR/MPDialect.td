@@ -32,7 +32,8 @@ def MP_Dialect : Dialect {
     A train step is an ordinary `func.func`. Its arguments carry the roles
     given by the argument attributes `mp.param` (a trainable parameter) and
     `mp.state` (threaded state: optimizer moments, step counts, loss-scale
-    state); arguments without either are batch data. Results carry `mp.loss`
+    state; `mp.init` optionally gives its initial value, zeros otherwise);
+    arguments without either are batch data. Results carry `mp.loss`
     (the 0-d loss) or `mp.updates = N` (the new value of argument N, fed back
     as that argument in the next step). See docs/TrainStep.md.
   }];
@@ -47,6 +48,9 @@ def MP_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kParamAttrName = "mp.param";
     /// Argument attribute naming the kind of threaded state an argument is.
     static constexpr ::llvm::StringLiteral kStateAttrName = "mp.state";
+    /// Argument attribute (with `mp.state`): the state's initial value, a
+    /// dense value of the argument's type or a scalar splat; zeros when absent.
+    static constexpr ::llvm::StringLiteral kInitAttrName = "mp.init";
     /// Result attribute marking the loss returned by a train step.
     static constexpr ::llvm::StringLiteral kLossAttrName = "mp.loss";
     /// Result attribute: this result is the next value of argument N.
