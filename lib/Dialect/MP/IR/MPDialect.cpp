@@ -133,7 +133,7 @@ LogicalResult MPDialect::verifyRegionResultAttribute(Operation *op,
       return op->emitError() << "'" << name << "' on result " << resultIndex
                              << " names argument " << argIndex
                              << ", but the function has " << numArgs
-                             << " arguments";
+                             << (numArgs == 1 ? " argument" : " arguments");
     Type argType = function.getArgumentTypes()[argIndex];
     if (argType != resultType)
       return op->emitError() << "result " << resultIndex << " of type "

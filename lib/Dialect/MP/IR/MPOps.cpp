@@ -959,15 +959,17 @@ LogicalResult UpdateLossScaleOp::verify() {
                          growth);
   if (!(backoff > 0.0 && backoff < 1.0))
     return reporter.fail("backoff_factor must be in (0, 1), got ", backoff);
-  if (getGrowthInterval() < 1)
-    return reporter.fail("growth_interval must be >= 1, got ",
-                         getGrowthInterval());
-  if (getHysteresis() < 1)
-    return reporter.fail("hysteresis must be >= 1, got ", getHysteresis());
-  if (getHysteresis() > 1 && !getHysteresisTracker())
-    return reporter.fail("hysteresis ", getHysteresis(),
+  // I64Attr getters are unsigned: read the signed values.
+  int64_t growthInterval = getGrowthIntervalAttr().getInt();
+  int64_t hysteresis = getHysteresisAttr().getInt();
+  if (growthInterval < 1)
+    return reporter.fail("growth_interval must be >= 1, got ", growthInterval);
+  if (hysteresis < 1)
+    return reporter.fail("hysteresis must be >= 1, got ", hysteresis);
+  if (hysteresis > 1 && !getHysteresisTracker())
+    return reporter.fail("hysteresis ", hysteresis,
                          " requires a hysteresis_tracker operand");
-  if (getHysteresis() == 1 && getHysteresisTracker())
+  if (hysteresis == 1 && getHysteresisTracker())
     return reporter.fail("a hysteresis_tracker operand requires hysteresis > 1");
   std::optional<double> minScale, maxScale;
   if (auto attr = getMinScaleAttr())
@@ -1008,8 +1010,8 @@ LogicalResult AmaxHistoryPushOp::verify() {
 LogicalResult FP8ScaleOp::verify() {
   if (getHistory().getType().getNumElements() < 1)
     return emitOpError("expects a history of at least one entry");
-  if (getMargin() < 0)
-    return emitOpError("margin must be >= 0, got ") << getMargin();
+  if (int64_t margin = getMarginAttr().getInt(); margin < 0)
+    return emitOpError("margin must be >= 0, got ") << margin;
   return success();
 }
 
