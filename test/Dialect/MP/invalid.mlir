@@ -2365,7 +2365,7 @@ func.func @init_string(%t: tensor<i64> {mp.init = "zero", mp.state = "step"}) {
 // -----
 
 // Unknown mp argument attribute.
-// expected-error @+1 {{unknown argument attribute 'mp.parameter'; expected 'mp.param', 'mp.state' or 'mp.init'}}
+// expected-error @+1 {{unknown argument attribute 'mp.parameter'; expected 'mp.param', 'mp.state', 'mp.init' or 'mp.copy_of'}}
 func.func @unknown_arg_attr(%w: tensor<4xf32> {mp.parameter}) {
   return
 }
@@ -2373,7 +2373,7 @@ func.func @unknown_arg_attr(%w: tensor<4xf32> {mp.parameter}) {
 // -----
 
 // A result attribute is not an argument attribute.
-// expected-error @+1 {{unknown argument attribute 'mp.loss'; expected 'mp.param', 'mp.state' or 'mp.init'}}
+// expected-error @+1 {{unknown argument attribute 'mp.loss'; expected 'mp.param', 'mp.state', 'mp.init' or 'mp.copy_of'}}
 func.func @loss_on_argument(%l: tensor<f32> {mp.loss}) {
   return
 }
@@ -2470,7 +2470,7 @@ func.func @updates_twice(%w: tensor<4xf32> {mp.param}, %b: tensor<4xf32> {mp.sta
 // -----
 
 // Unknown mp result attribute.
-// expected-error @+1 {{unknown result attribute 'mp.losses'; expected 'mp.loss' or 'mp.updates'}}
+// expected-error @+1 {{unknown result attribute 'mp.losses'; expected 'mp.loss', 'mp.updates' or 'mp.skipped'}}
 func.func @unknown_result_attr(%l: tensor<f32>) -> (tensor<f32> {mp.losses}) {
   return %l : tensor<f32>
 }
@@ -2478,7 +2478,7 @@ func.func @unknown_result_attr(%l: tensor<f32>) -> (tensor<f32> {mp.losses}) {
 // -----
 
 // An argument attribute is not a result attribute.
-// expected-error @+1 {{unknown result attribute 'mp.param'; expected 'mp.loss' or 'mp.updates'}}
+// expected-error @+1 {{unknown result attribute 'mp.param'; expected 'mp.loss', 'mp.updates' or 'mp.skipped'}}
 func.func @param_on_result(%w: tensor<4xf32>) -> (tensor<4xf32> {mp.param}) {
   return %w : tensor<4xf32>
 }
@@ -2526,7 +2526,7 @@ func.func @precision_type(%x: tensor<4xf32>) {
 
 // Unknown mp operation attribute.
 func.func @unknown_op_attr(%x: tensor<4xf32>) {
-  // expected-error @+1 {{unknown operation attribute 'mp.autocasting'; expected 'mp.autocast' or 'mp.precision'}}
+  // expected-error @+1 {{unknown operation attribute 'mp.autocasting'; expected 'mp.autocast', 'mp.precision' or 'mp.loss_scaling'}}
   %0 = mp.tanh %x {mp.autocasting = false} : tensor<4xf32>
   return
 }
@@ -2535,7 +2535,7 @@ func.func @unknown_op_attr(%x: tensor<4xf32>) {
 
 // An argument attribute is not an operation attribute.
 func.func @param_on_op(%x: tensor<4xf32>) {
-  // expected-error @+1 {{unknown operation attribute 'mp.param'; expected 'mp.autocast' or 'mp.precision'}}
+  // expected-error @+1 {{unknown operation attribute 'mp.param'; expected 'mp.autocast', 'mp.precision' or 'mp.loss_scaling'}}
   %0 = mp.sigmoid %x {mp.param} : tensor<4xf32>
   return
 }
@@ -2595,5 +2595,45 @@ func.func @update_loss_scale_negative_hysteresis(%s: tensor<f32>, %t: tensor<i32
 func.func @fp8_scale_negative_margin(%h: tensor<16xf32>, %s: tensor<f32>) {
   // expected-error @+1 {{'mp.fp8_scale' op margin must be >= 0, got -1}}
   %0 = mp.fp8_scale %h, %s format e5m2 {margin = -1 : i64} : tensor<16xf32>
+  return
+}
+
+// -----
+
+// mp.copy_of goes with mp.state = "working_copy".
+// expected-error @+1 {{'mp.copy_of' on argument 1 requires 'mp.state' = "working_copy"}}
+func.func @copy_of_without_state(%w: tensor<4xf32> {mp.param}, %c: tensor<4xf16> {mp.copy_of = 0 : i64}) {
+  return
+}
+
+// -----
+
+// mp.copy_of names a parameter.
+// expected-error @+1 {{'mp.copy_of' on argument 1 must name an 'mp.param' argument}}
+func.func @copy_of_not_a_param(%w: tensor<4xf32>, %c: tensor<4xf16> {mp.state = "working_copy", mp.copy_of = 0 : i64}) {
+  return
+}
+
+// -----
+
+// A working copy has its parameter's shape.
+// expected-error @+1 {{working copy argument 1 must have the shape of parameter argument 0}}
+func.func @copy_of_wrong_shape(%w: tensor<4xf32> {mp.param}, %c: tensor<8xf16> {mp.state = "working_copy", mp.copy_of = 0 : i64}) {
+  return
+}
+
+// -----
+
+// mp.skipped marks a tensor<i1> result.
+// expected-error @+1 {{'mp.skipped' on result 0 must be a unit attribute on a tensor<i1>}}
+func.func @skipped_wrong_type(%f: tensor<f32>) -> (tensor<f32> {mp.skipped}) {
+  return %f : tensor<f32>
+}
+
+// -----
+
+// mp.loss_scaling records "dynamic" or "static" on a function.
+// expected-error @+1 {{'mp.loss_scaling' must be "dynamic" or "static" on a function}}
+func.func @loss_scaling_bad_mode() attributes {mp.loss_scaling = "always"} {
   return
 }

@@ -95,9 +95,33 @@ LogicalResult MPDialect::verifyRegionArgAttribute(Operation *op,
              << " or a scalar of its element type";
     return success();
   }
+  if (name == kCopyOfAttrName) {
+    auto index = dyn_cast<IntegerAttr>(attribute.getValue());
+    auto state = function.getArgAttrOfType<StringAttr>(argIndex, kStateAttrName);
+    if (!state || state.getValue() != "working_copy")
+      return op->emitError() << "'" << name << "' on argument " << argIndex
+                             << " requires '" << kStateAttrName
+                             << "' = \"working_copy\"";
+    int64_t numArgs = function.getNumArguments();
+    if (!index || index.getInt() < 0 || index.getInt() >= numArgs ||
+        !function.getArgAttr(index.getInt(), kParamAttrName))
+      return op->emitError() << "'" << name << "' on argument " << argIndex
+                             << " must name an '" << kParamAttrName
+                             << "' argument";
+    auto copyType = dyn_cast<RankedTensorType>(argType);
+    auto paramType = dyn_cast<RankedTensorType>(
+        function.getArgumentTypes()[index.getInt()]);
+    if (!copyType || !paramType ||
+        copyType.getShape() != paramType.getShape())
+      return op->emitError() << "working copy argument " << argIndex
+                             << " must have the shape of parameter argument "
+                             << index.getInt();
+    return success();
+  }
   return op->emitError() << "unknown argument attribute '" << name
                          << "'; expected '" << kParamAttrName << "', '"
-                         << kStateAttrName << "' or '" << kInitAttrName << "'";
+                         << kStateAttrName << "', '" << kInitAttrName
+                         << "' or '" << kCopyOfAttrName << "'";
 }
 
 LogicalResult MPDialect::verifyRegionResultAttribute(Operation *op,
@@ -152,9 +176,18 @@ LogicalResult MPDialect::verifyRegionResultAttribute(Operation *op,
                                << argIndex;
     return success();
   }
+  if (name == kSkippedAttrName) {
+    auto tensor = dyn_cast<RankedTensorType>(resultType);
+    if (!isa<UnitAttr>(attribute.getValue()) || !tensor ||
+        tensor.getRank() != 0 || !tensor.getElementType().isInteger(1))
+      return op->emitError() << "'" << name << "' on result " << resultIndex
+                             << " must be a unit attribute on a tensor<i1>";
+    return success();
+  }
   return op->emitError() << "unknown result attribute '" << name
-                         << "'; expected '" << kLossAttrName << "' or '"
-                         << kUpdatesAttrName << "'";
+                         << "'; expected '" << kLossAttrName << "', '"
+                         << kUpdatesAttrName << "' or '" << kSkippedAttrName
+                         << "'";
 }
 
 LogicalResult MPDialect::verifyOperationAttribute(Operation *op,
@@ -174,7 +207,18 @@ LogicalResult MPDialect::verifyOperationAttribute(Operation *op,
                              << "' must be one of \"f32\", \"f16\", \"bf16\"";
     return success();
   }
+  if (name == kLossScalingAttrName) {
+    auto mode = dyn_cast<StringAttr>(attribute.getValue());
+    if (!isa<FunctionOpInterface>(op) || !mode ||
+        !llvm::is_contained(ArrayRef<StringRef>{"dynamic", "static"},
+                            mode.getValue()))
+      return op->emitError() << "'" << name
+                             << "' must be \"dynamic\" or \"static\" on a "
+                                "function";
+    return success();
+  }
   return op->emitError() << "unknown operation attribute '" << name
-                         << "'; expected '" << kAutocastAttrName << "' or '"
-                         << kPrecisionAttrName << "'";
+                         << "'; expected '" << kAutocastAttrName << "', '"
+                         << kPrecisionAttrName << "' or '"
+                         << kLossScalingAttrName << "'";
 }

@@ -34,8 +34,11 @@ def MP_Dialect : Dialect {
     `mp.state` (threaded state: optimizer moments, step counts, loss-scale
     state; `mp.init` optionally gives its initial value, zeros otherwise);
     arguments without either are batch data. Results carry `mp.loss`
-    (the 0-d loss) or `mp.updates = N` (the new value of argument N, fed back
-    as that argument in the next step). See docs/TrainStep.md.
+    (the 0-d loss), `mp.updates = N` (the new value of argument N, fed back
+    as that argument in the next step) or `mp.skipped` (a 0-d i1, true when
+    the step skipped its update). Passes add their state with these roles
+    (`mp.copy_of = N` marks the working copy of parameter N). See
+    docs/TrainStep.md.
   }];
 
   let hasRegionArgAttrVerify = 1;
@@ -51,6 +54,16 @@ def MP_Dialect : Dialect {
     /// Argument attribute (with `mp.state`): the state's initial value, a
     /// dense value of the argument's type or a scalar splat; zeros when absent.
     static constexpr ::llvm::StringLiteral kInitAttrName = "mp.init";
+    /// Argument attribute (with `mp.state = "working_copy"`): the argument is
+    /// the low-precision working copy of parameter argument N.
+    static constexpr ::llvm::StringLiteral kCopyOfAttrName = "mp.copy_of";
+    /// Result attribute marking the 0-d i1 result that is true when the step's
+    /// update was skipped (non-finite gradients).
+    static constexpr ::llvm::StringLiteral kSkippedAttrName = "mp.skipped";
+    /// Function attribute recording the loss scaling applied ("dynamic" or
+    /// "static"); mp-loss-scaling leaves such functions alone.
+    static constexpr ::llvm::StringLiteral kLossScalingAttrName =
+        "mp.loss_scaling";
     /// Result attribute marking the loss returned by a train step.
     static constexpr ::llvm::StringLiteral kLossAttrName = "mp.loss";
     /// Result attribute: this result is the next value of argument N.
