@@ -18,3 +18,5 @@ for path in args.files:
         with open(os.path.join(args.out, name), "w", encoding="utf-8") as f:
             f.write(block)
         index += 1
+if index == 0:
+    raise SystemExit("no ```mlir blocks found in " + ", ".join(args.files))
