@@ -25,9 +25,29 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
+# mlir-runner with MLIR's runtime libraries, for tests that execute on the CPU
+# (an entry point `main` returning nothing).
+llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+config.substitutions.append(("%mlir_runner", " ".join([
+    os.path.join(config.llvm_tools_dir, "mlir-runner"),
+    "-e main -entry-point-result=void",
+    "-shared-libs=" + ",".join(
+        os.path.join(llvm_lib_dir, lib)
+        for lib in ["libmlir_c_runner_utils.so", "libmlir_runner_utils.so"]),
+])))
+
 tool_dirs = [config.mp_tools_dir, config.llvm_tools_dir]
-tools = ["mp-opt"]
+tools = ["mp-opt", "mp-run"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Integration tests that check numerics with numpy (Debian python3-numpy) or
+# train on Fashion-MNIST (Debian dataset-fashion-mnist) skip cleanly without.
+import subprocess
+if subprocess.run(["/usr/bin/python3", "-c", "import numpy"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("numpy")
+if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
+    config.available_features.add("fashion-mnist")
 
 # Tests that assemble PTX need CUDA's ptxas; they skip cleanly without it.
 ptxas = shutil.which("ptxas", path=os.pathsep.join(

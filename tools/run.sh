@@ -14,7 +14,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${MP_BUILD_DIR:-$ROOT/build}
 LLVM_BIN=/usr/lib/llvm-22/bin
 PACKAGES=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
-          cmake ninja-build)
+          cmake ninja-build python3-numpy)
 
 install_dependencies() {
   local missing=()

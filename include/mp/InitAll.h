@@ -12,6 +12,7 @@
 #include "mp/Conversion/Passes.h"
 #include "mp/Dialect/MP/IR/MPDialect.h"
 #include "mp/Dialect/MP/Transforms/Passes.h"
+#include "mp/Pipelines/Pipelines.h"
 
 namespace mlir::mp {
 
@@ -20,10 +21,12 @@ inline void registerAllDialects(DialectRegistry &registry) {
   registry.insert<MPDialect>();
 }
 
-/// Registers MixedPrec's passes and conversions with the global registry.
+/// Registers MixedPrec's passes, conversions and pipelines with the global
+/// registry.
 inline void registerAllPasses() {
   registerMPPasses();
   registerMPConversionPasses();
+  registerPipelines();
 }
 
 } // namespace mlir::mp

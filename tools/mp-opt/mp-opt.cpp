@@ -10,6 +10,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mp/InitAll.h"
 
@@ -20,6 +21,9 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary (mp-gpu-pipeline) translates gpu.module contents to
+  // LLVM IR.
+  mlir::registerAllGPUToLLVMIRTranslations(registry);
   mlir::mp::registerAllDialects(registry);
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(

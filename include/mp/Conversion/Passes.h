@@ -4,6 +4,7 @@
 #define MP_CONVERSION_PASSES_H
 
 #include "mlir/Pass/Pass.h"
+#include "mp/Conversion/MPToNVVM/MPToNVVM.h"
 
 namespace mlir::mp {
 

@@ -10,4 +10,189 @@
 
 include "mlir/Pass/PassBase.td"
 
+//===----------------------------------------------------------------------===//
+// MPToLinalg
+//===----------------------------------------------------------------------===//
+
+def ConvertMPToLinalg : Pass<"convert-mp-to-linalg"> {
+  let summary = "Lower mp ops to linalg, tensor, arith, math and scf on tensors";
+  let description = [{
+    Rewrites every `mp` operation except `mp.grad` into upstream dialects on
+    tensors (value semantics): named linalg ops where they exist
+    (`linalg.matmul`, `linalg.batch_matmul`, `linalg.conv_2d_nchw_fchw`,
+    `linalg.conv_2d_ngchw_gfchw`, `linalg.transpose`, `linalg.broadcast`,
+    `linalg.fill`), `linalg.generic` for elementwise and reduction
+    computations, tensor ops for shapes (`tensor.collapse_shape`,
+    `expand_shape`, `extract_slice`, `insert_slice`, `concat`, `pad`), `scf.for`
+    for the scatter of `mp.embedding_grad`, and arith/math on scalars.
+    Function signatures and their `mp.*` argument and result attributes are
+    kept, so a driver still finds parameters and state.
+
+    The numeric contract is explicit in the output: an elementwise op on
+    f16, bf16 or FP8 extends its operands to f32 (`arith.extf`, exact),
+    computes in f32 and rounds each result once with `arith.truncf` (round to
+    nearest, ties to even); reductions, normalisations, softmax and losses of
+    narrow types accumulate in f32 and round once; matmul-likes are one linalg
+    op with inputs of the operand type and an accumulator of `acc_type`
+    (`linalg.matmul ins(f16, f16) outs(f32)`), followed by one rounding to the
+    result type; saturating FP8 casts clamp to the largest finite value before
+    rounding. The rounding of `arith.truncf`/`extf` must then be lowered
+    exactly: bf16 with `arith-expand{include-bf16=true}` and FP8 with
+    `mp-expand-fp8-conversions` (both after linalg is lowered to loops or
+    vectors, since named ops such as `linalg.matmul` carry their casts
+    implicitly). See docs/Lowering.md for every op family.
+
+    `mp.grad` is not lowered: `mp-autodiff` expands it first; a remaining one
+    fails the pass with an error at the op.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def MPExpandFP8Conversions : Pass<"mp-expand-fp8-conversions"> {
+  let summary = "Expand arith.extf/truncf of FP8 types into integer arithmetic";
+  let description = [{
+    Upstream lowerings to LLVM leave `arith.truncf` to and `arith.extf` from
+    `f8E4M3FN` and `f8E5M2` in the IR (LLVM has no FP8 type). This pass
+    rewrites them, on scalars, vectors and tensors, into bit-exact integer
+    arithmetic on i32/i8 (`arith.bitcast`, shifts, masks, selects): truncation
+    rounds to nearest, ties to even, with subnormals; NaN stays NaN (sign kept);
+    overflow gives NaN for E4M3FN (which has no infinity) and infinity for
+    E5M2. A saturating conversion is a truncation of a value clamped to the
+    largest finite value first (what `convert-mp-to-linalg` emits for
+    `mp.cast saturate`). Sources and targets of other widths go through f32,
+    which is exact in both directions for f16 and bf16; f64 sources and
+    conversions with a non-default rounding mode are left as they are.
+    Run it after linalg is lowered to loops or vectors.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// MPToNVVM
+//===----------------------------------------------------------------------===//
+
+def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
+  let summary = "Lower mp matmul-likes to Tensor Core kernels (NVVM) and their launches";
+  let description = [{
+    Turns every `mp.matmul`, `mp.batch_matmul` and `mp.linear` of the module
+    (after `mp-autocast`) into a call of a GPU kernel, and leaves every other
+    operation as it is, so the rest of the function still goes through the
+    CPU lowering (`convert-mp-to-linalg`, bufferization, LLVM).
+
+    Kernels are generated per (chip, operand formats, layouts, accumulator,
+    result type, epilogue, tile) into one `gpu.module @mp_tensor_core_kernels`
+    that carries an `#nvvm.target` with the chip and the PTX ISA it needs
+    (`+ptx70` sm_80, `+ptx71` sm_86, `+ptx78` sm_89, `+ptx80` sm_90a, `+ptx84`
+    as soon as an FP8 `mma.sync` is used). A kernel computes a block tile of
+    `block-m` × `block-n` of the result for one batch index (the grid is
+    `(⌈N/block-n⌉, ⌈M/block-m⌉, batch)`) and is written in NVVM ops, with
+    control flow in `scf` and index arithmetic in `arith` (run
+    `convert-scf-to-cf`, `convert-gpu-to-nvvm` and `convert-nvvm-to-llvm` on
+    the `gpu.module` next, as `mp-gpu-pipeline` does):
+
+    - The K loop stages `block-k` slices of both operands through shared
+      memory with `cp.async` (16-byte copies, zero-filled past the edges of
+      the matrices) in a ring of `stages` buffers, so that loads of the next
+      slices overlap the Tensor Core work on the current one. An operand
+      whose contiguous dimension does not span a multiple of 16 bytes (say
+      K = 10 f16 elements) is copied element by element instead (predicated
+      loads and stores), which is slower but handles any shape.
+    - `mma.sync` (sm_80/sm_86/sm_89, and on sm_90a where wgmma cannot read
+      the operands): each warp computes a `warp-m` × `warp-n` tile with
+      `m16n8k16` (f16, bf16), `m16n8k8` (tf32) or `m16n8k32` (s8, e4m3,
+      e5m2 in every pairing) instructions on fragments loaded with `ldmatrix`
+      (`.trans` for 16-bit operands whose contiguous dimension is M or N) or,
+      for 8- and 32-bit operands that are not K-contiguous, with scalar
+      shared-memory loads. TF32 fragments are rounded with `cvt.rna.tf32.f32`
+      (round to nearest, ties away from zero) before the products. FP8
+      products use the `llvm.nvvm.mma.m16n8k32.row.col.f32.<a>.<b>.f32`
+      intrinsics.
+    - `wgmma.mma_async` (sm_90a): each warpgroup of 128 threads computes 64
+      rows × `block-n` with `m64nNk16` (f16, bf16), `m64nNk8` (tf32) or
+      `m64nNk32` (e4m3, e5m2, s8) on operands read from shared memory through
+      matrix descriptors with the 128-byte swizzle (which the copies write),
+      after `fence.proxy.async`, between `wgmma.fence` and
+      `commit_group`/`wait_group`. TF32 slices are rounded with
+      `cvt.rna.tf32.f32` in shared memory. wgmma reads tf32 and 8-bit operands
+      only K-major; 16-bit operands may be M- or N-major (transposed
+      descriptors).
+    - The epilogue converts the accumulator (f32; f16 for `acc(f16)`; s32 for
+      int8) to the result type, adds the bias of `mp.linear`, applies a fused
+      `mp.relu` or `mp.gelu` (the sole user of the result, with
+      `fuse-epilogue`) to the rounded value, and stores with predication on
+      the matrix edges.
+
+    On the host, each op becomes `bufferization.to_buffer` of its operands,
+    a `memref.alloc` of the result, an `llvm.call` of an `llvm.func` launcher
+    on the buffers' pointers and `bufferization.to_tensor` of the result. The
+    launcher (one per kernel) creates a stream, allocates device buffers,
+    copies the operands in, launches the kernel with `gpu.launch_func` on that
+    stream, copies the result back and frees everything, through the CUDA
+    runtime wrappers of MLIR (`mgpu*`, libmlir_cuda_runtime): the function
+    stays ordinary tensor code that one-shot bufferization and ownership-based
+    deallocation accept.
+
+    Errors name the op, the chip and the format: FP8 before sm_89, wgmma on
+    another chip than sm_90a (or on tf32/8-bit operands that are not
+    K-major), f32 operands without `compute tf32` (unless `format=tf32`),
+    operands that do not match an explicit `format`, FP8 results, tile
+    options that do not divide, shared memory beyond the chip's limit, and
+    shapes the grid cannot hold (more than 65535 batches or row blocks).
+  }];
+  let options = [
+    Option<"chip", "chip", "::mlir::mp::TensorCoreChip",
+           "::mlir::mp::TensorCoreChip::sm80",
+           "Target GPU: sm_80, sm_86, sm_89 or sm_90a",
+           "::mlir::mp::getTensorCoreChipValues()">,
+    Option<"format", "format", "::mlir::mp::TensorCoreFormat",
+           "::mlir::mp::TensorCoreFormat::automatic",
+           "Tensor Core format: auto (from the operand types), f16, bf16, "
+           "tf32, e4m3, e5m2 or s8; an explicit format must match every "
+           "matmul's operands (tf32 also accepts f32 operands with compute "
+           "ieee, opting in to TF32 rounding)",
+           "::mlir::mp::getTensorCoreFormatValues()">,
+    Option<"instruction", "instruction", "::mlir::mp::TensorCoreInstruction",
+           "::mlir::mp::TensorCoreInstruction::automatic",
+           "auto (wgmma on sm_90a where the operand layouts allow it, else "
+           "mma.sync), mma-sync or wgmma",
+           "::mlir::mp::getTensorCoreInstructionValues()">,
+    Option<"blockM", "block-m", "int64_t", "0",
+           "Rows of the result per thread block (0: 128)">,
+    Option<"blockN", "block-n", "int64_t", "0",
+           "Columns of the result per thread block (0: 128)">,
+    Option<"blockK", "block-k", "int64_t", "0",
+           "Depth of a K slice in elements (0: 64 bytes per row with mma.sync, "
+           "128 bytes with wgmma)">,
+    Option<"warpM", "warp-m", "int64_t", "0",
+           "Rows of the result per warp with mma.sync (0: 64)">,
+    Option<"warpN", "warp-n", "int64_t", "0",
+           "Columns of the result per warp with mma.sync (0: 32)">,
+    Option<"stages", "stages", "int64_t", "0",
+           "Shared-memory buffers of the K loop, at least 2 (0: 3 with "
+           "mma.sync, 4 with wgmma)">,
+    Option<"fuseEpilogue", "fuse-epilogue", "bool", "true",
+           "Fuse an mp.relu or mp.gelu that is the sole user of a matmul's "
+           "result into the kernel's epilogue">,
+    Option<"ptxFeatures", "ptx-features", "std::string", "\"\"",
+           "Features of the #nvvm.target attached to the kernels (empty: the "
+           "PTX ISA that the chip and the formats need)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 #endif // MP_CONVERSION_PASSES_TD

@@ -169,11 +169,23 @@ LogicalResult MPDialect::verifyRegionResultAttribute(Operation *op,
                              << " updates argument " << argIndex
                              << ", which is neither '" << kParamAttrName
                              << "' nor '" << kStateAttrName << "'";
-    for (unsigned other = 0; other < resultIndex; ++other)
-      if (function.getResultAttr(other, kUpdatesAttrName) == index)
-        return op->emitError() << "results " << other << " and "
-                               << resultIndex << " both update argument "
-                               << argIndex;
+    // Check all results for two updating one argument once, when verifying
+    // the last result that carries `mp.updates` (linear in the results).
+    unsigned numResults = function.getNumResults();
+    for (unsigned later = resultIndex + 1; later < numResults; ++later)
+      if (function.getResultAttr(later, kUpdatesAttrName))
+        return success();
+    DenseMap<int64_t, unsigned> updater;
+    for (unsigned result = 0; result <= resultIndex; ++result) {
+      auto target =
+          function.getResultAttrOfType<IntegerAttr>(result, kUpdatesAttrName);
+      if (!target)
+        continue;
+      auto [it, inserted] = updater.try_emplace(target.getInt(), result);
+      if (!inserted)
+        return op->emitError() << "results " << it->second << " and " << result
+                               << " both update argument " << target.getInt();
+    }
     return success();
   }
   if (name == kSkippedAttrName) {
@@ -188,6 +200,36 @@ LogicalResult MPDialect::verifyRegionResultAttribute(Operation *op,
                          << "'; expected '" << kLossAttrName << "', '"
                          << kUpdatesAttrName << "' or '" << kSkippedAttrName
                          << "'";
+}
+
+/// Verifies `mp.signature`: on a function, a dictionary with a
+/// `function_type` and, optionally, `arg_attrs`/`res_attrs` arrays of
+/// dictionaries with one entry per argument/result of that type.
+static LogicalResult verifySignatureAttribute(Operation *op,
+                                              NamedAttribute attribute) {
+  StringRef name = attribute.getName().strref();
+  auto signature = dyn_cast<DictionaryAttr>(attribute.getValue());
+  auto type =
+      signature ? signature.getAs<TypeAttr>("function_type") : TypeAttr();
+  auto functionType =
+      type ? dyn_cast<FunctionType>(type.getValue()) : FunctionType();
+  if (!isa<FunctionOpInterface>(op) || !functionType)
+    return op->emitError() << "'" << name
+                           << "' must be a dictionary with a 'function_type' "
+                              "on a function";
+  for (auto [key, count] :
+       {std::pair<StringRef, size_t>{"arg_attrs", functionType.getNumInputs()},
+        {"res_attrs", functionType.getNumResults()}}) {
+    Attribute entry = signature.get(key);
+    if (!entry)
+      continue;
+    auto array = dyn_cast<ArrayAttr>(entry);
+    if (!array || array.size() != count ||
+        !llvm::all_of(array, llvm::IsaPred<DictionaryAttr>))
+      return op->emitError() << "'" << name << "' entry '" << key
+                             << "' must hold " << count << " dictionaries";
+  }
+  return success();
 }
 
 LogicalResult MPDialect::verifyOperationAttribute(Operation *op,
@@ -217,8 +259,11 @@ LogicalResult MPDialect::verifyOperationAttribute(Operation *op,
                                 "function";
     return success();
   }
+  if (name == kSignatureAttrName)
+    return verifySignatureAttribute(op, attribute);
   return op->emitError() << "unknown operation attribute '" << name
                          << "'; expected '" << kAutocastAttrName << "', '"
-                         << kPrecisionAttrName << "' or '"
-                         << kLossScalingAttrName << "'";
+                         << kPrecisionAttrName << "', '"
+                         << kLossScalingAttrName << "' or '"
+                         << kSignatureAttrName << "'";
 }

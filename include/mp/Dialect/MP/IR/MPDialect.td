@@ -38,7 +38,9 @@ def MP_Dialect : Dialect {
     as that argument in the next step) or `mp.skipped` (a 0-d i1, true when
     the step skipped its update). Passes add their state with these roles
     (`mp.copy_of = N` marks the working copy of parameter N). See
-    docs/TrainStep.md.
+    docs/TrainStep.md. Before bufferization, `mp-export-entry-points` moves
+    these attributes into the function attribute `mp.signature`, which
+    records the tensor-level signature for drivers of the lowered module.
   }];
 
   let hasRegionArgAttrVerify = 1;
@@ -70,6 +72,10 @@ def MP_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kUpdatesAttrName = "mp.updates";
     /// Operation/function attribute: `false` disables autocast below it.
     static constexpr ::llvm::StringLiteral kAutocastAttrName = "mp.autocast";
+    /// Function attribute recording a function's tensor-level signature and
+    /// train-step contract once the function is lowered (a dictionary with
+    /// `function_type` and optionally `arg_attrs`/`res_attrs`).
+    static constexpr ::llvm::StringLiteral kSignatureAttrName = "mp.signature";
     /// Operation attribute pinning the execution type of one op.
     static constexpr ::llvm::StringLiteral kPrecisionAttrName = "mp.precision";
   }];

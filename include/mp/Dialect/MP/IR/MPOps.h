@@ -14,6 +14,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mp/Dialect/MP/IR/MPDialect.h"
+#include "mp/Dialect/MP/IR/MPInterfaces.h"
 
 #define GET_OP_CLASSES
 #include "mp/Dialect/MP/IR/MPOps.h.inc"

@@ -12,6 +12,7 @@
 
 include "mp/Dialect/MP/IR/MPDialect.td"
 include "mp/Dialect/MP/IR/MPEnums.td"
+include "mp/Dialect/MP/IR/MPInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -42,11 +43,15 @@ def MP_F32Vector : TensorRankOf<[F32], [1]>;
 
 def MP_FloatTypeAttr : TypeAttrOf<AnyType>;
 
+/// Ops that state their gradient (see MPInterfaces.td and MPGradients.cpp).
+defvar MP_Differentiable = DeclareOpInterfaceMethods<MP_DifferentiableOpInterface>;
+
 //===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
-class MP_MatmulLikeOp<string mnemonic> : MP_Op<mnemonic, [Pure]> {
+class MP_MatmulLikeOp<string mnemonic>
+    : MP_Op<mnemonic, [Pure, MP_Differentiable]> {
   let arguments = (ins
     MP_MatmulOperandTensor:$lhs,
     MP_MatmulOperandTensor:$rhs,
@@ -96,7 +101,7 @@ def MP_BatchMatmulOp : MP_MatmulLikeOp<"batch_matmul"> {
   }];
 }
 
-def MP_LinearOp : MP_Op<"linear", [Pure]> {
+def MP_LinearOp : MP_Op<"linear", [Pure, MP_Differentiable]> {
   let summary = "affine layer x·Wᵀ + b";
   let description = [{
     PyTorch's `F.linear`: `input` has shape `[..., in]`, `weight` `[out, in]`,
@@ -130,7 +135,7 @@ class MP_ConvAttrs {
   );
 }
 
-def MP_Conv2DOp : MP_Op<"conv2d", [Pure]>, MP_ConvAttrs {
+def MP_Conv2DOp : MP_Op<"conv2d", [Pure, MP_Differentiable]>, MP_ConvAttrs {
   let summary = "2-d convolution in NCHW layout";
   let description = [{
     PyTorch's `F.conv2d`: `input` is `[N, C, H, W]`, `filter` is
@@ -161,7 +166,8 @@ def MP_Conv2DOp : MP_Op<"conv2d", [Pure]>, MP_ConvAttrs {
 //===----------------------------------------------------------------------===//
 
 class MP_BinaryOp<string mnemonic, string formula, list<Trait> traits = []>
-    : MP_Op<mnemonic, !listconcat([Pure, InferTypeOpAdaptor], traits)> {
+    : MP_Op<mnemonic, !listconcat([Pure, InferTypeOpAdaptor, MP_Differentiable],
+                                  traits)> {
   let summary = "elementwise " # formula # " with broadcasting";
   let description = [{
     Computes `}] # formula # [{` elementwise in the operands' element type,
@@ -189,7 +195,8 @@ def MP_MinimumOp : MP_BinaryOp<"minimum", "min(lhs, rhs) (NaN propagates)",
                                [Commutative]>;
 
 class MP_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
-    : MP_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType], traits)> {
+    : MP_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType,
+                                   MP_Differentiable], traits)> {
   let summary = "elementwise " # formula;
   let description = [{
     Computes `}] # formula # [{` elementwise in the operand's element type,
@@ -213,7 +220,8 @@ def MP_LogOp : MP_UnaryOp<"log", "log(x) (natural)">;
 def MP_SqrtOp : MP_UnaryOp<"sqrt", "√x">;
 def MP_RsqrtOp : MP_UnaryOp<"rsqrt", "1 / √x">;
 
-def MP_GeluOp : MP_Op<"gelu", [Pure, SameOperandsAndResultType]> {
+def MP_GeluOp : MP_Op<"gelu", [Pure, SameOperandsAndResultType,
+                               MP_Differentiable]> {
   let summary = "Gaussian error linear unit";
   let description = [{
     GELU with the formula chosen by `approximate` (`none`: exact, with erf;
@@ -237,7 +245,7 @@ def MP_GeluOp : MP_Op<"gelu", [Pure, SameOperandsAndResultType]> {
 //===----------------------------------------------------------------------===//
 
 class MP_ReduceOp<string mnemonic, string what>
-    : MP_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : MP_Op<mnemonic, [Pure, InferTypeOpAdaptor, MP_Differentiable]> {
   let summary = what # " over the given dimensions";
   let description = [{
     Reduces `input` over `dims` (distinct, in range, in any order) computing
@@ -262,7 +270,7 @@ def MP_ReduceMeanOp : MP_ReduceOp<"reduce_mean", "arithmetic mean">;
 def MP_ReduceMaxOp : MP_ReduceOp<"reduce_max", "maximum (NaN propagates)">;
 
 class MP_SoftmaxLikeOp<string mnemonic, string formula>
-    : MP_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : MP_Op<mnemonic, [Pure, SameOperandsAndResultType, MP_Differentiable]> {
   let summary = formula # " along one dimension";
   let description = [{
     Computes `}] # formula # [{` along `dim`, numerically stabilised by
@@ -284,7 +292,8 @@ def MP_LogSoftmaxOp
 
 def MP_LayerNormOp
     : MP_Op<"layer_norm", [Pure, AttrSizedOperandSegments,
-                           AllTypesMatch<["input", "result"]>]> {
+                           AllTypesMatch<["input", "result"]>,
+                           MP_Differentiable]> {
   let summary = "layer normalisation over the trailing dimensions";
   let description = [{
     Normalises `input` over the dimensions `[axis, rank)`:
@@ -310,7 +319,8 @@ def MP_LayerNormOp
 }
 
 def MP_RMSNormOp
-    : MP_Op<"rms_norm", [Pure, AllTypesMatch<["input", "result"]>]> {
+    : MP_Op<"rms_norm", [Pure, AllTypesMatch<["input", "result"]>,
+                         MP_Differentiable]> {
   let summary = "root-mean-square normalisation over the trailing dimensions";
   let description = [{
     `x / sqrt(mean(x²) + eps) · weight` over the dimensions `[axis, rank)`,
@@ -336,7 +346,8 @@ def MP_RMSNormOp
 // Shape
 //===----------------------------------------------------------------------===//
 
-def MP_TransposeOp : MP_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+def MP_TransposeOp : MP_Op<"transpose", [Pure, InferTypeOpAdaptor,
+                                         MP_Differentiable]> {
   let summary = "permute the dimensions of a tensor";
   let description = [{
     `result.shape[i] = input.shape[permutation[i]]`; `permutation` is a
@@ -351,7 +362,7 @@ def MP_TransposeOp : MP_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = "$input `perm` $permutation attr-dict `:` type($input)";
 }
 
-def MP_ReshapeOp : MP_Op<"reshape", [Pure]> {
+def MP_ReshapeOp : MP_Op<"reshape", [Pure, MP_Differentiable]> {
   let summary = "reinterpret a tensor with another shape";
   let description = [{
     Row-major reshape: the elements in row-major order are unchanged; the
@@ -368,7 +379,7 @@ def MP_ReshapeOp : MP_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def MP_BroadcastOp : MP_Op<"broadcast", [Pure]> {
+def MP_BroadcastOp : MP_Op<"broadcast", [Pure, MP_Differentiable]> {
   let summary = "broadcast a tensor to a shape";
   let description = [{
     Expands `input` to the result shape with the dialect's NumPy rule (the
@@ -386,7 +397,8 @@ def MP_BroadcastOp : MP_Op<"broadcast", [Pure]> {
   let hasFolder = 1;
 }
 
-def MP_ConcatOp : MP_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+def MP_ConcatOp : MP_Op<"concat", [Pure, InferTypeOpAdaptor,
+                                   MP_Differentiable]> {
   let summary = "concatenate tensors along one dimension";
   let description = [{
     Joins one or more tensors of one element type and rank along `dim`;
@@ -401,7 +413,8 @@ def MP_ConcatOp : MP_Op<"concat", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = "$inputs `dim` $dim attr-dict `:` type($inputs)";
 }
 
-def MP_SliceOp : MP_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+def MP_SliceOp : MP_Op<"slice", [Pure, InferTypeOpAdaptor,
+                                 MP_Differentiable]> {
   let summary = "extract a strided box of a tensor";
   let description = [{
     `result[i] = input[offsets + i · strides]` for `0 <= i < sizes`, per
@@ -420,7 +433,8 @@ def MP_SliceOp : MP_Op<"slice", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def MP_EmbeddingOp : MP_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
+def MP_EmbeddingOp : MP_Op<"embedding", [Pure, InferTypeOpAdaptor,
+                                         MP_Differentiable]> {
   let summary = "look up rows of a table by index";
   let description = [{
     `table` is `[V, D]`; `indices` is an integer tensor of any shape `S` with
@@ -442,7 +456,8 @@ def MP_EmbeddingOp : MP_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
 // Losses
 //===----------------------------------------------------------------------===//
 
-def MP_CrossEntropyOp : MP_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
+def MP_CrossEntropyOp : MP_Op<"cross_entropy", [Pure, InferTypeOpAdaptor,
+                                                MP_Differentiable]> {
   let summary = "mean softmax cross entropy of logits against class labels";
   let description = [{
     `logits` is `[N, C]`, `labels` is `[N]` with values in `[0, C)`; the
@@ -462,7 +477,8 @@ def MP_CrossEntropyOp : MP_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
 }
 
 def MP_MSEOp : MP_Op<"mse", [Pure, InferTypeOpAdaptor,
-                              AllTypesMatch<["input", "target"]>]> {
+                              AllTypesMatch<["input", "target"]>,
+                              MP_Differentiable]> {
   let summary = "mean squared error";
   let description = [{
     The 0-d mean over all elements of `(input − target)²`, in their element
@@ -752,7 +768,8 @@ def MP_EmbeddingGradOp : MP_Op<"embedding_grad", [Pure]> {
 // Precision
 //===----------------------------------------------------------------------===//
 
-def MP_CastOp : MP_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+def MP_CastOp : MP_Op<"cast", [Pure, SameOperandsAndResultShape,
+                               MP_Differentiable]> {
   let summary = "convert a float tensor to another float format";
   let description = [{
     Converts every element to the result element type with round to nearest,
@@ -784,7 +801,8 @@ def MP_CastOp : MP_Op<"cast", [Pure, SameOperandsAndResultShape]> {
   }];
 }
 
-def MP_ScaleOp : MP_Op<"scale", [Pure, AllTypesMatch<["input", "result"]>]> {
+def MP_ScaleOp : MP_Op<"scale", [Pure, AllTypesMatch<["input", "result"]>,
+                                 MP_Differentiable]> {
   let summary = "multiply a tensor by a scalar factor";
   let description = [{
     `input × factor`, with the product formed in f32 and rounded once to the

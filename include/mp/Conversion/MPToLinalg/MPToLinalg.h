@@ -1,0 +1,31 @@
+//===- MPToLinalg.h - Lowering of mp to linalg on tensors -------*- C++ -*-===//
+//
+// Patterns of `convert-mp-to-linalg` (every mp op except mp.grad to linalg,
+// tensor, arith, math and scf on tensors) and of `mp-expand-fp8-conversions`
+// (bit-exact FP8 arith.extf/truncf as integer arithmetic), for embedders
+// that compose their own conversions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MP_CONVERSION_MPTOLINALG_MPTOLINALG_H
+#define MP_CONVERSION_MPTOLINALG_MPTOLINALG_H
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::mp {
+
+/// Adds the conversion patterns of every mp op except mp.grad to `patterns`.
+/// They create linalg, tensor, arith, math and scf ops; use them with a
+/// ConversionTarget that makes the mp dialect illegal.
+void populateMPToLinalgConversionPatterns(RewritePatternSet &patterns);
+
+/// Adds patterns rewriting `arith.truncf` to and `arith.extf` from
+/// f8E4M3FN/f8E5M2 (scalars or vectors) into integer arithmetic with the exact
+/// IEEE-style rounding of the target: round to nearest even, subnormals,
+/// NaN kept, overflow to NaN (E4M3FN) or infinity (E5M2).
+void populateExpandFP8ConversionPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::mp
+
+#endif // MP_CONVERSION_MPTOLINALG_MPTOLINALG_H

@@ -1,0 +1,61 @@
+//===- MPToNVVM.h - Tensor Core lowering of mp matmuls ----------*- C++ -*-===//
+//
+// The option values of `convert-mp-to-nvvm` and `mp-gpu-pipeline`: the GPU
+// targeted, the Tensor Core operand format and the instruction family. The
+// command-line spellings (`sm_80`, `e4m3`, `mma-sync`, ...) are defined once
+// here and shared by the pass and the pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MP_CONVERSION_MPTONVVM_MPTONVVM_H
+#define MP_CONVERSION_MPTONVVM_MPTONVVM_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
+
+namespace mlir::mp {
+
+/// The GPUs the Tensor Core lowering targets.
+enum class TensorCoreChip {
+  sm80,  ///< A100 (Ampere): mma.sync, ldmatrix, cp.async.
+  sm86,  ///< RTX 30xx / A10 (Ampere): as sm_80, less shared memory.
+  sm89,  ///< L4 / RTX 40xx (Ada): as sm_86, plus FP8 mma.sync.
+  sm90a, ///< H100 / H200 (Hopper, arch-specific): wgmma.mma_async.
+};
+
+/// The formats Tensor Cores multiply. `automatic` derives the format of each
+/// matmul from its operand types (f32 operands need `compute tf32`).
+enum class TensorCoreFormat { automatic, f16, bf16, tf32, e4m3, e5m2, s8 };
+
+/// The instruction family the kernels are built around.
+enum class TensorCoreInstruction {
+  automatic, ///< wgmma on sm_90a where the operand layouts allow it, else
+             ///< mma.sync.
+  mmaSync,   ///< Warp-level mma.sync (every chip).
+  wgmma,     ///< Warpgroup-level wgmma.mma_async (sm_90a only).
+};
+
+/// The binary `mp-gpu-pipeline` attaches to the module's kernels.
+enum class GPUBinaryFormat {
+  isa,    ///< PTX text.
+  bin,    ///< A cubin (ptxas).
+  fatbin, ///< PTX and cubin in a fat binary (ptxas and fatbinary).
+};
+
+/// Returns the command-line spelling of `chip` (`sm_80`, ...).
+llvm::StringRef stringifyTensorCoreChip(TensorCoreChip chip);
+/// Returns the command-line spelling of `format` (`auto`, `f16`, ...).
+llvm::StringRef stringifyTensorCoreFormat(TensorCoreFormat format);
+
+/// The accepted values of the `chip` options, for `llvm::cl`.
+llvm::cl::ValuesClass getTensorCoreChipValues();
+/// The accepted values of the `format` options, for `llvm::cl`.
+llvm::cl::ValuesClass getTensorCoreFormatValues();
+/// The accepted values of the `instruction` options, for `llvm::cl`.
+llvm::cl::ValuesClass getTensorCoreInstructionValues();
+/// The accepted values of the `binary-format` option, for `llvm::cl`.
+llvm::cl::ValuesClass getGPUBinaryFormatValues();
+
+} // namespace mlir::mp
+
+#endif // MP_CONVERSION_MPTONVVM_MPTONVVM_H

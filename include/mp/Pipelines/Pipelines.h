@@ -1,0 +1,145 @@
+//===- Pipelines.h - Registered pass pipelines of MixedPrec ----*- C++ -*-===//
+//
+// Each pipeline has an options struct (PassPipelineOptions, so its options
+// parse from the textual pipeline and show in `mp-opt --help`), a
+// `build<Name>Pipeline` function for C++ users, and is registered by
+// `registerPipelines()`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MP_PIPELINES_PIPELINES_H
+#define MP_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mp/Conversion/MPToNVVM/MPToNVVM.h"
+
+namespace mlir::mp {
+
+//===----------------------------------------------------------------------===//
+// mp-cpu-pipeline
+//===----------------------------------------------------------------------===//
+
+/// Options of `mp-cpu-pipeline`.
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Tile and vectorise linalg operations "
+                     "(mp-tile-and-vectorize); off: plain loop nests"),
+      llvm::cl::init(true)};
+  PassOptions::ListOption<int64_t> matmulTileSizes{
+      *this, "matmul-tile-sizes",
+      llvm::cl::desc("Tile sizes of the M, N and K loops of contractions "
+                     "(default 8,32,16)")};
+  PassOptions::ListOption<int64_t> dotTileSizes{
+      *this, "dot-tile-sizes",
+      llvm::cl::desc("Tile sizes of the M, N and K loops of contractions "
+                     "whose operands are both contiguous along K, such as "
+                     "A·Bᵀ (default 4,4,16)")};
+  PassOptions::ListOption<int64_t> tileSizes{
+      *this, "tile-sizes",
+      llvm::cl::desc("Tile sizes of the innermost loops of other linalg "
+                     "operations (default 8,32)")};
+};
+
+/// Adds to `pm` (anchored on `builtin.module`) the passes that lower a
+/// module of mp train steps (after the mixed-precision passes) or of linalg
+/// on tensors to the LLVM dialect: convert-mp-to-linalg, tiling and
+/// vectorisation, one-shot bufferization with results turned into trailing
+/// out-parameters, C interfaces for the public functions, and the
+/// conversions to LLVM.
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+//===----------------------------------------------------------------------===//
+// mp-gpu-pipeline
+//===----------------------------------------------------------------------===//
+
+/// Options of `mp-gpu-pipeline`: those of convert-mp-to-nvvm, the binary to
+/// produce, and the host lowering's.
+struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
+  PassOptions::Option<TensorCoreChip> chip{
+      *this, "chip",
+      llvm::cl::desc("Target GPU: sm_80, sm_86, sm_89 or sm_90a"),
+      llvm::cl::init(TensorCoreChip::sm80), getTensorCoreChipValues()};
+  PassOptions::Option<TensorCoreFormat> format{
+      *this, "format",
+      llvm::cl::desc("Tensor Core format: auto (from the operand types), f16, "
+                     "bf16, tf32, e4m3, e5m2 or s8"),
+      llvm::cl::init(TensorCoreFormat::automatic), getTensorCoreFormatValues()};
+  PassOptions::Option<TensorCoreInstruction> instruction{
+      *this, "instruction",
+      llvm::cl::desc("auto (wgmma on sm_90a where possible, else mma.sync), "
+                     "mma-sync or wgmma"),
+      llvm::cl::init(TensorCoreInstruction::automatic),
+      getTensorCoreInstructionValues()};
+  PassOptions::Option<int64_t> blockM{
+      *this, "block-m",
+      llvm::cl::desc("Rows of the result per thread block (0: 128)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> blockN{
+      *this, "block-n",
+      llvm::cl::desc("Columns of the result per thread block (0: 128)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> blockK{
+      *this, "block-k",
+      llvm::cl::desc("Depth of a K slice in elements (0: 64 bytes per row "
+                     "with mma.sync, 128 with wgmma)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> warpM{
+      *this, "warp-m",
+      llvm::cl::desc("Rows of the result per warp with mma.sync (0: 64)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> warpN{
+      *this, "warp-n",
+      llvm::cl::desc("Columns of the result per warp with mma.sync (0: 32)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> stages{
+      *this, "stages",
+      llvm::cl::desc("Shared-memory buffers of the K loop (0: 3 with "
+                     "mma.sync, 4 with wgmma)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<bool> fuseEpilogue{
+      *this, "fuse-epilogue",
+      llvm::cl::desc("Fuse an mp.relu or mp.gelu that is the sole user of a "
+                     "matmul's result into the kernel's epilogue"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> ptxFeatures{
+      *this, "ptx-features",
+      llvm::cl::desc("Features of the kernels' #nvvm.target (empty: the PTX "
+                     "ISA the chip and formats need)"),
+      llvm::cl::init("")};
+  PassOptions::Option<GPUBinaryFormat> binaryFormat{
+      *this, "binary-format",
+      llvm::cl::desc("What gpu-module-to-binary makes of the kernels: isa "
+                     "(PTX; needs no CUDA toolkit), bin (cubin) or fatbin "
+                     "(PTX and cubin)"),
+      llvm::cl::init(GPUBinaryFormat::fatbin), getGPUBinaryFormatValues()};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit with ptxas and fatbinary for bin and "
+                     "fatbin (empty: CUDA_ROOT or /usr/local/cuda)"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> hostVectorize{
+      *this, "host-vectorize",
+      llvm::cl::desc("Tile and vectorise the host's linalg operations (the "
+                     "vectorize option of mp-cpu-pipeline)"),
+      llvm::cl::init(true)};
+};
+
+/// Adds to `pm` (anchored on `builtin.module`) the passes that lower a
+/// module of mp train steps for NVIDIA GPUs: convert-mp-to-nvvm (matmul-likes
+/// to Tensor Core kernels and their launchers), the kernels to NVVM/LLVM,
+/// the rest of the functions through mp-cpu-pipeline, gpu-to-llvm, and
+/// gpu-module-to-binary.
+void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+/// Registers every pipeline of MixedPrec with the global registry.
+void registerPipelines();
+
+} // namespace mlir::mp
+
+#endif // MP_PIPELINES_PIPELINES_H

@@ -1,0 +1,38 @@
+//===- PopulatePatterns.h - Op families of convert-mp-to-linalg -*- C++ -*-===//
+//
+// Internal to lib/Conversion/MPToLinalg: one populate function per op family,
+// each defined in the file of that name (torch-mlir's TorchToLinalg layout).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MP_LIB_CONVERSION_MPTOLINALG_POPULATEPATTERNS_H
+#define MP_LIB_CONVERSION_MPTOLINALG_POPULATEPATTERNS_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::mp::lowering {
+
+/// matmul, batch_matmul, linear, conv2d and the convolution gradients.
+void populateLinearAlgebraPatterns(RewritePatternSet &patterns);
+/// Unary and binary elementwise ops, gelu, relu_grad and gelu_grad.
+void populateElementwisePatterns(RewritePatternSet &patterns);
+/// reduce_*, softmax, log_softmax, layer_norm, rms_norm.
+void populateReductionPatterns(RewritePatternSet &patterns);
+/// transpose, reshape, broadcast, concat, slice, embedding and their
+/// gradients slice_grad and embedding_grad.
+void populateShapePatterns(RewritePatternSet &patterns);
+/// cross_entropy and mse.
+void populateLossPatterns(RewritePatternSet &patterns);
+/// The remaining explicit backward ops: maximum/minimum_grad,
+/// reduce_max_grad, softmax/log_softmax_grad, layer/rms_norm_grad,
+/// cross_entropy_grad.
+void populateBackwardPatterns(RewritePatternSet &patterns);
+/// cast and scale.
+void populatePrecisionPatterns(RewritePatternSet &patterns);
+/// sgd, adam, adamw, update_loss_scale, all_finite, amax, amax_history_push,
+/// fp8_scale.
+void populateTrainingPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::mp::lowering
+
+#endif // MP_LIB_CONVERSION_MPTOLINALG_POPULATEPATTERNS_H

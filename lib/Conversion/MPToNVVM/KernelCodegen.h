@@ -1,0 +1,125 @@
+//===- KernelCodegen.h - Device-code helpers of the GEMM kernels -*- C++
+//-*-===//
+//
+// Internal to lib/Conversion/MPToNVVM: a builder of device code (i32/i64
+// arithmetic, pointers, predication), the state every GEMM kernel shares
+// (block coordinates, operand pointers, shared memory), the multi-stage
+// cp.async K loop both instruction families run, the epilogue, and the two
+// main-loop bodies (mma.sync and wgmma).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_CONVERSION_MPTONVVM_KERNELCODEGEN_H
+#define LIB_CONVERSION_MPTONVVM_KERNELCODEGEN_H
+
+#include "TensorCoreKernels.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+namespace mlir::mp {
+
+/// Creates device code at an insertion point: integer arithmetic through
+/// `arith` (i32 for indices inside a block, i64 for global offsets), LLVM
+/// pointers and predicated regions through `scf.if`.
+class DeviceCodeBuilder {
+public:
+  DeviceCodeBuilder(OpBuilder &builder, Location loc);
+
+  OpBuilder &b;
+  Location loc;
+  IntegerType i1, i8, i32, i64;
+  FloatType f32;
+  LLVM::LLVMPointerType genericPtr, globalPtr, sharedPtr;
+
+  Value constI32(int64_t value);
+  Value constI64(int64_t value);
+  Value constF32(double value);
+  Value add(Value lhs, Value rhs);
+  Value add(Value lhs, int64_t rhs);
+  Value sub(Value lhs, Value rhs);
+  Value mul(Value lhs, Value rhs);
+  Value mul(Value lhs, int64_t rhs);
+  /// Unsigned division and remainder by a positive constant.
+  Value div(Value lhs, int64_t rhs);
+  Value rem(Value lhs, int64_t rhs);
+  Value bitXor(Value lhs, Value rhs);
+  Value bitOr(Value lhs, Value rhs);
+  Value shl(Value lhs, int64_t bits);
+  Value minSigned(Value lhs, Value rhs);
+  Value maxSigned(Value lhs, Value rhs);
+  /// Signed `lhs < rhs`.
+  Value lessThan(Value lhs, Value rhs);
+  Value bitAnd(Value lhs, Value rhs);
+  Value select(Value condition, Value ifTrue, Value ifFalse);
+  /// Zero-extends a non-negative i32 to i64.
+  Value toI64(Value value);
+  /// `ptr + byteOffset` (any integer offset).
+  Value offset(Value ptr, Value byteOffset);
+  Value offset(Value ptr, int64_t byteOffset);
+  Value load(Type type, Value ptr);
+  void store(Value value, Value ptr);
+  Value extractValue(Value aggregate, int64_t position);
+  /// Runs `body` under `scf.if condition`.
+  void ifThen(Value condition, function_ref<void()> body);
+};
+
+/// What every GEMM kernel knows after its prologue.
+struct KernelState {
+  explicit KernelState(const TensorCoreKernelSpec &spec) : spec(spec) {}
+
+  const TensorCoreKernelSpec &spec;
+  SharedTileGeometry lhsTile, rhsTile;
+  /// Bytes of one stage (A tile then B tile).
+  int64_t stageBytes = 0;
+  /// %tid.x.
+  Value threadId;
+  /// Problem sizes (i32).
+  Value m, n, k;
+  /// First row and column of the block's C tile (i32).
+  Value blockRow, blockColumn;
+  /// Number of K slices (i32).
+  Value numKTiles;
+  /// Global pointers (addrspace 1) to this batch's A, B, C and the bias.
+  Value lhs, rhs, result, bias;
+  /// Start of the dynamic shared memory (addrspace 3).
+  Value sharedMemory;
+};
+
+/// Calls `visit(sharedOffset, globalByteOffset, validBytes)` for each 16-byte
+/// chunk of K slice `kTile` of A (`lhs`) or B that this thread copies: the
+/// chunk's byte offset in the stage's tile (i32), its byte offset from the
+/// operand's base (i64; 0 where nothing is valid) and how many of its bytes
+/// lie inside the matrix (i32, 0 to 16). Every thread of the block takes the
+/// same share in every K slice.
+void forEachOwnedChunk(
+    DeviceCodeBuilder &dc, const KernelState &state, bool lhs, Value kTile,
+    function_ref<void(Value sharedOffset, Value globalOffset, Value validBytes)>
+        visit);
+
+/// Emits the K loop: the first `stages - 1` slices are copied in a prologue;
+/// each iteration waits for its slice, calls `afterWait(aStage, bStage, kTile)`
+/// (before the barrier), starts the copy of slice `kTile + stages - 1`, and
+/// calls `compute(aStage, bStage, accumulators)` which returns the new
+/// accumulators. Returns the final accumulators.
+SmallVector<Value> emitPipelinedKLoop(
+    DeviceCodeBuilder &dc, const KernelState &state, ValueRange initial,
+    function_ref<void(Value aStage, Value bStage, Value kTile)> afterWait,
+    function_ref<SmallVector<Value>(Value aStage, Value bStage,
+                                    ValueRange accumulators)>
+        compute);
+
+/// Stores one accumulator element (f32, f16 or i32) at (`row`, `column`) of C
+/// if it lies inside the matrix, after the bias, the rounding to the result
+/// type and the activation.
+void emitEpilogueStore(DeviceCodeBuilder &dc, const KernelState &state,
+                       Value row, Value column, Value accumulator);
+
+/// Emits the mma.sync main loop and epilogue of `state.spec`.
+void emitMmaSyncGemm(DeviceCodeBuilder &dc, const KernelState &state);
+
+/// Emits the wgmma main loop and epilogue of `state.spec`.
+void emitWgmmaGemm(DeviceCodeBuilder &dc, const KernelState &state);
+
+} // namespace mlir::mp
+
+#endif // LIB_CONVERSION_MPTONVVM_KERNELCODEGEN_H

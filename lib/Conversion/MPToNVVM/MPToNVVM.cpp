@@ -1,0 +1,374 @@
+//===- MPToNVVM.cpp - mp matmul-likes to Tensor Core kernels --------------===//
+//
+// `convert-mp-to-nvvm` replaces each mp.matmul, mp.batch_matmul and mp.linear
+// of the module (with an mp.relu or mp.gelu that is the sole user of its
+// result, when `fuse-epilogue` is set) by a Tensor Core GEMM kernel in
+// `gpu.module @mp_tensor_core_kernels` and a call of that kernel's host
+// launcher on the operands' buffers. Everything else in the functions stays
+// as it is, on tensors, for the CPU lowering.
+//
+// It assumes the module's matmul-likes have static shapes (the dialect's
+// verifier guarantees it) and formats Tensor Cores multiply after mp-autocast
+// (f16, bf16, f32 with `compute tf32`, f8E4M3FN/f8E5M2 in any pairing, i8).
+// Every op is checked first: if one cannot be lowered (format, chip, tile or
+// shape), the pass reports each such op and changes nothing.
+//
+// The host side is deliberately plain tensor code (to_buffer, memref.alloc,
+// llvm.call of an llvm.func, to_tensor) rather than gpu.alloc/memcpy ops:
+// one-shot bufferization and ownership-based deallocation (mp-cpu-pipeline)
+// reject gpu host ops, whose memory effects they do not know, while an
+// llvm.func launcher is outside their scope.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mp/Conversion/MPToNVVM/MPToNVVM.h"
+#include "mp/Conversion/Passes.h"
+
+#include "TensorCoreKernels.h"
+
+#include "mp/Dialect/MP/IR/MPDialect.h"
+#include "mp/Dialect/MP/IR/MPOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/ScopedPrinter.h"
+
+namespace mlir::mp {
+#define GEN_PASS_DEF_CONVERTMPTONVVM
+#include "mp/Conversion/Passes.h.inc"
+} // namespace mlir::mp
+
+using namespace mlir;
+using namespace mlir::mp;
+
+namespace {
+
+/// One matmul-like op and the kernel call that replaces it.
+struct MatmulLowering {
+  Operation *op = nullptr;
+  /// The mp.relu/mp.gelu fused into the epilogue, if any.
+  Operation *activation = nullptr;
+  Value lhs, rhs, bias;
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  TensorCoreKernelSpec spec;
+};
+
+struct ConvertMPToNVVMPass
+    : public mlir::mp::impl::ConvertMPToNVVMBase<ConvertMPToNVVMPass> {
+  using Base::Base;
+  void runOnOperation() override;
+
+private:
+  /// Maps `op` onto a kernel, or reports why it cannot be and fails.
+  FailureOr<MatmulLowering> analyze(Operation *op);
+  /// Replaces the op of `lowering` by a call of its kernel's launcher.
+  void rewrite(const MatmulLowering &lowering, gpu::GPUModuleOp kernels);
+};
+
+} // namespace
+
+/// Returns the Tensor Core format of an operand element type, if any; f32 is
+/// tf32 only with `compute tf32` (or when `tf32Allowed`).
+static std::optional<TensorCoreFormat> getOperandFormat(Type element,
+                                                        bool tf32Allowed) {
+  if (element.isF16())
+    return TensorCoreFormat::f16;
+  if (element.isBF16())
+    return TensorCoreFormat::bf16;
+  if (element.isF32() && tf32Allowed)
+    return TensorCoreFormat::tf32;
+  if (isa<Float8E4M3FNType>(element))
+    return TensorCoreFormat::e4m3;
+  if (isa<Float8E5M2Type>(element))
+    return TensorCoreFormat::e5m2;
+  if (element.isInteger(8))
+    return TensorCoreFormat::s8;
+  return std::nullopt;
+}
+
+/// Spells the formats of A and B for diagnostics: `bf16`, `e4m3 x e5m2`.
+static std::string describeFormats(TensorCoreFormat lhs, TensorCoreFormat rhs) {
+  if (lhs == rhs)
+    return stringifyTensorCoreFormat(lhs).str();
+  return (stringifyTensorCoreFormat(lhs) + " x " +
+          stringifyTensorCoreFormat(rhs))
+      .str();
+}
+
+FailureOr<MatmulLowering> ConvertMPToNVVMPass::analyze(Operation *op) {
+  MatmulLowering lowering;
+  lowering.op = op;
+  TensorCoreKernelSpec &spec = lowering.spec;
+  spec.chip = chip;
+  bool tf32Compute = false;
+  Type accType;
+  auto shapeOf = [](Value value) {
+    return cast<RankedTensorType>(value.getType()).getShape();
+  };
+  auto product = [](ArrayRef<int64_t> dims) {
+    int64_t result = 1;
+    for (int64_t dim : dims)
+      result *= dim;
+    return result;
+  };
+  if (auto linear = dyn_cast<LinearOp>(op)) {
+    lowering.lhs = linear.getInput();
+    lowering.rhs = linear.getWeight();
+    lowering.bias = linear.getBias();
+    accType = linear.getAccType();
+    ArrayRef<int64_t> input = shapeOf(lowering.lhs);
+    lowering.m = product(input.drop_back());
+    lowering.k = input.back();
+    lowering.n = shapeOf(lowering.rhs).front();
+    spec.lhsKContiguous = true;
+    spec.rhsKContiguous = true; // weight is [out, in]
+  } else {
+    auto matmulLike = [&](auto matmul) {
+      lowering.lhs = matmul.getLhs();
+      lowering.rhs = matmul.getRhs();
+      accType = matmul.getAccType();
+      tf32Compute = matmul.getCompute() == ComputeMode::tf32;
+      ArrayRef<int64_t> lhsShape = shapeOf(lowering.lhs);
+      ArrayRef<int64_t> rhsShape = shapeOf(lowering.rhs);
+      int64_t rank = lhsShape.size();
+      lowering.batch = product(lhsShape.drop_back(2));
+      bool transposeLhs = matmul.getTransposeLhs();
+      bool transposeRhs = matmul.getTransposeRhs();
+      lowering.m = lhsShape[rank - (transposeLhs ? 1 : 2)];
+      lowering.k = lhsShape[rank - (transposeLhs ? 2 : 1)];
+      lowering.n = rhsShape[rank - (transposeRhs ? 2 : 1)];
+      spec.lhsKContiguous = !transposeLhs;
+      spec.rhsKContiguous = transposeRhs;
+    };
+    if (auto matmul = dyn_cast<MatmulOp>(op))
+      matmulLike(matmul);
+    else
+      matmulLike(cast<BatchMatmulOp>(op));
+  }
+
+  // Formats.
+  Type lhsElement = getElementTypeOrSelf(lowering.lhs.getType());
+  Type rhsElement = getElementTypeOrSelf(lowering.rhs.getType());
+  bool tf32Allowed = tf32Compute || format == TensorCoreFormat::tf32;
+  std::optional<TensorCoreFormat> lhsFormat =
+      getOperandFormat(lhsElement, tf32Allowed);
+  std::optional<TensorCoreFormat> rhsFormat =
+      getOperandFormat(rhsElement, tf32Allowed);
+  StringRef chipName = stringifyTensorCoreChip(chip);
+  if (!lhsFormat || !rhsFormat) {
+    op->emitOpError() << "cannot be lowered to " << chipName
+                      << " Tensor Cores (format " << llvm::to_string(lhsElement)
+                      << "): f32 operands need `compute tf32` on the op (or "
+                         "format=tf32, which opts in to TF32 rounding); no "
+                         "Tensor Core instruction multiplies IEEE f32";
+    return failure();
+  }
+  std::string formats = describeFormats(*lhsFormat, *rhsFormat);
+  auto error = [&]() {
+    return op->emitOpError() << "cannot be lowered to " << chipName
+                             << " Tensor Cores (format " << formats << "): ";
+  };
+  if (format != TensorCoreFormat::automatic &&
+      (*lhsFormat != format || *rhsFormat != format)) {
+    error() << "its operands do not have the requested format "
+            << stringifyTensorCoreFormat(format);
+    return failure();
+  }
+  spec.lhsFormat = *lhsFormat;
+  spec.rhsFormat = *rhsFormat;
+  if (spec.usesFP8() &&
+      (chip == TensorCoreChip::sm80 || chip == TensorCoreChip::sm86)) {
+    error() << "FP8 Tensor Core instructions need sm_89 or sm_90a";
+    return failure();
+  }
+
+  // Accumulator, result and epilogue.
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  spec.accType = accType;
+  spec.resultType = resultType.getElementType();
+  if (!spec.resultType.isF32() && !spec.resultType.isF16() &&
+      !spec.resultType.isBF16() && !spec.resultType.isInteger(32)) {
+    error() << "the epilogue stores f32, f16, bf16 or i32 results, not "
+            << llvm::to_string(spec.resultType);
+    return failure();
+  }
+  spec.hasBias = static_cast<bool>(lowering.bias);
+  Value result = op->getResult(0);
+  if (fuseEpilogue && result.hasOneUse()) {
+    Operation *user = *result.getUsers().begin();
+    if (isa<ReluOp>(user)) {
+      spec.activation = EpilogueActivation::relu;
+      lowering.activation = user;
+    } else if (auto gelu = dyn_cast<GeluOp>(user)) {
+      spec.activation = gelu.getApproximate() == GeluApproximation::tanh
+                            ? EpilogueActivation::geluTanh
+                            : EpilogueActivation::geluErf;
+      lowering.activation = user;
+    }
+  }
+
+  // Instruction family.
+  if (instruction == TensorCoreInstruction::wgmma &&
+      chip != TensorCoreChip::sm90a) {
+    error() << "wgmma needs sm_90a";
+    return failure();
+  }
+  if (chip == TensorCoreChip::sm90a &&
+      instruction != TensorCoreInstruction::mmaSync) {
+    spec.useWgmma = canWgmmaReadOperands(spec);
+    if (!spec.useWgmma && instruction == TensorCoreInstruction::wgmma) {
+      error() << "wgmma reads " << formats << " operands only K-major, and "
+              << (spec.lhsKContiguous ? "B is N-contiguous"
+                                      : "A is M-contiguous")
+              << " here (use instruction=mma-sync or auto)";
+      return failure();
+    }
+  }
+
+  // Tiles.
+  spec.blockM = blockM;
+  spec.blockN = blockN;
+  spec.blockK = blockK;
+  spec.warpM = warpM;
+  spec.warpN = warpN;
+  spec.stages = stages;
+  std::string reason;
+  if (!completeTensorCoreKernelSpec(spec, reason)) {
+    error() << "cannot be tiled: " << reason;
+    return failure();
+  }
+
+  // Rows of operands whose contiguous dimension spans a multiple of 16 bytes
+  // start 16-byte aligned: they are copied with 16-byte cp.async.
+  auto rowsAligned = [](int64_t contiguousSize, TensorCoreFormat format) {
+    return contiguousSize * getFormatByteWidth(format) % 16 == 0;
+  };
+  spec.lhsRowsAligned = rowsAligned(
+      spec.lhsKContiguous ? lowering.k : lowering.m, spec.lhsFormat);
+  spec.rhsRowsAligned = rowsAligned(
+      spec.rhsKContiguous ? lowering.k : lowering.n, spec.rhsFormat);
+  constexpr int64_t maxGridDim = 65535;
+  int64_t int32Max = std::numeric_limits<int32_t>::max();
+  if (lowering.m > int32Max || lowering.n > int32Max || lowering.k > int32Max) {
+    error() << "cannot be tiled: M, N and K must fit in 32 bits";
+    return failure();
+  }
+  if (lowering.batch > maxGridDim ||
+      llvm::divideCeil(lowering.m, spec.blockM) > maxGridDim) {
+    error() << "cannot be tiled: the grid (batch " << lowering.batch << ", "
+            << llvm::divideCeil(lowering.m, spec.blockM)
+            << " row blocks) exceeds 65535 blocks in y or z";
+    return failure();
+  }
+  return lowering;
+}
+
+/// Returns `buffer`'s aligned base pointer as an `!llvm.ptr`.
+static Value getBufferPointer(OpBuilder &builder, Location loc, Value buffer) {
+  Value index =
+      memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer);
+  Value integer =
+      arith::IndexCastOp::create(builder, loc, builder.getI64Type(), index);
+  return LLVM::IntToPtrOp::create(
+      builder, loc, LLVM::LLVMPointerType::get(builder.getContext()), integer);
+}
+
+void ConvertMPToNVVMPass::rewrite(const MatmulLowering &lowering,
+                                  gpu::GPUModuleOp kernels) {
+  const TensorCoreKernelSpec &spec = lowering.spec;
+  ModuleOp module = getOperation();
+  OpBuilder builder(module.getContext());
+  std::string name = spec.kernelName();
+  auto kernel = kernels.lookupSymbol<gpu::GPUFuncOp>(name);
+  if (!kernel)
+    kernel = buildTensorCoreKernel(builder, kernels, spec);
+  auto launcher = module.lookupSymbol<LLVM::LLVMFuncOp>(name + "_launch");
+  if (!launcher)
+    launcher = buildTensorCoreLauncher(builder, module, kernel, spec);
+
+  Operation *op = lowering.op;
+  Location loc = op->getLoc();
+  builder.setInsertionPoint(op);
+  auto bufferOf = [&](Value tensor) {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    Value buffer = bufferization::ToBufferOp::create(
+        builder, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        tensor, /*read_only=*/true);
+    return getBufferPointer(builder, loc, buffer);
+  };
+  SmallVector<Value> args = {bufferOf(lowering.lhs), bufferOf(lowering.rhs)};
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  Value resultBuffer = memref::AllocOp::create(
+      builder, loc,
+      MemRefType::get(resultType.getShape(), resultType.getElementType()),
+      builder.getI64IntegerAttr(64));
+  args.push_back(getBufferPointer(builder, loc, resultBuffer));
+  if (lowering.bias)
+    args.push_back(bufferOf(lowering.bias));
+  for (int64_t size : {lowering.batch, lowering.m, lowering.n, lowering.k})
+    args.push_back(arith::ConstantIntOp::create(builder, loc, size, 64));
+  LLVM::CallOp::create(builder, loc, launcher, args);
+  Value result = bufferization::ToTensorOp::create(
+      builder, loc, resultType, resultBuffer, /*restrict=*/true,
+      /*writable=*/true);
+
+  if (Operation *activation = lowering.activation) {
+    activation->getResult(0).replaceAllUsesWith(result);
+    activation->erase();
+  }
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
+}
+
+void ConvertMPToNVVMPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  SmallVector<Operation *> ops;
+  module.walk([&](Operation *op) {
+    if (isa<MatmulOp, BatchMatmulOp, LinearOp>(op))
+      ops.push_back(op);
+  });
+  if (ops.empty())
+    return;
+
+  // Check everything before changing anything.
+  SmallVector<MatmulLowering> lowerings;
+  bool failed = false;
+  for (Operation *op : ops) {
+    FailureOr<MatmulLowering> lowering = analyze(op);
+    if (::mlir::failed(lowering))
+      failed = true;
+    else
+      lowerings.push_back(*lowering);
+  }
+  if (failed)
+    return signalPassFailure();
+
+  MLIRContext *context = &getContext();
+  OpBuilder builder(context);
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  builder.getUnitAttr());
+  constexpr StringLiteral kernelsName = "mp_tensor_core_kernels";
+  auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(kernelsName);
+  if (!kernels) {
+    builder.setInsertionPointToEnd(module.getBody());
+    kernels = gpu::GPUModuleOp::create(builder, module.getLoc(), kernelsName);
+  }
+  bool fp8MmaSync = llvm::any_of(lowerings, [](const MatmulLowering &lowering) {
+    return lowering.spec.usesFP8() && !lowering.spec.useWgmma;
+  });
+  std::string features = ptxFeatures.empty()
+                             ? getRequiredPTXFeature(chip, fp8MmaSync).str()
+                             : std::string(ptxFeatures);
+  kernels.setTargetsAttr(builder.getArrayAttr(
+      {NVVM::NVVMTargetAttr::get(context, /*optLevel=*/3, "nvptx64-nvidia-cuda",
+                                 stringifyTensorCoreChip(chip), features)}));
+
+  for (const MatmulLowering &lowering : lowerings)
+    rewrite(lowering, kernels);
+}

@@ -1,0 +1,328 @@
+//===- TensorCoreKernelSpec.cpp - Tiles and checks of GEMM kernels --------===//
+//
+// Default tiles per instruction family, the checks that make a tile
+// buildable (divisibility, threads, shared memory of the chip), the shared-
+// memory geometry of the operand tiles, kernel names, and the command-line
+// values of the Tensor Core options.
+//
+// Defaults: mma.sync uses 128×128 block tiles of 8 warps (64×32 warp tiles)
+// with K slices of 64 bytes per row (32 f16, 16 tf32, 64 8-bit elements) in
+// 3 stages; wgmma uses 128×128 block tiles of 2 warpgroups with K slices of
+// 128 bytes per row (one 128-byte swizzle atom) in 4 stages.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TensorCoreKernels.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/ScopedPrinter.h"
+
+using namespace mlir;
+using namespace mlir::mp;
+
+//===----------------------------------------------------------------------===//
+// Option values
+//===----------------------------------------------------------------------===//
+
+StringRef mlir::mp::stringifyTensorCoreChip(TensorCoreChip chip) {
+  switch (chip) {
+  case TensorCoreChip::sm80:
+    return "sm_80";
+  case TensorCoreChip::sm86:
+    return "sm_86";
+  case TensorCoreChip::sm89:
+    return "sm_89";
+  case TensorCoreChip::sm90a:
+    return "sm_90a";
+  }
+  llvm_unreachable("unknown chip");
+}
+
+StringRef mlir::mp::stringifyTensorCoreFormat(TensorCoreFormat format) {
+  switch (format) {
+  case TensorCoreFormat::automatic:
+    return "auto";
+  case TensorCoreFormat::f16:
+    return "f16";
+  case TensorCoreFormat::bf16:
+    return "bf16";
+  case TensorCoreFormat::tf32:
+    return "tf32";
+  case TensorCoreFormat::e4m3:
+    return "e4m3";
+  case TensorCoreFormat::e5m2:
+    return "e5m2";
+  case TensorCoreFormat::s8:
+    return "s8";
+  }
+  llvm_unreachable("unknown format");
+}
+
+llvm::cl::ValuesClass mlir::mp::getTensorCoreChipValues() {
+  return llvm::cl::values(
+      clEnumValN(TensorCoreChip::sm80, "sm_80", "A100 (Ampere): mma.sync"),
+      clEnumValN(TensorCoreChip::sm86, "sm_86",
+                 "RTX 30xx, A10 (Ampere): mma.sync"),
+      clEnumValN(TensorCoreChip::sm89, "sm_89",
+                 "L4, RTX 40xx (Ada): mma.sync, FP8"),
+      clEnumValN(TensorCoreChip::sm90a, "sm_90a",
+                 "H100, H200 (Hopper): wgmma, mma.sync, FP8"));
+}
+
+llvm::cl::ValuesClass mlir::mp::getTensorCoreFormatValues() {
+  return llvm::cl::values(
+      clEnumValN(TensorCoreFormat::automatic, "auto",
+                 "from each matmul's operand types"),
+      clEnumValN(TensorCoreFormat::f16, "f16", "f16 operands"),
+      clEnumValN(TensorCoreFormat::bf16, "bf16", "bf16 operands"),
+      clEnumValN(TensorCoreFormat::tf32, "tf32",
+                 "f32 operands rounded to TF32"),
+      clEnumValN(TensorCoreFormat::e4m3, "e4m3", "f8E4M3FN operands"),
+      clEnumValN(TensorCoreFormat::e5m2, "e5m2", "f8E5M2 operands"),
+      clEnumValN(TensorCoreFormat::s8, "s8", "int8 operands"));
+}
+
+llvm::cl::ValuesClass mlir::mp::getTensorCoreInstructionValues() {
+  return llvm::cl::values(
+      clEnumValN(TensorCoreInstruction::automatic, "auto",
+                 "wgmma on sm_90a where possible, else mma.sync"),
+      clEnumValN(TensorCoreInstruction::mmaSync, "mma-sync",
+                 "warp-level mma.sync"),
+      clEnumValN(TensorCoreInstruction::wgmma, "wgmma",
+                 "warpgroup-level wgmma.mma_async (sm_90a)"));
+}
+
+llvm::cl::ValuesClass mlir::mp::getGPUBinaryFormatValues() {
+  return llvm::cl::values(
+      clEnumValN(GPUBinaryFormat::isa, "isa", "PTX text"),
+      clEnumValN(GPUBinaryFormat::bin, "bin", "cubin (runs ptxas)"),
+      clEnumValN(GPUBinaryFormat::fatbin, "fatbin",
+                 "PTX and cubin (runs ptxas and fatbinary)"));
+}
+
+//===----------------------------------------------------------------------===//
+// Geometry
+//===----------------------------------------------------------------------===//
+
+int64_t mlir::mp::getFormatByteWidth(TensorCoreFormat format) {
+  switch (format) {
+  case TensorCoreFormat::f16:
+  case TensorCoreFormat::bf16:
+    return 2;
+  case TensorCoreFormat::tf32:
+    return 4;
+  case TensorCoreFormat::e4m3:
+  case TensorCoreFormat::e5m2:
+  case TensorCoreFormat::s8:
+    return 1;
+  case TensorCoreFormat::automatic:
+    break;
+  }
+  llvm_unreachable("no byte width for format auto");
+}
+
+int64_t SharedTileGeometry::bytes() const {
+  // Swizzled tiles have no padding: `rowBytes / 128` columns of `rows` rows.
+  return rows * (swizzled ? rowBytes : pitchBytes);
+}
+
+SharedTileGeometry
+mlir::mp::getSharedTileGeometry(const TensorCoreKernelSpec &spec, bool lhs) {
+  int64_t elementBytes =
+      getFormatByteWidth(lhs ? spec.lhsFormat : spec.rhsFormat);
+  int64_t mnExtent = lhs ? spec.blockM : spec.blockN;
+  bool kContiguous = lhs ? spec.lhsKContiguous : spec.rhsKContiguous;
+  SharedTileGeometry geometry;
+  geometry.rows = kContiguous ? mnExtent : spec.blockK;
+  geometry.rowBytes = (kContiguous ? spec.blockK : mnExtent) * elementBytes;
+  if (spec.useWgmma) {
+    geometry.swizzled = true;
+    geometry.pitchBytes = 128;
+    return geometry;
+  }
+  // Scalar fragment loads of 32-bit elements read rows t and columns g
+  // (t < 4, g < 8) at once: a pitch of 8 (mod 32) words spreads them over all
+  // banks. ldmatrix reads 8 rows of 16 bytes: an odd number of 16-byte
+  // chunks per pitch does.
+  if (elementBytes == 4 && !kContiguous) {
+    int64_t words = geometry.rowBytes / 4;
+    geometry.pitchBytes = geometry.rowBytes + ((8 - words % 32 + 32) % 32) * 4;
+  } else {
+    geometry.pitchBytes =
+        geometry.rowBytes + ((geometry.rowBytes / 16) % 2 == 0 ? 16 : 0);
+  }
+  return geometry;
+}
+
+bool mlir::mp::canWgmmaReadOperands(const TensorCoreKernelSpec &spec) {
+  auto readable = [](TensorCoreFormat format, bool kContiguous) {
+    return kContiguous || getFormatByteWidth(format) == 2;
+  };
+  return readable(spec.lhsFormat, spec.lhsKContiguous) &&
+         readable(spec.rhsFormat, spec.rhsKContiguous);
+}
+
+//===----------------------------------------------------------------------===//
+// TensorCoreKernelSpec
+//===----------------------------------------------------------------------===//
+
+int64_t TensorCoreKernelSpec::numThreads() const {
+  if (useWgmma)
+    return blockM / 64 * 128;
+  return (blockM / warpM) * (blockN / warpN) * 32;
+}
+
+int64_t TensorCoreKernelSpec::sharedMemoryBytes() const {
+  return stages * (getSharedTileGeometry(*this, /*lhs=*/true).bytes() +
+                   getSharedTileGeometry(*this, /*lhs=*/false).bytes());
+}
+
+bool TensorCoreKernelSpec::usesFP8() const {
+  auto isFP8 = [](TensorCoreFormat format) {
+    return format == TensorCoreFormat::e4m3 || format == TensorCoreFormat::e5m2;
+  };
+  return isFP8(lhsFormat) || isFP8(rhsFormat);
+}
+
+std::string TensorCoreKernelSpec::kernelName() const {
+  static constexpr StringRef activationNames[] = {"", "_relu", "_gelu",
+                                                  "_gelutanh"};
+  // Operands: format, contiguous dimension (k, m or n), `u` if rows are not
+  // 16-byte aligned (element copies).
+  std::string name = llvm::formatv(
+      "mp_tc_{0}_{1}_{2}{3}{4}_{5}{6}{7}_acc{8}_out{9}_{10}x{11}x{12}",
+      llvm::join(llvm::split(stringifyTensorCoreChip(chip), "_"), ""),
+      useWgmma ? "wgmma" : "mma", stringifyTensorCoreFormat(lhsFormat),
+      lhsKContiguous ? "k" : "m", lhsRowsAligned ? "" : "u",
+      stringifyTensorCoreFormat(rhsFormat), rhsKContiguous ? "k" : "n",
+      rhsRowsAligned ? "" : "u", llvm::to_string(accType),
+      llvm::to_string(resultType), blockM, blockN, blockK);
+  if (!useWgmma)
+    name += llvm::formatv("_w{0}x{1}", warpM, warpN);
+  name += llvm::formatv("_s{0}", stages);
+  if (hasBias)
+    name += "_bias";
+  name += activationNames[static_cast<int>(activation)];
+  return name;
+}
+
+/// The largest dynamic shared memory one block may use on `chip`.
+static int64_t getMaxSharedMemoryBytes(TensorCoreChip chip) {
+  switch (chip) {
+  case TensorCoreChip::sm80:
+    return 163 * 1024;
+  case TensorCoreChip::sm86:
+  case TensorCoreChip::sm89:
+    return 99 * 1024;
+  case TensorCoreChip::sm90a:
+    return 227 * 1024;
+  }
+  llvm_unreachable("unknown chip");
+}
+
+bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
+                                            std::string &reason) {
+  int64_t elementBytes = getFormatByteWidth(spec.lhsFormat);
+  auto orDefault = [](int64_t &value, int64_t byDefault) {
+    if (value == 0)
+      value = byDefault;
+  };
+  orDefault(spec.blockM, 128);
+  orDefault(spec.blockN, 128);
+  orDefault(spec.blockK, (spec.useWgmma ? 128 : 64) / elementBytes);
+  orDefault(spec.stages, spec.useWgmma ? 4 : 3);
+  if (!spec.useWgmma) {
+    orDefault(spec.warpM, 64);
+    orDefault(spec.warpN, 32);
+  }
+
+  auto fail = [&](const Twine &message) {
+    reason = message.str();
+    return false;
+  };
+  for (auto [name, value] :
+       {std::pair<StringRef, int64_t>{"block-m", spec.blockM},
+        {"block-n", spec.blockN},
+        {"block-k", spec.blockK},
+        {"stages", spec.stages}}) {
+    if (value < 0)
+      return fail(name + " must be positive, got " + Twine(value));
+  }
+  if (spec.stages < 2 || spec.stages > 8)
+    return fail("stages must be between 2 and 8, got " + Twine(spec.stages));
+
+  if (spec.useWgmma) {
+    if (spec.blockM % 64 != 0 || spec.blockM > 256)
+      return fail("block-m (" + Twine(spec.blockM) +
+                  ") must be 64, 128, 192 or 256 with wgmma (one warpgroup "
+                  "per 64 rows)");
+    int64_t kBytes = spec.blockK * elementBytes;
+    if (kBytes % 128 != 0)
+      return fail("block-k (" + Twine(spec.blockK) +
+                  ") must span a multiple of 128 bytes with wgmma (the "
+                  "128-byte swizzle atom), i.e. a multiple of " +
+                  Twine(128 / elementBytes) + " elements");
+    bool integer = spec.lhsFormat == TensorCoreFormat::s8;
+    bool validN = spec.blockN >= 8 && spec.blockN <= 256 &&
+                  spec.blockN % 8 == 0 &&
+                  (!integer || spec.blockN <= 32 || spec.blockN % 16 == 0);
+    if (!validN)
+      return fail("block-n (" + Twine(spec.blockN) +
+                  ") is not an N of wgmma: a multiple of 8 up to 256" +
+                  (integer ? " (of 16 above 32 for s8)" : ""));
+    if (!spec.rhsKContiguous && spec.blockN % 64 != 0)
+      return fail("block-n (" + Twine(spec.blockN) +
+                  ") must be a multiple of 64 for an N-contiguous B with "
+                  "wgmma (128-byte swizzle atoms)");
+  } else {
+    if (spec.warpM <= 0 || spec.warpN <= 0)
+      return fail("warp-m and warp-n must be positive");
+    if (spec.warpM % 16 != 0 || spec.warpN % 16 != 0)
+      return fail("warp-m (" + Twine(spec.warpM) + ") and warp-n (" +
+                  Twine(spec.warpN) + ") must be multiples of 16");
+    if (spec.blockM % spec.warpM != 0 || spec.blockN % spec.warpN != 0)
+      return fail("block-m (" + Twine(spec.blockM) +
+                  ") must be a multiple of warp-m (" + Twine(spec.warpM) +
+                  ") and block-n (" + Twine(spec.blockN) +
+                  ") a multiple of warp-n (" + Twine(spec.warpN) + ")");
+    if ((spec.blockK * elementBytes) % 32 != 0)
+      return fail("block-k (" + Twine(spec.blockK) +
+                  ") must span a multiple of 32 bytes (one mma.sync K step), "
+                  "i.e. a multiple of " +
+                  Twine(32 / elementBytes) + " elements");
+    if (spec.warpM * spec.warpN > 64 * 64)
+      return fail("warp tiles above 64x64 (" + Twine(spec.warpM) + "x" +
+                  Twine(spec.warpN) +
+                  ") need more than 128 accumulator registers per thread");
+  }
+  int64_t threads = spec.numThreads();
+  if (threads > 1024)
+    return fail("a block of " + Twine(threads) +
+                " threads exceeds the limit of 1024");
+  int64_t sharedMemory = spec.sharedMemoryBytes();
+  int64_t limit = getMaxSharedMemoryBytes(spec.chip);
+  if (sharedMemory > limit)
+    return fail(Twine(sharedMemory) + " bytes of shared memory (" +
+                Twine(spec.stages) + " stages) exceed the " + Twine(limit) +
+                " bytes a block may use on " +
+                stringifyTensorCoreChip(spec.chip));
+  return true;
+}
+
+StringRef mlir::mp::getRequiredPTXFeature(TensorCoreChip chip,
+                                          bool usesFP8MmaSync) {
+  if (usesFP8MmaSync)
+    return "+ptx84";
+  switch (chip) {
+  case TensorCoreChip::sm80:
+    return "+ptx70";
+  case TensorCoreChip::sm86:
+    return "+ptx71";
+  case TensorCoreChip::sm89:
+    return "+ptx78";
+  case TensorCoreChip::sm90a:
+    return "+ptx80";
+  }
+  llvm_unreachable("unknown chip");
+}

@@ -1,0 +1,608 @@
+//===- TensorCoreKernels.cpp - Shared parts of the GEMM kernels -----------===//
+//
+// The parts of a Tensor Core GEMM kernel that do not depend on the
+// instruction family: the kernel's signature and prologue (block coordinates,
+// batch offsets of the operands, dynamic shared memory), the cp.async copies
+// of K slices into a ring of shared-memory stages with zero fill past the
+// matrix edges, the pipelined K loop, the epilogue (bias, rounding,
+// activation, predicated stores), and the host launcher over MLIR's CUDA
+// runtime wrappers. The instruction-specific main loops are in
+// MmaSyncKernel.cpp and WgmmaKernel.cpp.
+//
+// Assumes what the spec checks guarantee: the tiles divide as documented,
+// rows of the operands start on 16-byte boundaries (the contiguous dimension
+// of each operand spans a multiple of 16 bytes, checked by the pass), and the
+// device buffers are 16-byte aligned (cudaMalloc gives 256).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelCodegen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::mp;
+
+/// The dynamic shared memory every kernel of a gpu.module addresses.
+static constexpr StringLiteral kSharedMemorySymbol = "mp_tensor_core_shared";
+/// The attribute describing a kernel's configuration and launch needs. It has
+/// no dialect prefix: the mp dialect verifies the `mp.` attributes it owns,
+/// and this one is only a note for tools, dropped by the LLVM translation.
+static constexpr StringLiteral kKernelDescriptionAttrName = "mp_tensor_core";
+
+//===----------------------------------------------------------------------===//
+// DeviceCodeBuilder
+//===----------------------------------------------------------------------===//
+
+DeviceCodeBuilder::DeviceCodeBuilder(OpBuilder &builder, Location loc)
+    : b(builder), loc(loc), i1(builder.getI1Type()), i8(builder.getI8Type()),
+      i32(builder.getI32Type()), i64(builder.getI64Type()),
+      f32(builder.getF32Type()),
+      genericPtr(LLVM::LLVMPointerType::get(builder.getContext())),
+      globalPtr(LLVM::LLVMPointerType::get(builder.getContext(), 1)),
+      sharedPtr(LLVM::LLVMPointerType::get(builder.getContext(), 3)) {}
+
+Value DeviceCodeBuilder::constI32(int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 32);
+}
+Value DeviceCodeBuilder::constI64(int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 64);
+}
+Value DeviceCodeBuilder::constF32(double value) {
+  return arith::ConstantFloatOp::create(b, loc, f32, APFloat(float(value)));
+}
+Value DeviceCodeBuilder::add(Value lhs, Value rhs) {
+  return arith::AddIOp::create(b, loc, lhs, rhs);
+}
+Value DeviceCodeBuilder::add(Value lhs, int64_t rhs) {
+  if (rhs == 0)
+    return lhs;
+  return add(lhs, arith::ConstantIntOp::create(b, loc, lhs.getType(), rhs));
+}
+Value DeviceCodeBuilder::sub(Value lhs, Value rhs) {
+  return arith::SubIOp::create(b, loc, lhs, rhs);
+}
+Value DeviceCodeBuilder::mul(Value lhs, Value rhs) {
+  return arith::MulIOp::create(b, loc, lhs, rhs);
+}
+Value DeviceCodeBuilder::mul(Value lhs, int64_t rhs) {
+  if (rhs == 1)
+    return lhs;
+  return mul(lhs, arith::ConstantIntOp::create(b, loc, lhs.getType(), rhs));
+}
+Value DeviceCodeBuilder::div(Value lhs, int64_t rhs) {
+  if (rhs == 1)
+    return lhs;
+  return arith::DivUIOp::create(
+      b, loc, lhs, arith::ConstantIntOp::create(b, loc, lhs.getType(), rhs));
+}
+Value DeviceCodeBuilder::rem(Value lhs, int64_t rhs) {
+  return arith::RemUIOp::create(
+      b, loc, lhs, arith::ConstantIntOp::create(b, loc, lhs.getType(), rhs));
+}
+Value DeviceCodeBuilder::bitXor(Value lhs, Value rhs) {
+  return arith::XOrIOp::create(b, loc, lhs, rhs);
+}
+Value DeviceCodeBuilder::bitOr(Value lhs, Value rhs) {
+  return arith::OrIOp::create(b, loc, lhs, rhs);
+}
+Value DeviceCodeBuilder::bitAnd(Value lhs, Value rhs) {
+  return arith::AndIOp::create(b, loc, lhs, rhs);
+}
+Value DeviceCodeBuilder::shl(Value lhs, int64_t bits) {
+  if (bits == 0)
+    return lhs;
+  return arith::ShLIOp::create(
+      b, loc, lhs, arith::ConstantIntOp::create(b, loc, lhs.getType(), bits));
+}
+Value DeviceCodeBuilder::minSigned(Value lhs, Value rhs) {
+  return arith::MinSIOp::create(b, loc, lhs, rhs);
+}
+Value DeviceCodeBuilder::maxSigned(Value lhs, Value rhs) {
+  return arith::MaxSIOp::create(b, loc, lhs, rhs);
+}
+Value DeviceCodeBuilder::lessThan(Value lhs, Value rhs) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lhs, rhs);
+}
+Value DeviceCodeBuilder::select(Value condition, Value ifTrue, Value ifFalse) {
+  return arith::SelectOp::create(b, loc, condition, ifTrue, ifFalse);
+}
+Value DeviceCodeBuilder::toI64(Value value) {
+  return arith::ExtUIOp::create(b, loc, i64, value);
+}
+Value DeviceCodeBuilder::offset(Value ptr, Value byteOffset) {
+  return LLVM::GEPOp::create(b, loc, ptr.getType(), i8, ptr,
+                             ArrayRef<LLVM::GEPArg>{byteOffset});
+}
+Value DeviceCodeBuilder::offset(Value ptr, int64_t byteOffset) {
+  if (byteOffset == 0)
+    return ptr;
+  return LLVM::GEPOp::create(b, loc, ptr.getType(), i8, ptr,
+                             ArrayRef<LLVM::GEPArg>{int32_t(byteOffset)});
+}
+Value DeviceCodeBuilder::load(Type type, Value ptr) {
+  return LLVM::LoadOp::create(b, loc, type, ptr);
+}
+void DeviceCodeBuilder::store(Value value, Value ptr) {
+  LLVM::StoreOp::create(b, loc, value, ptr);
+}
+Value DeviceCodeBuilder::extractValue(Value aggregate, int64_t position) {
+  return LLVM::ExtractValueOp::create(b, loc, aggregate, position);
+}
+void DeviceCodeBuilder::ifThen(Value condition, function_ref<void()> body) {
+  auto ifOp = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  body();
+}
+
+//===----------------------------------------------------------------------===//
+// Copies and the K loop
+//===----------------------------------------------------------------------===//
+
+void mlir::mp::forEachOwnedChunk(
+    DeviceCodeBuilder &dc, const KernelState &state, bool lhs, Value kTile,
+    function_ref<void(Value, Value, Value)> visit) {
+  const TensorCoreKernelSpec &spec = state.spec;
+  const SharedTileGeometry &tile = lhs ? state.lhsTile : state.rhsTile;
+  int64_t elementBytes =
+      getFormatByteWidth(lhs ? spec.lhsFormat : spec.rhsFormat);
+  bool kContiguous = lhs ? spec.lhsKContiguous : spec.rhsKContiguous;
+  Value mnOrigin = lhs ? state.blockRow : state.blockColumn;
+  Value mnLimit = lhs ? state.m : state.n;
+  Value kOrigin = dc.mul(kTile, spec.blockK);
+  // Rows of the tile run along the operand's non-contiguous dimension.
+  Value rowOrigin = kContiguous ? mnOrigin : kOrigin;
+  Value rowLimit = kContiguous ? mnLimit : state.k;
+  Value columnOrigin = kContiguous ? kOrigin : mnOrigin;
+  Value columnLimit = kContiguous ? state.k : mnLimit;
+
+  int64_t chunksPerRow = tile.rowBytes / 16;
+  int64_t elementsPerChunk = 16 / elementBytes;
+  int64_t totalChunks = tile.rows * chunksPerRow;
+  int64_t threads = spec.numThreads();
+  for (int64_t first = 0; first < totalChunks; first += threads) {
+    Value chunk = dc.add(state.threadId, first);
+    auto copyChunk = [&] {
+      Value row = dc.div(chunk, chunksPerRow);
+      Value column = dc.rem(chunk, chunksPerRow);
+      Value globalRow = dc.add(rowOrigin, row);
+      Value globalColumn =
+          dc.add(columnOrigin, dc.mul(column, elementsPerChunk));
+      Value validElements =
+          dc.maxSigned(dc.minSigned(dc.sub(columnLimit, globalColumn),
+                                    dc.constI32(elementsPerChunk)),
+                       dc.constI32(0));
+      Value validBytes =
+          dc.select(dc.lessThan(globalRow, rowLimit),
+                    dc.mul(validElements, elementBytes), dc.constI32(0));
+      Value globalOffset =
+          dc.mul(dc.add(dc.mul(dc.toI64(globalRow), dc.toI64(columnLimit)),
+                        dc.toI64(globalColumn)),
+                 elementBytes);
+      globalOffset = dc.select(dc.lessThan(dc.constI32(0), validBytes),
+                               globalOffset, dc.constI64(0));
+      Value sharedOffset;
+      if (tile.swizzled) {
+        // 128-byte columns of `rows` rows; chunk c of row r at c ^ (r % 8).
+        Value block = dc.div(column, 8);
+        Value swizzledChunk = dc.bitXor(dc.rem(column, 8), dc.rem(row, 8));
+        sharedOffset =
+            dc.add(dc.add(dc.mul(block, tile.rows * 128), dc.mul(row, 128)),
+                   dc.mul(swizzledChunk, 16));
+      } else {
+        sharedOffset = dc.add(dc.mul(row, tile.pitchBytes), dc.mul(column, 16));
+      }
+      visit(sharedOffset, globalOffset, validBytes);
+    };
+    if (first + threads > totalChunks)
+      dc.ifThen(dc.lessThan(chunk, dc.constI32(totalChunks)), copyChunk);
+    else
+      copyChunk();
+  }
+}
+
+/// Issues the cp.async copies of K slice `kTile` of A and B into the stage
+/// whose tiles start at `aStage` and `bStage`.
+static void copyKTile(DeviceCodeBuilder &dc, const KernelState &state,
+                      Value kTile, Value aStage, Value bStage) {
+  for (bool lhs : {true, false}) {
+    Value tileBase = lhs ? aStage : bStage;
+    Value global = lhs ? state.lhs : state.rhs;
+    forEachOwnedChunk(
+        dc, state, lhs, kTile,
+        [&](Value sharedOffset, Value globalOffset, Value validBytes) {
+          NVVM::CpAsyncOp::create(dc.b, dc.loc,
+                                  dc.offset(tileBase, sharedOffset),
+                                  dc.offset(global, globalOffset), 16,
+                                  NVVM::LoadCacheModifierKind::CG, validBytes);
+        });
+  }
+}
+
+SmallVector<Value> mlir::mp::emitPipelinedKLoop(
+    DeviceCodeBuilder &dc, const KernelState &state, ValueRange initial,
+    function_ref<void(Value, Value, Value)> afterWait,
+    function_ref<SmallVector<Value>(Value, Value, ValueRange)> compute) {
+  int64_t stages = state.spec.stages;
+  auto stagePointers = [&](Value stage) {
+    Value aStage =
+        dc.offset(state.sharedMemory, dc.mul(stage, state.stageBytes));
+    return std::make_pair(aStage, dc.offset(aStage, state.lhsTile.bytes()));
+  };
+
+  // Prologue: slices 0 .. stages-2, one commit group each (possibly empty).
+  for (int64_t slice = 0; slice + 1 < stages; ++slice) {
+    Value kTile = dc.constI32(slice);
+    dc.ifThen(dc.lessThan(kTile, state.numKTiles), [&] {
+      auto [aStage, bStage] = stagePointers(kTile);
+      copyKTile(dc, state, kTile, aStage, bStage);
+    });
+    NVVM::CpAsyncCommitGroupOp::create(dc.b, dc.loc);
+  }
+
+  auto loop = scf::ForOp::create(
+      dc.b, dc.loc, dc.constI32(0), state.numKTiles, dc.constI32(1), initial,
+      [&](OpBuilder &, Location, Value kTile, ValueRange accumulators) {
+        // Slice kTile has landed once at most stages-2 younger groups are
+        // pending; the barrier also tells every thread that the stage the
+        // next copy overwrites (read in the previous iteration) is free.
+        NVVM::CpAsyncWaitGroupOp::create(dc.b, dc.loc, stages - 2);
+        auto [aStage, bStage] = stagePointers(dc.rem(kTile, stages));
+        afterWait(aStage, bStage, kTile);
+        NVVM::Barrier0Op::create(dc.b, dc.loc);
+        Value next = dc.add(kTile, stages - 1);
+        dc.ifThen(dc.lessThan(next, state.numKTiles), [&] {
+          auto [aNext, bNext] = stagePointers(dc.rem(next, stages));
+          copyKTile(dc, state, next, aNext, bNext);
+        });
+        NVVM::CpAsyncCommitGroupOp::create(dc.b, dc.loc);
+        SmallVector<Value> results = compute(aStage, bStage, accumulators);
+        scf::YieldOp::create(dc.b, dc.loc, results);
+      });
+  NVVM::CpAsyncWaitGroupOp::create(dc.b, dc.loc, 0);
+  return SmallVector<Value>(loop.getResults());
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogue
+//===----------------------------------------------------------------------===//
+
+/// Applies `activation` to an f32 value.
+static Value emitActivation(DeviceCodeBuilder &dc,
+                            EpilogueActivation activation, Value x) {
+  OpBuilder &b = dc.b;
+  Location loc = dc.loc;
+  switch (activation) {
+  case EpilogueActivation::none:
+    return x;
+  case EpilogueActivation::relu:
+    // max(x, 0) with NaN propagating, as mp.relu.
+    return arith::MaximumFOp::create(b, loc, x, dc.constF32(0.0));
+  case EpilogueActivation::geluErf: {
+    // x · (1 + erf(x / √2)) / 2
+    Value scaled = arith::MulFOp::create(b, loc, x, dc.constF32(M_SQRT1_2));
+    Value erf = math::ErfOp::create(b, loc, scaled);
+    Value onePlus = arith::AddFOp::create(b, loc, erf, dc.constF32(1.0));
+    Value half = arith::MulFOp::create(b, loc, x, dc.constF32(0.5));
+    return arith::MulFOp::create(b, loc, half, onePlus);
+  }
+  case EpilogueActivation::geluTanh: {
+    // x · (1 + tanh(√(2/π) · (x + 0.044715 x³))) / 2
+    Value cube =
+        arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, x, x), x);
+    Value inner = arith::AddFOp::create(
+        b, loc, x, arith::MulFOp::create(b, loc, cube, dc.constF32(0.044715)));
+    Value tanh = math::TanhOp::create(
+        b, loc,
+        arith::MulFOp::create(b, loc, inner, dc.constF32(0.7978845608028654)));
+    Value onePlus = arith::AddFOp::create(b, loc, tanh, dc.constF32(1.0));
+    Value half = arith::MulFOp::create(b, loc, x, dc.constF32(0.5));
+    return arith::MulFOp::create(b, loc, half, onePlus);
+  }
+  }
+  llvm_unreachable("unknown activation");
+}
+
+void mlir::mp::emitEpilogueStore(DeviceCodeBuilder &dc,
+                                 const KernelState &state, Value row,
+                                 Value column, Value accumulator) {
+  const TensorCoreKernelSpec &spec = state.spec;
+  Value inside =
+      dc.bitAnd(dc.lessThan(row, state.m), dc.lessThan(column, state.n));
+  dc.ifThen(inside, [&] {
+    OpBuilder &b = dc.b;
+    Location loc = dc.loc;
+    Type resultType = spec.resultType;
+    int64_t resultBytes = resultType.getIntOrFloatBitWidth() / 8;
+    Value value = accumulator;
+    if (!resultType.isInteger()) {
+      if (value.getType() != dc.f32)
+        value = arith::ExtFOp::create(b, loc, dc.f32, value);
+      if (spec.hasBias) {
+        Value bias = dc.load(
+            resultType,
+            dc.offset(state.bias, dc.mul(dc.toI64(column), resultBytes)));
+        if (resultType != dc.f32)
+          bias = arith::ExtFOp::create(b, loc, dc.f32, bias);
+        value = arith::AddFOp::create(b, loc, value, bias);
+      }
+      if (spec.activation != EpilogueActivation::none) {
+        // The activation reads the result as rounded to its type.
+        if (resultType != dc.f32) {
+          Value rounded = arith::TruncFOp::create(b, loc, resultType, value);
+          value = arith::ExtFOp::create(b, loc, dc.f32, rounded);
+        }
+        value = emitActivation(dc, spec.activation, value);
+      }
+      if (resultType != dc.f32)
+        value = arith::TruncFOp::create(b, loc, resultType, value);
+    }
+    Value index =
+        dc.add(dc.mul(dc.toI64(row), dc.toI64(state.n)), dc.toI64(column));
+    dc.store(value, dc.offset(state.result, dc.mul(index, resultBytes)));
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel
+//===----------------------------------------------------------------------===//
+
+/// Records what a launch of the kernel needs to know (and what it computes)
+/// for tools that load the binary without the host code, such as
+/// tools/bench/gpu/run_gpu_checks.py.
+static DictionaryAttr describeKernel(OpBuilder &builder,
+                                     const TensorCoreKernelSpec &spec) {
+  static constexpr StringRef activationNames[] = {"none", "relu", "gelu",
+                                                  "gelu_tanh"};
+  auto formatName = [&](TensorCoreFormat format) {
+    return builder.getStringAttr(stringifyTensorCoreFormat(format));
+  };
+  SmallVector<NamedAttribute> entries = {
+      builder.getNamedAttr(
+          "chip", builder.getStringAttr(stringifyTensorCoreChip(spec.chip))),
+      builder.getNamedAttr(
+          "instruction",
+          builder.getStringAttr(spec.useWgmma ? "wgmma" : "mma.sync")),
+      builder.getNamedAttr("lhs_format", formatName(spec.lhsFormat)),
+      builder.getNamedAttr("rhs_format", formatName(spec.rhsFormat)),
+      builder.getNamedAttr("lhs_k_contiguous",
+                           builder.getBoolAttr(spec.lhsKContiguous)),
+      builder.getNamedAttr("rhs_k_contiguous",
+                           builder.getBoolAttr(spec.rhsKContiguous)),
+      builder.getNamedAttr("acc_type", TypeAttr::get(spec.accType)),
+      builder.getNamedAttr("result_type", TypeAttr::get(spec.resultType)),
+      builder.getNamedAttr("bias", builder.getBoolAttr(spec.hasBias)),
+      builder.getNamedAttr(
+          "activation",
+          builder.getStringAttr(
+              activationNames[static_cast<int>(spec.activation)])),
+      builder.getNamedAttr("block",
+                           builder.getDenseI64ArrayAttr(
+                               {spec.blockM, spec.blockN, spec.blockK})),
+      builder.getNamedAttr("stages", builder.getI64IntegerAttr(spec.stages)),
+      builder.getNamedAttr("threads",
+                           builder.getI64IntegerAttr(spec.numThreads())),
+      builder.getNamedAttr("shared_memory_bytes",
+                           builder.getI64IntegerAttr(spec.sharedMemoryBytes())),
+  };
+  if (!spec.useWgmma)
+    entries.push_back(builder.getNamedAttr(
+        "warp", builder.getDenseI64ArrayAttr({spec.warpM, spec.warpN})));
+  return builder.getDictionaryAttr(entries);
+}
+
+/// Returns the extern shared array of `module`, creating it if needed.
+static void getOrCreateSharedMemory(OpBuilder &builder,
+                                    gpu::GPUModuleOp module) {
+  if (module.lookupSymbol(kSharedMemorySymbol))
+    return;
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(module.getBody());
+  // 1024-byte alignment: wgmma's 128-byte swizzle repeats every 1024 bytes.
+  LLVM::GlobalOp::create(builder, module.getLoc(),
+                         LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
+                         /*isConstant=*/false, LLVM::Linkage::External,
+                         kSharedMemorySymbol, Attribute(), /*alignment=*/1024,
+                         /*addrSpace=*/3);
+}
+
+gpu::GPUFuncOp
+mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
+                                const TensorCoreKernelSpec &spec) {
+  OpBuilder::InsertionGuard guard(builder);
+  MLIRContext *context = builder.getContext();
+  Location loc = module.getLoc();
+  getOrCreateSharedMemory(builder, module);
+
+  auto ptr = LLVM::LLVMPointerType::get(context);
+  SmallVector<Type> argTypes(spec.hasBias ? 4 : 3, ptr);
+  argTypes.append(3, builder.getI32Type());
+  argTypes.append(3, builder.getI64Type());
+  builder.setInsertionPointToEnd(module.getBody());
+  auto kernel = gpu::GPUFuncOp::create(builder, loc, spec.kernelName(),
+                                       builder.getFunctionType(argTypes, {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                  builder.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(
+      builder.getDenseI32ArrayAttr({int32_t(spec.numThreads()), 1, 1}));
+  kernel->setAttr(kKernelDescriptionAttrName, describeKernel(builder, spec));
+
+  Block &entry = kernel.getBody().front();
+  builder.setInsertionPointToStart(&entry);
+  DeviceCodeBuilder dc(builder, loc);
+  KernelState state(spec);
+  state.lhsTile = getSharedTileGeometry(spec, /*lhs=*/true);
+  state.rhsTile = getSharedTileGeometry(spec, /*lhs=*/false);
+  state.stageBytes = state.lhsTile.bytes() + state.rhsTile.bytes();
+  state.threadId = NVVM::ThreadIdXOp::create(builder, loc, dc.i32);
+  Value blockX = NVVM::BlockIdXOp::create(builder, loc, dc.i32);
+  Value blockY = NVVM::BlockIdYOp::create(builder, loc, dc.i32);
+  Value batch = dc.toI64(NVVM::BlockIdZOp::create(builder, loc, dc.i32));
+
+  unsigned next = 0;
+  Value lhsArg = entry.getArgument(next++);
+  Value rhsArg = entry.getArgument(next++);
+  Value resultArg = entry.getArgument(next++);
+  Value biasArg = spec.hasBias ? entry.getArgument(next++) : Value();
+  state.m = entry.getArgument(next++);
+  state.n = entry.getArgument(next++);
+  state.k = entry.getArgument(next++);
+  Value lhsStride = entry.getArgument(next++);
+  Value rhsStride = entry.getArgument(next++);
+  Value resultStride = entry.getArgument(next++);
+
+  auto batchPointer = [&](Value arg, Value stride, int64_t elementBytes) {
+    Value global =
+        LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, arg);
+    return dc.offset(global, dc.mul(dc.mul(batch, stride), elementBytes));
+  };
+  state.lhs =
+      batchPointer(lhsArg, lhsStride, getFormatByteWidth(spec.lhsFormat));
+  state.rhs =
+      batchPointer(rhsArg, rhsStride, getFormatByteWidth(spec.rhsFormat));
+  int64_t resultBytes = spec.resultType.getIntOrFloatBitWidth() / 8;
+  state.result = batchPointer(resultArg, resultStride, resultBytes);
+  if (biasArg)
+    state.bias =
+        LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, biasArg);
+  state.blockRow = dc.mul(blockY, spec.blockM);
+  state.blockColumn = dc.mul(blockX, spec.blockN);
+  state.numKTiles = dc.div(dc.add(state.k, spec.blockK - 1), spec.blockK);
+  state.sharedMemory = LLVM::AddressOfOp::create(builder, loc, dc.sharedPtr,
+                                                 kSharedMemorySymbol);
+
+  if (spec.useWgmma)
+    emitWgmmaGemm(dc, state);
+  else
+    emitMmaSyncGemm(dc, state);
+  gpu::ReturnOp::create(builder, loc);
+  return kernel;
+}
+
+//===----------------------------------------------------------------------===//
+// The host launcher
+//===----------------------------------------------------------------------===//
+
+/// Returns the declaration of the runtime wrapper `name`, creating it.
+static LLVM::LLVMFuncOp getOrDeclareRuntimeFunction(OpBuilder &builder,
+                                                    ModuleOp module,
+                                                    StringRef name, Type result,
+                                                    ArrayRef<Type> args) {
+  if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return existing;
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(module.getBody());
+  return LLVM::LLVMFuncOp::create(builder, module.getLoc(), name,
+                                  LLVM::LLVMFunctionType::get(result, args));
+}
+
+LLVM::LLVMFuncOp
+mlir::mp::buildTensorCoreLauncher(OpBuilder &builder, ModuleOp module,
+                                  gpu::GPUFuncOp kernel,
+                                  const TensorCoreKernelSpec &spec) {
+  OpBuilder::InsertionGuard guard(builder);
+  MLIRContext *context = builder.getContext();
+  Location loc = kernel.getLoc();
+  auto ptr = LLVM::LLVMPointerType::get(context);
+  Type i8 = builder.getI8Type(), i32 = builder.getI32Type(),
+       i64 = builder.getI64Type();
+  Type voidType = LLVM::LLVMVoidType::get(context);
+
+  // MLIR's CUDA runtime wrappers (libmlir_cuda_runtime), as gpu-to-llvm
+  // declares them.
+  auto streamCreate =
+      getOrDeclareRuntimeFunction(builder, module, "mgpuStreamCreate", ptr, {});
+  auto streamSynchronize = getOrDeclareRuntimeFunction(
+      builder, module, "mgpuStreamSynchronize", voidType, {ptr});
+  auto streamDestroy = getOrDeclareRuntimeFunction(
+      builder, module, "mgpuStreamDestroy", voidType, {ptr});
+  auto memAlloc = getOrDeclareRuntimeFunction(builder, module, "mgpuMemAlloc",
+                                              ptr, {i64, ptr, i8});
+  auto memFree = getOrDeclareRuntimeFunction(builder, module, "mgpuMemFree",
+                                             voidType, {ptr, ptr});
+  auto memcpy = getOrDeclareRuntimeFunction(builder, module, "mgpuMemcpy",
+                                            voidType, {ptr, ptr, i64, ptr});
+
+  unsigned numBuffers = spec.hasBias ? 4 : 3;
+  SmallVector<Type> argTypes(numBuffers, ptr);
+  argTypes.append(4, i64);
+  builder.setInsertionPointToEnd(module.getBody());
+  auto launcher = LLVM::LLVMFuncOp::create(
+      builder, loc, spec.kernelName() + "_launch",
+      LLVM::LLVMFunctionType::get(voidType, argTypes), LLVM::Linkage::Internal);
+  Block *body = launcher.addEntryBlock(builder);
+  builder.setInsertionPointToStart(body);
+
+  auto constant = [&](Type type, int64_t value) -> Value {
+    return LLVM::ConstantOp::create(builder, loc, type, value);
+  };
+  auto mul = [&](Value lhs, Value rhs) -> Value {
+    return LLVM::MulOp::create(builder, loc, lhs, rhs);
+  };
+  auto ceilDiv = [&](Value value, int64_t divisor) -> Value {
+    Value sum =
+        LLVM::AddOp::create(builder, loc, value, constant(i64, divisor - 1));
+    return LLVM::UDivOp::create(builder, loc, sum, constant(i64, divisor));
+  };
+  Value batch = body->getArgument(numBuffers);
+  Value m = body->getArgument(numBuffers + 1);
+  Value n = body->getArgument(numBuffers + 2);
+  Value k = body->getArgument(numBuffers + 3);
+  Value lhsElements = mul(batch, mul(m, k));
+  Value rhsElements = mul(batch, mul(k, n));
+  Value resultElements = mul(batch, mul(m, n));
+  int64_t resultBytes = spec.resultType.getIntOrFloatBitWidth() / 8;
+  SmallVector<std::pair<Value, Value>> buffers = {
+      {body->getArgument(0),
+       mul(lhsElements, constant(i64, getFormatByteWidth(spec.lhsFormat)))},
+      {body->getArgument(1),
+       mul(rhsElements, constant(i64, getFormatByteWidth(spec.rhsFormat)))},
+      {body->getArgument(2), mul(resultElements, constant(i64, resultBytes))}};
+  if (spec.hasBias)
+    buffers.push_back(
+        {body->getArgument(3), mul(n, constant(i64, resultBytes))});
+
+  Value stream = LLVM::CallOp::create(builder, loc, streamCreate, ValueRange{})
+                     .getResult();
+  SmallVector<Value> devicePointers;
+  for (auto [index, buffer] : llvm::enumerate(buffers)) {
+    auto [host, bytes] = buffer;
+    Value device =
+        LLVM::CallOp::create(builder, loc, memAlloc,
+                             ValueRange{bytes, stream, constant(i8, 0)})
+            .getResult();
+    devicePointers.push_back(device);
+    if (index != 2) // C is only written
+      LLVM::CallOp::create(builder, loc, memcpy,
+                           ValueRange{device, host, bytes, stream});
+  }
+
+  SmallVector<Value> kernelArgs(devicePointers);
+  for (Value size : {m, n, k})
+    kernelArgs.push_back(LLVM::TruncOp::create(builder, loc, i32, size));
+  kernelArgs.append({mul(m, k), mul(k, n), mul(m, n)});
+  auto kernelModule = kernel->getParentOfType<gpu::GPUModuleOp>();
+  auto kernelSymbol =
+      SymbolRefAttr::get(kernelModule.getNameAttr(),
+                         {FlatSymbolRefAttr::get(kernel.getNameAttr())});
+  Value one = constant(i64, 1);
+  gpu::LaunchFuncOp::create(
+      builder, loc, kernelSymbol,
+      gpu::KernelDim3{ceilDiv(n, spec.blockN), ceilDiv(m, spec.blockM), batch},
+      gpu::KernelDim3{constant(i64, spec.numThreads()), one, one},
+      constant(i32, spec.sharedMemoryBytes()), kernelArgs,
+      /*asyncObject=*/stream);
+
+  LLVM::CallOp::create(builder, loc, memcpy,
+                       ValueRange{buffers[2].first, devicePointers[2],
+                                  buffers[2].second, stream});
+  LLVM::CallOp::create(builder, loc, streamSynchronize, ValueRange{stream});
+  for (Value device : devicePointers)
+    LLVM::CallOp::create(builder, loc, memFree, ValueRange{device, stream});
+  LLVM::CallOp::create(builder, loc, streamDestroy, ValueRange{stream});
+  LLVM::ReturnOp::create(builder, loc, ValueRange{});
+  return launcher;
+}

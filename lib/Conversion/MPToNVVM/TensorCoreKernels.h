@@ -1,0 +1,132 @@
+//===- TensorCoreKernels.h - Tensor Core GEMM kernel generator --*- C++ -*-===//
+//
+// The description of one Tensor Core GEMM kernel (chip, formats, layouts,
+// epilogue, tiles), its checks, its shared-memory geometry, and the builders
+// of its device code (`gpu.func` in NVVM) and of its host launcher
+// (`llvm.func` over the CUDA runtime wrappers). Used by convert-mp-to-nvvm.
+//
+// Kernel ABI, shared by the device code, the launcher and
+// tools/bench/gpu/run_gpu_checks.py:
+//
+//   kernel(ptr A, ptr B, ptr C, [ptr bias,] i32 M, i32 N, i32 K,
+//          i64 batchStrideA, i64 batchStrideB, i64 batchStrideC)
+//
+// with grid (⌈N/blockN⌉, ⌈M/blockM⌉, batch), `numThreads()` threads and
+// `sharedMemoryBytes()` bytes of dynamic shared memory. A is M×K (K-contiguous)
+// or K×M (M-contiguous), B is N×K (K-contiguous) or K×N (N-contiguous), C is
+// M×N row-major; strides are in elements.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_CONVERSION_MPTONVVM_TENSORCOREKERNELS_H
+#define LIB_CONVERSION_MPTONVVM_TENSORCOREKERNELS_H
+
+#include "mp/Conversion/MPToNVVM/MPToNVVM.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+
+#include <string>
+
+namespace mlir::mp {
+
+/// An elementwise function applied to the rounded result in the epilogue.
+enum class EpilogueActivation { none, relu, geluErf, geluTanh };
+
+/// Everything that determines the code of one Tensor Core GEMM kernel. The
+/// problem sizes (M, N, K, batch) are kernel arguments, so one kernel serves
+/// every shape its checks accept.
+struct TensorCoreKernelSpec {
+  TensorCoreChip chip = TensorCoreChip::sm80;
+  /// wgmma.mma_async (sm_90a) instead of mma.sync.
+  bool useWgmma = false;
+  /// Formats of A and B (never `automatic`).
+  TensorCoreFormat lhsFormat = TensorCoreFormat::f16;
+  TensorCoreFormat rhsFormat = TensorCoreFormat::f16;
+  /// Whether K is the contiguous dimension of A (M×K row-major) or of B (N×K
+  /// row-major); otherwise A is K×M and B is K×N row-major.
+  bool lhsKContiguous = true;
+  bool rhsKContiguous = true;
+  /// Whether every row of A (B) starts on a 16-byte boundary, i.e. its
+  /// contiguous dimension spans a multiple of 16 bytes: then K slices are
+  /// copied with 16-byte cp.async, otherwise element by element.
+  bool lhsRowsAligned = true;
+  bool rhsRowsAligned = true;
+  /// Accumulator element type: f32, f16 (f16 operands) or i32 (s8).
+  Type accType;
+  /// Element type of C and of the bias: f32, f16, bf16 or i32.
+  Type resultType;
+  bool hasBias = false;
+  EpilogueActivation activation = EpilogueActivation::none;
+  /// Tiles; 0 selects the default in `completeTensorCoreKernelSpec`.
+  int64_t blockM = 0, blockN = 0, blockK = 0;
+  int64_t warpM = 0, warpN = 0; // mma.sync only
+  int64_t stages = 0;
+
+  /// Threads per block.
+  int64_t numThreads() const;
+  /// Dynamic shared memory of one block in bytes.
+  int64_t sharedMemoryBytes() const;
+  /// The kernel's symbol, unique per spec.
+  std::string kernelName() const;
+  /// Whether an FP8 operand is involved.
+  bool usesFP8() const;
+};
+
+/// Returns the size in bytes of one element of `format`.
+int64_t getFormatByteWidth(TensorCoreFormat format);
+
+/// How the K slice of one operand is laid out in a shared-memory stage: a
+/// tile of `rows` rows (the operand's non-contiguous dimension) of `rowBytes`
+/// bytes each (its contiguous dimension), copied in 16-byte chunks.
+struct SharedTileGeometry {
+  int64_t rows = 0;
+  int64_t rowBytes = 0;
+  /// mma.sync: bytes from one row to the next (`rowBytes` plus padding that
+  /// keeps ldmatrix and the scalar fragment loads free of bank conflicts).
+  /// wgmma: 128; the tile is split into columns of 128 bytes, each a stack
+  /// of `rows` 128-byte rows with the 128-byte swizzle (16-byte chunk c of
+  /// row r at chunk c ^ (r % 8)).
+  int64_t pitchBytes = 0;
+  bool swizzled = false;
+
+  /// The tile's size in bytes.
+  int64_t bytes() const;
+};
+
+/// Returns the shared-memory geometry of A (`lhs`) or B in `spec`, whose tiles
+/// must be complete.
+SharedTileGeometry getSharedTileGeometry(const TensorCoreKernelSpec &spec,
+                                         bool lhs);
+
+/// Whether wgmma can read both operands of `spec` from shared memory: tf32
+/// and 8-bit operands must be K-contiguous.
+bool canWgmmaReadOperands(const TensorCoreKernelSpec &spec);
+
+/// Replaces the zero tiles of `spec` by the defaults of its instruction and
+/// checks the tiles; on failure returns false and sets `reason`.
+bool completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
+                                  std::string &reason);
+
+/// Returns the PTX ISA feature (`+ptx70`, ...) kernels for `chip` need,
+/// `+ptx84` where FP8 mma.sync is used.
+llvm::StringRef getRequiredPTXFeature(TensorCoreChip chip, bool usesFP8MmaSync);
+
+/// Builds the kernel of `spec` at the end of `module` (a `gpu.func` named
+/// `spec.kernelName()`, in NVVM, scf and arith).
+gpu::GPUFuncOp buildTensorCoreKernel(OpBuilder &builder,
+                                     gpu::GPUModuleOp module,
+                                     const TensorCoreKernelSpec &spec);
+
+/// Builds at the end of `module` the host launcher of `kernel`: an
+/// `llvm.func` taking (ptr A, ptr B, ptr C, [ptr bias,] i64 batch, i64 M,
+/// i64 N, i64 K) host pointers, which copies the operands to the device,
+/// launches the kernel and copies C back before returning.
+LLVM::LLVMFuncOp buildTensorCoreLauncher(OpBuilder &builder, ModuleOp module,
+                                         gpu::GPUFuncOp kernel,
+                                         const TensorCoreKernelSpec &spec);
+
+} // namespace mlir::mp
+
+#endif // LIB_CONVERSION_MPTONVVM_TENSORCOREKERNELS_H

@@ -1,0 +1,95 @@
+//===- ExportEntryPoints.cpp - Make public functions callable from C ------===//
+//
+// mp-export-entry-points prepares the public functions of a module for
+// drivers that call them once the module is lowered to LLVM (mp-run, the C
+// API): each gets `llvm.emit_c_interface`, and its tensor-level signature,
+// with the `mp.*` argument and result attributes of the train-step contract,
+// is recorded as the function attribute `mp.signature` and removed from the
+// arguments and results (bufferization turns them into memrefs, on which the
+// contract attributes do not verify). Tensor arguments are marked
+// `bufferization.writable = false`: the caller's buffers are read-only, so a
+// driver can compare results with arguments and reuse unchanged ones.
+//
+// It assumes tensor-level functions: it runs just before bufferization.
+// Functions already carrying `mp.signature` are left unchanged.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mp/Dialect/MP/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::mp {
+#define GEN_PASS_DEF_MPEXPORTENTRYPOINTS
+#include "mp/Dialect/MP/Transforms/Passes.h.inc"
+} // namespace mlir::mp
+
+using namespace mlir;
+using namespace mlir::mp;
+
+namespace {
+
+/// Splits `attrs` into the `mp.*` attributes (returned) and the others (left
+/// in `attrs`).
+static DictionaryAttr takeContractAttributes(MLIRContext *context,
+                                             DictionaryAttr &attrs) {
+  NamedAttrList contract, rest;
+  if (attrs)
+    for (NamedAttribute attr : attrs)
+      (attr.getName().strref().starts_with("mp.") ? contract : rest)
+          .push_back(attr);
+  attrs = rest.getDictionary(context);
+  return contract.getDictionary(context);
+}
+
+struct ExportEntryPoints
+    : public mp::impl::MPExportEntryPointsBase<ExportEntryPoints> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    Builder builder(context);
+    for (auto function : getOperation().getOps<func::FuncOp>()) {
+      if (!function.isPublic() || function.isExternal() ||
+          function->hasAttr(MPDialect::kSignatureAttrName))
+        continue;
+      function->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                        builder.getUnitAttr());
+
+      SmallVector<Attribute> argContract, resultContract;
+      bool hasContract = false;
+      for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i) {
+        DictionaryAttr attrs = function.getArgAttrDict(i);
+        DictionaryAttr contract = takeContractAttributes(context, attrs);
+        hasContract |= !contract.empty();
+        argContract.push_back(contract);
+        function.setArgAttrs(i, attrs);
+        if (isa<TensorType>(function.getArgumentTypes()[i]))
+          function.setArgAttr(
+              i, bufferization::BufferizationDialect::kWritableAttrName,
+              builder.getBoolAttr(false));
+      }
+      for (unsigned i = 0, e = function.getNumResults(); i < e; ++i) {
+        DictionaryAttr attrs = function.getResultAttrDict(i);
+        DictionaryAttr contract = takeContractAttributes(context, attrs);
+        hasContract |= !contract.empty();
+        resultContract.push_back(contract);
+        function.setResultAttrs(i, attrs);
+      }
+
+      NamedAttrList signature;
+      signature.append("function_type",
+                       TypeAttr::get(function.getFunctionType()));
+      if (hasContract) {
+        signature.append("arg_attrs", builder.getArrayAttr(argContract));
+        signature.append("res_attrs", builder.getArrayAttr(resultContract));
+      }
+      function->setAttr(MPDialect::kSignatureAttrName,
+                        signature.getDictionary(context));
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,484 @@
+//===- PrecisionReport.cpp - Per-op precision, casts and memory -----------===//
+//
+// mp-precision-report describes each function of a module without changing
+// it: every op with its autocast category (from the same AutocastPolicy as
+// mp-autocast) and the element type it computes in; the `mp.cast` ops by
+// (from, to) with their locations; the ops autocast does not know; and the
+// bytes, by element type, of the parameters, gradients, optimizer state and
+// activations (forward values live across the forward -> backward boundary).
+// The report goes to a readable table and, optionally, to a JSON file.
+//
+// It reads the train-step contract (docs/TrainStep.md): `mp.param` and
+// `mp.state` arguments, the `mp.loss` result, `mp.grad`, and the optimizer
+// ops' gradient operands when `mp.grad` has been expanded. Shapes must be
+// static for a value to be counted.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mp/Dialect/MP/Transforms/Passes.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Support/DebugStringHelper.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mp/Dialect/MP/IR/MPOps.h"
+#include "mp/Dialect/MP/Transforms/AutocastPolicy.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include <map>
+
+namespace mlir::mp {
+#define GEN_PASS_DEF_MPPRECISIONREPORT
+#include "mp/Dialect/MP/Transforms/Passes.h.inc"
+} // namespace mlir::mp
+
+using namespace mlir;
+using namespace mlir::mp;
+
+namespace {
+
+/// Bytes by element type name, in name order.
+using ByteCounts = std::map<std::string, int64_t>;
+
+/// One op of a function.
+struct OpEntry {
+  std::string name;
+  std::string category;
+  std::string executionType;
+  std::string accType;
+  std::string pinned;
+  bool enabled;
+  std::string location;
+};
+
+/// One `mp.cast`.
+struct CastEntry {
+  std::string location;
+  std::string input;
+};
+
+/// The report of one function.
+struct FunctionReport {
+  std::string name;
+  std::vector<OpEntry> ops;
+  std::map<std::pair<std::string, std::string>, std::vector<CastEntry>> casts;
+  unsigned numCasts = 0;
+  std::vector<const OpEntry *> unknownOps;
+  /// Bytes of the parameters, their working copies (casts), gradients,
+  /// optimizer state and activations.
+  ByteCounts parameters, parameterCopies, gradients, optimizerState,
+      activations;
+  /// How activations were found: "mp.grad", "mp.loss" or "none".
+  std::string activationsFrom;
+};
+
+} // namespace
+
+/// Returns `file:line:col` of the first file location in `loc`.
+static std::string locationToString(Location loc) {
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
+    return llvm::formatv("{0}:{1}:{2}", file.getFilename().getValue(),
+                         file.getLine(), file.getColumn());
+  return "unknown";
+}
+
+/// Adds the storage of `type` (a statically shaped tensor) to `counts`.
+static void addBytes(ByteCounts &counts, Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape())
+    return;
+  Type element = shaped.getElementType();
+  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth()
+                  : element.isIndex()    ? 64
+                                         : 0;
+  if (bits == 0)
+    return;
+  counts[debugString(element)] += shaped.getNumElements() * ((bits + 7) / 8);
+}
+
+static int64_t total(const ByteCounts &counts) {
+  int64_t sum = 0;
+  for (const auto &entry : counts)
+    sum += entry.second;
+  return sum;
+}
+
+/// The element type(s) `op` computes in: those of its float tensor operands
+/// (inputs only for a destination-style op), else of its float results.
+static std::string getExecutionType(Operation *op) {
+  SmallVector<std::string> types;
+  auto add = [&](Type type) {
+    if (!isFloatTensor(type))
+      return;
+    std::string name = debugString(getElementTypeOrSelf(type));
+    if (!llvm::is_contained(types, name))
+      types.push_back(name);
+  };
+  auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+  for (OpOperand &operand : op->getOpOperands())
+    if (!dps || !dps.isDpsInit(&operand))
+      add(operand.get().getType());
+  if (types.empty())
+    for (Type type : op->getResultTypes())
+      add(type);
+  return llvm::join(types, "/");
+}
+
+/// The accumulation type of a contraction: mp's `acc_type`, or the element
+/// type of a destination-style op's float accumulator.
+static std::string getAccumulationType(Operation *op) {
+  if (auto acc = op->getAttrOfType<TypeAttr>("acc_type"))
+    return debugString(acc.getValue());
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+    for (Value init : dps.getDpsInits())
+      if (isFloatTensor(init.getType()))
+        return debugString(getElementTypeOrSelf(init.getType()));
+  return "";
+}
+
+/// Names what a cast converts: a function argument or an op's result.
+static std::string describeValue(Value value, FunctionOpInterface function) {
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    if (argument.getOwner()->isEntryBlock() &&
+        argument.getOwner()->getParentOp() == function.getOperation())
+      return llvm::formatv("argument {0}", argument.getArgNumber());
+    return "block argument";
+  }
+  Operation *def = value.getDefiningOp();
+  if (def->getNumResults() == 1)
+    return llvm::formatv("result of {0}", def->getName());
+  return llvm::formatv("result #{0} of {1}",
+                       cast<OpResult>(value).getResultNumber(), def->getName());
+}
+
+/// True for an `mp.cast` of a parameter: a working copy.
+static bool isParameterCopy(Operation *op, FunctionOpInterface function) {
+  auto cast = dyn_cast<CastOp>(op);
+  auto argument =
+      cast ? dyn_cast<BlockArgument>(cast.getInput()) : BlockArgument();
+  return argument && argument.getOwner()->isEntryBlock() &&
+         argument.getOwner()->getParentOp() == function.getOperation() &&
+         function.getArgAttr(argument.getArgNumber(),
+                             MPDialect::kParamAttrName);
+}
+
+/// Counts the activations of `function` into `report`: before mp-autodiff,
+/// the results of the ops `mp.grad`'s loss depends on; after it, results of
+/// the ops the `mp.loss` result depends on that other ops use as well.
+/// Constants and working copies of parameters are not activations.
+static void countActivations(FunctionOpInterface function,
+                             FunctionReport &report) {
+  Value loss;
+  bool beforeAutodiff = false;
+  function.walk([&](GradOp grad) {
+    if (!loss) {
+      loss = grad.getLoss();
+      beforeAutodiff = true;
+    }
+  });
+  if (!loss) {
+    for (unsigned i = 0, e = function.getNumResults(); i < e && !loss; ++i) {
+      if (!function.getResultAttr(i, MPDialect::kLossAttrName))
+        continue;
+      for (Block &block : function.getFunctionBody()) {
+        Operation *terminator = block.getTerminator();
+        if (terminator->hasTrait<OpTrait::ReturnLike>() &&
+            terminator->getNumOperands() == e) {
+          loss = terminator->getOperand(i);
+          break;
+        }
+      }
+    }
+  }
+  if (!loss) {
+    report.activationsFrom = "none";
+    return;
+  }
+  report.activationsFrom = beforeAutodiff ? "mp.grad" : "mp.loss";
+
+  SetVector<Operation *> forward;
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  options.omitBlockArguments = true;
+  (void)getBackwardSlice(loss, &forward, options);
+  for (Operation *op : forward) {
+    if (op->hasTrait<OpTrait::ConstantLike>() || isParameterCopy(op, function))
+      continue;
+    for (Value result : op->getResults()) {
+      bool live = beforeAutodiff ||
+                  llvm::any_of(result.getUsers(), [&](Operation *user) {
+                    return !forward.contains(user) &&
+                           !user->hasTrait<OpTrait::ReturnLike>();
+                  });
+      if (live)
+        addBytes(report.activations, result.getType());
+    }
+  }
+}
+
+/// Builds the report of one function.
+static FunctionReport buildReport(FunctionOpInterface function,
+                                  const AutocastPolicy &policy) {
+  FunctionReport report;
+  report.name = function.getName().str();
+
+  function.getFunctionBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
+    OpEntry entry;
+    entry.name = op->getName().getStringRef().str();
+    entry.category = stringifyAutocastRole(policy.getRole(op)).str();
+    entry.executionType = getExecutionType(op);
+    entry.accType = getAccumulationType(op);
+    if (FloatType pinned = getPinnedPrecision(op))
+      entry.pinned = debugString(pinned);
+    entry.enabled = isAutocastEnabled(op);
+    entry.location = locationToString(op->getLoc());
+    report.ops.push_back(std::move(entry));
+
+    if (auto cast = dyn_cast<CastOp>(op)) {
+      std::pair<std::string, std::string> key{
+          debugString(cast.getInput().getType().getElementType()),
+          debugString(cast.getType().getElementType())};
+      report.casts[key].push_back({report.ops.back().location,
+                                   describeValue(cast.getInput(), function)});
+      ++report.numCasts;
+      if (isParameterCopy(op, function))
+        addBytes(report.parameterCopies, cast.getType());
+    }
+  });
+  for (const OpEntry &entry : report.ops)
+    if (entry.category == "unknown")
+      report.unknownOps.push_back(&entry);
+
+  for (auto [index, argument] : llvm::enumerate(function.getArguments())) {
+    if (function.getArgAttr(index, MPDialect::kParamAttrName))
+      addBytes(report.parameters, argument.getType());
+    if (function.getArgAttr(index, MPDialect::kStateAttrName))
+      addBytes(report.optimizerState, argument.getType());
+  }
+
+  bool hasGrad = false;
+  function.walk([&](GradOp grad) {
+    hasGrad = true;
+    for (Value gradient : grad.getGradients())
+      addBytes(report.gradients, gradient.getType());
+  });
+  if (!hasGrad) {
+    // After mp-autodiff: the gradients the optimizers consume.
+    llvm::SetVector<Value> gradients;
+    function.walk([&](Operation *op) {
+      if (isa<SGDOp, AdamOp, AdamWOp>(op))
+        gradients.insert(op->getOperand(1));
+    });
+    for (Value gradient : gradients)
+      addBytes(report.gradients, gradient.getType());
+  }
+  countActivations(function, report);
+  return report;
+}
+
+//===----------------------------------------------------------------------===//
+// Output
+//===----------------------------------------------------------------------===//
+
+static llvm::json::Object toJSON(const ByteCounts &counts) {
+  llvm::json::Object object;
+  for (const auto &[type, bytes] : counts)
+    object[type] = bytes;
+  return object;
+}
+
+static llvm::json::Value toJSON(const FunctionReport &report) {
+  llvm::json::Array ops;
+  for (const OpEntry &entry : report.ops) {
+    llvm::json::Object op{{"name", entry.name},
+                          {"category", entry.category},
+                          {"exec_type", entry.executionType},
+                          {"enabled", entry.enabled},
+                          {"loc", entry.location}};
+    if (!entry.accType.empty())
+      op["acc_type"] = entry.accType;
+    if (!entry.pinned.empty())
+      op["pinned"] = entry.pinned;
+    ops.push_back(std::move(op));
+  }
+  llvm::json::Array casts;
+  for (const auto &[types, entries] : report.casts) {
+    llvm::json::Array at;
+    for (const CastEntry &entry : entries)
+      at.push_back(
+          llvm::json::Object{{"loc", entry.location}, {"input", entry.input}});
+    casts.push_back(llvm::json::Object{{"from", types.first},
+                                       {"to", types.second},
+                                       {"count", int64_t(entries.size())},
+                                       {"at", std::move(at)}});
+  }
+  llvm::json::Array unknown;
+  for (const OpEntry *entry : report.unknownOps)
+    unknown.push_back(
+        llvm::json::Object{{"name", entry->name}, {"loc", entry->location}});
+  int64_t all = total(report.parameters) + total(report.parameterCopies) +
+                total(report.gradients) + total(report.optimizerState) +
+                total(report.activations);
+  llvm::json::Object bytes{
+      {"parameters", toJSON(report.parameters)},
+      {"parameter_copies", toJSON(report.parameterCopies)},
+      {"gradients", toJSON(report.gradients)},
+      {"optimizer_state", toJSON(report.optimizerState)},
+      {"activations", toJSON(report.activations)},
+      {"activations_from", report.activationsFrom},
+      {"totals",
+       llvm::json::Object{{"parameters", total(report.parameters)},
+                          {"parameter_copies", total(report.parameterCopies)},
+                          {"gradients", total(report.gradients)},
+                          {"optimizer_state", total(report.optimizerState)},
+                          {"activations", total(report.activations)},
+                          {"all", all}}}};
+  return llvm::json::Object{{"name", report.name},
+                            {"ops", std::move(ops)},
+                            {"num_casts", int64_t(report.numCasts)},
+                            {"casts", std::move(casts)},
+                            {"unknown_ops", std::move(unknown)},
+                            {"bytes", std::move(bytes)}};
+}
+
+static void printTable(raw_ostream &os, const FunctionReport &report) {
+  os << "mp-precision-report @" << report.name << "\n";
+  os << llvm::formatv("  {0,-24} {1,-8} {2,-9} {3,-5} {4,-10} {5}\n", "op",
+                      "category", "type", "acc", "note", "location");
+  for (const OpEntry &entry : report.ops) {
+    std::string note = !entry.enabled          ? "disabled"
+                       : !entry.pinned.empty() ? "pinned"
+                                               : "";
+    os << llvm::formatv("  {0,-24} {1,-8} {2,-9} {3,-5} {4,-10} {5}\n",
+                        entry.name, entry.category,
+                        entry.executionType.empty() ? "-" : entry.executionType,
+                        entry.accType.empty() ? "-" : entry.accType,
+                        note.empty() ? "-" : note, entry.location);
+  }
+
+  os << "  casts: " << report.numCasts << "\n";
+  for (const auto &[types, entries] : report.casts) {
+    os << "    " << types.first << " -> " << types.second << ": "
+       << entries.size() << "\n";
+    for (const CastEntry &entry : entries)
+      os << "      " << entry.location << " (" << entry.input << ")\n";
+  }
+
+  os << "  unknown ops:";
+  if (report.unknownOps.empty())
+    os << " none";
+  for (const OpEntry *entry : report.unknownOps)
+    os << " " << entry->name << " (" << entry->location << ")";
+  os << "\n";
+
+  std::vector<std::string> types;
+  for (const ByteCounts *counts :
+       {&report.parameters, &report.parameterCopies, &report.gradients,
+        &report.optimizerState, &report.activations})
+    for (const auto &entry : *counts)
+      if (!llvm::is_contained(types, entry.first))
+        types.push_back(entry.first);
+  llvm::sort(types);
+  os << llvm::formatv("  {0,-17}", "bytes");
+  for (const std::string &type : types)
+    os << llvm::formatv(" {0,12}", type);
+  os << llvm::formatv(" {0,12}\n", "total");
+  ByteCounts sums;
+  auto row = [&](StringRef name, const ByteCounts &counts) {
+    os << llvm::formatv("  {0,-17}", name);
+    for (const std::string &type : types) {
+      auto it = counts.find(type);
+      os << llvm::formatv(" {0,12}", it == counts.end() ? 0 : it->second);
+    }
+    os << llvm::formatv(" {0,12}\n", total(counts));
+  };
+  for (auto [name, counts] : {std::pair<StringRef, const ByteCounts *>{
+                                  "parameters", &report.parameters},
+                              {"parameter copies", &report.parameterCopies},
+                              {"gradients", &report.gradients},
+                              {"optimizer state", &report.optimizerState},
+                              {"activations", &report.activations}}) {
+    row(name, *counts);
+    for (const auto &[type, bytes] : *counts)
+      sums[type] += bytes;
+  }
+  row("total", sums);
+  os << "  (activations: "
+     << (report.activationsFrom == "mp.grad"
+             ? "results of the ops mp.grad's loss depends on"
+         : report.activationsFrom == "mp.loss"
+             ? "forward values (the mp.loss result depends on them) used "
+               "by the backward"
+             : "no mp.grad and no mp.loss result: not counted")
+     << ")\n";
+}
+
+namespace {
+struct PrecisionReportPass
+    : public mp::impl::MPPrecisionReportBase<PrecisionReportPass> {
+  using MPPrecisionReportBase::MPPrecisionReportBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    AutocastPolicySettings settings;
+    settings.policyFile = policyFile;
+    settings.allow.assign(allow.begin(), allow.end());
+    settings.deny.assign(deny.begin(), deny.end());
+    settings.promote.assign(promote.begin(), promote.end());
+    settings.clear.assign(clear.begin(), clear.end());
+    std::string error;
+    FailureOr<AutocastPolicy> policy =
+        AutocastPolicy::build(&getContext(), settings, error);
+    if (failed(policy)) {
+      // On the module's location, without printing the module.
+      emitError(module.getLoc()) << "mp-precision-report: " << error;
+      return signalPassFailure();
+    }
+
+    std::vector<FunctionReport> reports;
+    module.walk([&](FunctionOpInterface function) {
+      if (!function.isExternal() &&
+          !function->getParentOfType<FunctionOpInterface>())
+        reports.push_back(buildReport(function, *policy));
+    });
+
+    if (!tableOutput.empty() &&
+        failed(writeTo(tableOutput, [&](raw_ostream &os) {
+          for (const FunctionReport &report : reports)
+            printTable(os, report);
+        })))
+      return signalPassFailure();
+    if (!output.empty() && failed(writeTo(output, [&](raw_ostream &os) {
+          llvm::json::Array functions;
+          for (const FunctionReport &report : reports)
+            functions.push_back(toJSON(report));
+          os << llvm::formatv("{0:2}",
+                              llvm::json::Value(llvm::json::Object{
+                                  {"functions", std::move(functions)}}))
+             << "\n";
+        })))
+      return signalPassFailure();
+    markAllAnalysesPreserved();
+  }
+
+  /// Writes with `print` to the file `path` ('-' is stdout).
+  LogicalResult writeTo(StringRef path,
+                        function_ref<void(raw_ostream &)> print) {
+    std::string message;
+    std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &message);
+    if (!file)
+      return emitError(getOperation().getLoc())
+             << "mp-precision-report: cannot write '" << path
+             << "': " << message;
+    print(file->os());
+    file->keep();
+    return success();
+  }
+};
+} // namespace

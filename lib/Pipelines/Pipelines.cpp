@@ -1,0 +1,182 @@
+//===- Pipelines.cpp - Registered pass pipelines of MixedPrec -------------===//
+//
+// The pass pipelines MixedPrec registers. `mp-cpu-pipeline` lowers a module of
+// train steps (mp after the mixed-precision passes, or linalg on tensors) to
+// the LLVM dialect for the CPU: convert-mp-to-linalg, tiling and
+// vectorisation, one-shot bufferization across function boundaries with
+// identity layouts, results turned into trailing out-parameters (the caller
+// allocates every buffer, so no ownership crosses the boundary), C interfaces
+// and recorded signatures for the public functions, and the conversions to
+// LLVM. The exact roundings of bf16 and FP8 conversions are expanded into
+// integer arithmetic (arith-expand, mp-expand-fp8-conversions) rather than
+// left to the host CPU's instructions; no fast-math flags are introduced.
+// `mp-gpu-pipeline` turns the matmul-likes into Tensor Core kernels first
+// (convert-mp-to-nvvm), lowers the kernels to NVVM, runs mp-cpu-pipeline on
+// the rest, and compiles the kernels to PTX/cubin (docs/GPU.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mp/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+#include "mp/Conversion/Passes.h"
+#include "mp/Dialect/MP/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::mp;
+
+void mlir::mp::buildCPUPipeline(OpPassManager &pm,
+                                const CPUPipelineOptions &options) {
+  // mp → linalg, tensor, arith, math and scf on tensors; arith and math on
+  // tensors → linalg.generic.
+  pm.addPass(createConvertMPToLinalg());
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Tiles and vectors, still on tensors.
+  if (options.vectorize) {
+    MPTileAndVectorizeOptions tiling;
+    tiling.matmulTileSizes.assign(options.matmulTileSizes.begin(),
+                                  options.matmulTileSizes.end());
+    tiling.dotTileSizes.assign(options.dotTileSizes.begin(),
+                               options.dotTileSizes.end());
+    tiling.tileSizes.assign(options.tileSizes.begin(),
+                            options.tileSizes.end());
+    pm.addNestedPass<func::FuncOp>(createMPTileAndVectorize(tiling));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+
+  // Buffers: the caller passes every argument and result buffer.
+  pm.addPass(createMPExportEntryPoints());
+  bufferization::OneShotBufferizePassOptions bufferization;
+  bufferization.bufferizeFunctionBoundaries = true;
+  bufferization.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  // Folds the loop-carried buffers of tiled loops, so that results are
+  // their allocations and become the out-parameters without a copy.
+  pm.addPass(createCanonicalizerPass());
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createCanonicalizerPass());
+
+  // Loops and 1-d vectors.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+
+  // Exact roundings as integer arithmetic, math on narrow floats in f32.
+  pm.addNestedPass<func::FuncOp>(math::createMathExtendToSupportedTypes());
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createMPExpandFP8Conversions());
+
+  // LLVM.
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.vectorContractLowering =
+      vector::VectorContractLowering::OuterProduct;
+  vectorToLLVM.vectorTransposeLowering =
+      vector::VectorTransposeLowering::Shuffle16x16;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::mp::buildGPUPipeline(OpPassManager &pm,
+                                const GPUPipelineOptions &options) {
+  // Matmul-likes → Tensor Core kernels in a gpu.module, launched from the
+  // functions through llvm.func launchers.
+  ConvertMPToNVVMOptions conversion;
+  conversion.chip = options.chip;
+  conversion.format = options.format;
+  conversion.instruction = options.instruction;
+  conversion.blockM = options.blockM;
+  conversion.blockN = options.blockN;
+  conversion.blockK = options.blockK;
+  conversion.warpM = options.warpM;
+  conversion.warpN = options.warpN;
+  conversion.stages = options.stages;
+  conversion.fuseEpilogue = options.fuseEpilogue;
+  conversion.ptxFeatures = options.ptxFeatures;
+  pm.addPass(createConvertMPToNVVM(conversion));
+
+  // The kernels to NVVM and LLVM first, so that the host lowering below
+  // (math to libm, say) finds nothing left to do in them.
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createConvertNVVMToLLVMPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+
+  // The rest of the functions, as on the CPU; then the launches.
+  CPUPipelineOptions host;
+  host.vectorize = options.hostVectorize;
+  buildCPUPipeline(pm, host);
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+
+  GpuModuleToBinaryPassOptions binary;
+  switch (options.binaryFormat) {
+  case GPUBinaryFormat::isa:
+    binary.compilationTarget = "isa";
+    break;
+  case GPUBinaryFormat::bin:
+    binary.compilationTarget = "bin";
+    break;
+  case GPUBinaryFormat::fatbin:
+    binary.compilationTarget = "fatbin";
+    break;
+  }
+  binary.toolkitPath = options.toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void mlir::mp::registerPipelines() {
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "mp-cpu-pipeline",
+      "Lower mp train steps (after the mixed-precision passes) or linalg on "
+      "tensors to the LLVM dialect for the CPU: convert-mp-to-linalg, "
+      "tiling and vectorisation, one-shot bufferization with results as "
+      "trailing out-parameters, C interfaces, LLVM",
+      buildCPUPipeline);
+  PassPipelineRegistration<GPUPipelineOptions>(
+      "mp-gpu-pipeline",
+      "Lower mp train steps (after the mixed-precision passes) for NVIDIA "
+      "GPUs: matmul-likes to Tensor Core kernels (convert-mp-to-nvvm) "
+      "compiled to PTX and cubin, everything else as mp-cpu-pipeline does",
+      buildGPUPipeline);
+}

@@ -1,0 +1,267 @@
+// Matmul-likes and convolutions: one named linalg op with inputs in their
+// storage type and the accumulator in acc_type, then one rounding generic.
+// RUN: mp-opt %s --convert-mp-to-linalg -split-input-file | FileCheck %s
+
+// CHECK-DAG: #[[$MK:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[$NK:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[$MN:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @matmul_f16_acc_f32(
+// CHECK-SAME:    %[[A:.*]]: tensor<64x784xf16>, %[[W:.*]]: tensor<256x784xf16>)
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[EMPTY:.*]] = tensor.empty() : tensor<64x256xf32>
+// CHECK:         %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<64x256xf32>)
+// CHECK:         %[[MM:.*]] = linalg.matmul indexing_maps = [#[[$MK]], #[[$NK]], #[[$MN]]]
+// CHECK-SAME:      ins(%[[A]], %[[W]] : tensor<64x784xf16>, tensor<256x784xf16>) outs(%[[ACC]] : tensor<64x256xf32>) -> tensor<64x256xf32>
+// CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME:      ins(%[[MM]] : tensor<64x256xf32>) outs(%{{.*}} : tensor<64x256xf16>)
+// CHECK:         ^bb0(%[[IN:.*]]: f32, %{{.*}}: f16):
+// CHECK-NEXT:      %[[T:.*]] = arith.truncf %[[IN]] : f32 to f16
+// CHECK-NEXT:      linalg.yield %[[T]] : f16
+// CHECK:         return %[[R]] : tensor<64x256xf16>
+func.func @matmul_f16_acc_f32(%a: tensor<64x784xf16>, %w: tensor<256x784xf16>) -> tensor<64x256xf16> {
+  %0 = mp.matmul %a, %w transpose_rhs acc(f32) : tensor<64x784xf16>, tensor<256x784xf16> -> tensor<64x256xf16>
+  return %0 : tensor<64x256xf16>
+}
+
+// -----
+
+// An f32 result is the accumulator itself: no rounding generic.
+// CHECK-DAG: #[[$KM:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[$KN:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[$MN:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @matmul_transpose_lhs_f32_result(
+// CHECK:         %[[MM:.*]] = linalg.matmul indexing_maps = [#[[$KM]], #[[$KN]], #[[$MN]]]
+// CHECK-SAME:      ins(%{{.*}}, %{{.*}} : tensor<8x4xbf16>, tensor<8x3xbf16>) outs(%{{.*}} : tensor<4x3xf32>)
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[MM]] : tensor<4x3xf32>
+func.func @matmul_transpose_lhs_f32_result(%a: tensor<8x4xbf16>, %b: tensor<8x3xbf16>) -> tensor<4x3xf32> {
+  %0 = mp.matmul %a, %b transpose_lhs acc(f32) : tensor<8x4xbf16>, tensor<8x3xbf16> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+// acc(f16): the accumulator is f16 (native f16 multiply-add in linalg.matmul).
+// CHECK-LABEL: func.func @matmul_f16_acc_f16(
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f16
+// CHECK:         %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : f16) outs(%{{.*}} : tensor<4x3xf16>)
+// CHECK:         %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf16>, tensor<8x3xf16>) outs(%[[ACC]] : tensor<4x3xf16>)
+// CHECK-NEXT:    return %[[MM]]
+func.func @matmul_f16_acc_f16(%a: tensor<4x8xf16>, %b: tensor<8x3xf16>) -> tensor<4x3xf16> {
+  %0 = mp.matmul %a, %b acc(f16) : tensor<4x8xf16>, tensor<8x3xf16> -> tensor<4x3xf16>
+  return %0 : tensor<4x3xf16>
+}
+
+// -----
+
+// FP8 operands (mixed formats) are extended by linalg.matmul itself.
+// CHECK-LABEL: func.func @matmul_fp8(
+// CHECK:         %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x32xf8E4M3FN>, tensor<32x8xf8E5M2>) outs(%{{.*}} : tensor<16x8xf32>)
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[MM]] : tensor<16x8xf32>) outs(%{{.*}} : tensor<16x8xbf16>)
+// CHECK:           arith.truncf %{{.*}} : f32 to bf16
+func.func @matmul_fp8(%a: tensor<16x32xf8E4M3FN>, %b: tensor<32x8xf8E5M2>) -> tensor<16x8xbf16> {
+  %0 = mp.matmul %a, %b acc(f32) : tensor<16x32xf8E4M3FN>, tensor<32x8xf8E5M2> -> tensor<16x8xbf16>
+  return %0 : tensor<16x8xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul_i8(
+// CHECK:         %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK:         %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : i32) outs(%{{.*}} : tensor<16x8xi32>)
+// CHECK:         %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x32xi8>, tensor<32x8xi8>) outs(%[[ACC]] : tensor<16x8xi32>)
+// CHECK-NEXT:    return %[[MM]]
+func.func @matmul_i8(%a: tensor<16x32xi8>, %b: tensor<32x8xi8>) -> tensor<16x8xi32> {
+  %0 = mp.matmul %a, %b acc(i32) : tensor<16x32xi8>, tensor<32x8xi8> -> tensor<16x8xi32>
+  return %0 : tensor<16x8xi32>
+}
+
+// -----
+
+// compute tf32: each operand is rounded to TF32 in integer arithmetic first
+// (add half of the 13 dropped bits, mask them; NaN kept).
+// CHECK-LABEL: func.func @matmul_tf32(
+// CHECK-SAME:    %[[A:.*]]: tensor<8x32xf32>, %[[B:.*]]: tensor<32x16xf32>)
+// CHECK:         %[[RA:.*]] = linalg.generic
+// CHECK-SAME:      ins(%[[A]] : tensor<8x32xf32>)
+// CHECK:           %[[BITS:.*]] = arith.bitcast %[[X:.*]] : f32 to i32
+// CHECK:           %[[HALF:.*]] = arith.constant 4096 : i32
+// CHECK:           %[[MASK:.*]] = arith.constant -8192 : i32
+// CHECK:           %[[SUM:.*]] = arith.addi %[[BITS]], %[[HALF]] : i32
+// CHECK:           %[[KEPT:.*]] = arith.andi %[[SUM]], %[[MASK]] : i32
+// CHECK:           %[[ROUNDED:.*]] = arith.bitcast %[[KEPT]] : i32 to f32
+// CHECK:           %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+// CHECK:           arith.select %[[NAN]], %[[X]], %[[ROUNDED]] : f32
+// CHECK:         %[[RB:.*]] = linalg.generic
+// CHECK-SAME:      ins(%[[B]] : tensor<32x16xf32>)
+// CHECK:         linalg.matmul ins(%[[RA]], %[[RB]] : tensor<8x32xf32>, tensor<32x16xf32>) outs(%{{.*}} : tensor<8x16xf32>)
+func.func @matmul_tf32(%a: tensor<8x32xf32>, %b: tensor<32x16xf32>) -> tensor<8x16xf32> {
+  %0 = mp.matmul %a, %b acc(f32) compute tf32 : tensor<8x32xf32>, tensor<32x16xf32> -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+// Batch dimensions collapse into one for linalg.batch_matmul and expand back.
+// CHECK-DAG: #[[$BMK:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[$BNK:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-DAG: #[[$BMN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @batch_matmul(
+// CHECK-SAME:    %[[Q:.*]]: tensor<2x4x16x8xbf16>, %[[K:.*]]: tensor<2x4x16x8xbf16>)
+// CHECK:         %[[CQ:.*]] = tensor.collapse_shape %[[Q]] {{\[}}[0, 1], [2], [3]] : tensor<2x4x16x8xbf16> into tensor<8x16x8xbf16>
+// CHECK:         %[[CK:.*]] = tensor.collapse_shape %[[K]] {{\[}}[0, 1], [2], [3]] : tensor<2x4x16x8xbf16> into tensor<8x16x8xbf16>
+// CHECK:         %[[BMM:.*]] = linalg.batch_matmul indexing_maps = [#[[$BMK]], #[[$BNK]], #[[$BMN]]]
+// CHECK-SAME:      ins(%[[CQ]], %[[CK]] : tensor<8x16x8xbf16>, tensor<8x16x8xbf16>) outs(%{{.*}} : tensor<8x16x16xf32>)
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[BMM]] : tensor<8x16x16xf32>) outs(%{{.*}} : tensor<8x16x16xbf16>)
+// CHECK:           arith.truncf %{{.*}} : f32 to bf16
+// CHECK:         tensor.expand_shape %[[R]] {{\[}}[0, 1], [2], [3]] output_shape [2, 4, 16, 16] : tensor<8x16x16xbf16> into tensor<2x4x16x16xbf16>
+func.func @batch_matmul(%q: tensor<2x4x16x8xbf16>, %k: tensor<2x4x16x8xbf16>) -> tensor<2x4x16x16xbf16> {
+  %0 = mp.batch_matmul %q, %k transpose_rhs acc(f32) : tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16> -> tensor<2x4x16x16xbf16>
+  return %0 : tensor<2x4x16x16xbf16>
+}
+
+// -----
+
+// linear: leading dimensions collapse, weight transposed by the map; the bias
+// is added to the f32 accumulator and the sum rounded once.
+// CHECK-DAG: #[[$MK:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[$NK:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[$MN:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$COL:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @linear(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x16x64xf16>, %[[W:.*]]: tensor<256x64xf16>, %[[B:.*]]: tensor<256xf16>)
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<2x16x64xf16> into tensor<32x64xf16>
+// CHECK:         %[[MM:.*]] = linalg.matmul indexing_maps = [#[[$MK]], #[[$NK]], #[[$MN]]]
+// CHECK-SAME:      ins(%[[FLAT]], %[[W]] : tensor<32x64xf16>, tensor<256x64xf16>) outs(%{{.*}} : tensor<32x256xf32>)
+// CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$COL]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME:      ins(%[[MM]], %[[B]] : tensor<32x256xf32>, tensor<256xf16>) outs(%{{.*}} : tensor<32x256xf16>)
+// CHECK:         ^bb0(%[[ACC:.*]]: f32, %[[BIAS:.*]]: f16, %{{.*}}: f16):
+// CHECK-NEXT:      %[[BIAS32:.*]] = arith.extf %[[BIAS]] : f16 to f32
+// CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[ACC]], %[[BIAS32]] : f32
+// CHECK-NEXT:      %[[T:.*]] = arith.truncf %[[SUM]] : f32 to f16
+// CHECK-NEXT:      linalg.yield %[[T]] : f16
+// CHECK:         tensor.expand_shape %[[R]] {{\[}}[0, 1], [2]] output_shape [2, 16, 256] : tensor<32x256xf16> into tensor<2x16x256xf16>
+func.func @linear(%x: tensor<2x16x64xf16>, %w: tensor<256x64xf16>, %b: tensor<256xf16>) -> tensor<2x16x256xf16> {
+  %0 = mp.linear %x, %w, %b acc(f32) : (tensor<2x16x64xf16>, tensor<256x64xf16>, tensor<256xf16>) -> tensor<2x16x256xf16>
+  return %0 : tensor<2x16x256xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @linear_f32_no_bias(
+// CHECK:         %[[MM:.*]] = linalg.matmul
+// CHECK-SAME:      ins(%{{.*}}, %{{.*}} : tensor<64x784xf32>, tensor<256x784xf32>) outs(%{{.*}} : tensor<64x256xf32>)
+// CHECK-NEXT:    return %[[MM]] : tensor<64x256xf32>
+func.func @linear_f32_no_bias(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>) -> tensor<64x256xf32> {
+  %0 = mp.linear %x, %w acc(f32) : (tensor<64x784xf32>, tensor<256x784xf32>) -> tensor<64x256xf32>
+  return %0 : tensor<64x256xf32>
+}
+
+// -----
+
+// conv2d: zero padding with tensor.pad, linalg.conv_2d_nchw_fchw into f32,
+// bias (per output channel) added and rounded once.
+// CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$CHAN:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @conv2d(
+// CHECK-SAME:    %[[X:.*]]: tensor<8x3x32x32xf16>, %[[W:.*]]: tensor<16x3x3x3xf16>, %[[B:.*]]: tensor<16xf16>)
+// CHECK:         %[[PADZERO:.*]] = arith.constant 0.000000e+00 : f16
+// CHECK:         %[[PAD:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK:           tensor.yield %[[PADZERO]] : f16
+// CHECK:         } : tensor<8x3x32x32xf16> to tensor<8x3x34x34xf16>
+// CHECK:         %[[CONV:.*]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+// CHECK-SAME:      ins(%[[PAD]], %[[W]] : tensor<8x3x34x34xf16>, tensor<16x3x3x3xf16>) outs(%{{.*}} : tensor<8x16x16x16xf32>)
+// CHECK:         linalg.generic {indexing_maps = [#[[$ID4]], #[[$CHAN]], #[[$ID4]]]
+// CHECK-SAME:      ins(%[[CONV]], %[[B]] : tensor<8x16x16x16xf32>, tensor<16xf16>) outs(%{{.*}} : tensor<8x16x16x16xf16>)
+// CHECK:           arith.extf %{{.*}} : f16 to f32
+// CHECK:           arith.addf
+// CHECK:           arith.truncf %{{.*}} : f32 to f16
+func.func @conv2d(%x: tensor<8x3x32x32xf16>, %w: tensor<16x3x3x3xf16>, %b: tensor<16xf16>) -> tensor<8x16x16x16xf16> {
+  %0 = mp.conv2d %x, %w, %b acc(f32) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<8x3x32x32xf16>, tensor<16x3x3x3xf16>, tensor<16xf16>) -> tensor<8x16x16x16xf16>
+  return %0 : tensor<8x16x16x16xf16>
+}
+
+// -----
+
+// Grouped: input [N, G, C/G, H, W] and filter [G, F/G, C/G, KH, KW] for
+// linalg.conv_2d_ngchw_gfchw, the result collapsed back to NCHW.
+// CHECK-LABEL: func.func @conv2d_grouped(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x4x8x8xf32>, %[[W:.*]]: tensor<6x2x3x3xf32>)
+// CHECK:         %[[GX:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2], [3], [4]] output_shape [1, 2, 2, 8, 8]
+// CHECK:         %[[GW:.*]] = tensor.expand_shape %[[W]] {{\[}}[0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3]
+// CHECK:         %[[CONV:.*]] = linalg.conv_2d_ngchw_gfchw {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+// CHECK-SAME:      ins(%[[GX]], %[[GW]] : tensor<1x2x2x8x8xf32>, tensor<2x3x2x3x3xf32>) outs(%{{.*}} : tensor<1x2x3x4x4xf32>)
+// CHECK:         %[[R:.*]] = tensor.collapse_shape %[[CONV]] {{\[}}[0], [1, 2], [3], [4]] : tensor<1x2x3x4x4xf32> into tensor<1x6x4x4xf32>
+// CHECK:         return %[[R]]
+func.func @conv2d_grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x6x4x4xf32> {
+  %0 = mp.conv2d %x, %w acc(f32) {dilation = array<i64: 2, 2>, groups = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x4x4xf32>
+  return %0 : tensor<1x6x4x4xf32>
+}
+
+// -----
+
+// The transposed convolution: the gradient dilated by the strides into
+// zeros, the filter flipped with its channels swapped, a stride-1
+// convolution over the padded gradient.
+// CHECK-DAG: #[[$FLIP:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, -d2 + 2, -d3 + 2)>
+// CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv2d_grad_input(
+// CHECK-SAME:    %[[DY:.*]]: tensor<8x16x16x16xf32>, %[[W:.*]]: tensor<16x3x3x3xf32>)
+// CHECK:         %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<8x16x31x31xf32>
+// CHECK:         %[[DIL:.*]] = tensor.insert_slice %[[DY]] into %[[ZEROS]][0, 0, 0, 0] [8, 16, 16, 16] [1, 1, 2, 2]
+// CHECK:         %[[FLIPPED:.*]] = linalg.generic {indexing_maps = [#[[$FLIP]], #[[$ID4]]]
+// CHECK-SAME:      ins(%[[W]] : tensor<16x3x3x3xf32>) outs(%{{.*}} : tensor<3x16x3x3xf32>)
+// CHECK:         %[[PAD:.*]] = tensor.pad %[[DIL]] low[0, 0, 1, 1] high[0, 0, 2, 2]
+// CHECK:         } : tensor<8x16x31x31xf32> to tensor<8x16x34x34xf32>
+// CHECK:         %[[CONV:.*]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+// CHECK-SAME:      ins(%[[PAD]], %[[FLIPPED]] : tensor<8x16x34x34xf32>, tensor<3x16x3x3xf32>) outs(%{{.*}} : tensor<8x3x32x32xf32>)
+// CHECK:         return %[[CONV]]
+func.func @conv2d_grad_input(%dy: tensor<8x16x16x16xf32>, %w: tensor<16x3x3x3xf32>) -> tensor<8x3x32x32xf32> {
+  %0 = mp.conv2d_grad_input %dy, %w acc(f32) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<8x16x16x16xf32>, tensor<16x3x3x3xf32>) -> tensor<8x3x32x32xf32>
+  return %0 : tensor<8x3x32x32xf32>
+}
+
+// -----
+
+// Grouped: output channel co of the transposed filter reads filter
+// (co floordiv C/G)·F/G + f, channel co mod C/G.
+// CHECK-DAG: #[[$GFLIP:.*]] = affine_map<(d0, d1, d2, d3) -> ((d0 floordiv 2) * 3 + d1, d0 mod 2, -d2 + 2, -d3)>
+// CHECK-LABEL: func.func @conv2d_grad_input_grouped(
+// CHECK:         linalg.generic {indexing_maps = [#[[$GFLIP]], {{.*}}]
+// CHECK-SAME:      ins(%{{.*}} : tensor<6x2x3x1xf32>) outs(%{{.*}} : tensor<4x3x3x1xf32>)
+// CHECK:         linalg.conv_2d_ngchw_gfchw
+// CHECK-SAME:      tensor<1x2x3x10x8xf32>, tensor<2x2x3x3x1xf32>) outs(%{{.*}} : tensor<1x2x2x8x8xf32>)
+func.func @conv2d_grad_input_grouped(%dy: tensor<1x6x8x8xf32>, %w: tensor<6x2x3x1xf32>) -> tensor<1x4x8x8xf32> {
+  %0 = mp.conv2d_grad_input %dy, %w acc(f32) {padding = array<i64: 1, 0>, groups = 2 : i64} : (tensor<1x6x8x8xf32>, tensor<6x2x3x1xf32>) -> tensor<1x4x8x8xf32>
+  return %0 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// Filter gradient: one generic correlating the padded input with the
+// gradient; loops (f, c, kh, kw, n, oh, ow), the input channel of filter f
+// in group f floordiv F/G.
+// CHECK-DAG: #[[$DY:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0, d5, d6)>
+// CHECK-DAG: #[[$XP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, (d0 floordiv 8) * 2 + d1, d5 * 2 + d2, d6 * 2 + d3)>
+// CHECK-DAG: #[[$DW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv2d_grad_filter(
+// CHECK-SAME:    %[[DY:.*]]: tensor<8x16x16x16xf16>, %[[X:.*]]: tensor<8x4x32x32xf16>)
+// CHECK:         %[[PAD:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK:         %[[ACC:.*]] = linalg.fill {{.*}} -> tensor<16x2x3x3xf32>
+// CHECK:         %[[DW:.*]] = linalg.generic {indexing_maps = [#[[$DY]], #[[$XP]], #[[$DW]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK-SAME:      ins(%[[DY]], %[[PAD]] : tensor<8x16x16x16xf16>, tensor<8x4x34x34xf16>) outs(%[[ACC]] : tensor<16x2x3x3xf32>)
+// CHECK:         ^bb0(%[[G:.*]]: f16, %[[XV:.*]]: f16, %[[OUT:.*]]: f32):
+// CHECK-NEXT:      %[[G32:.*]] = arith.extf %[[G]] : f16 to f32
+// CHECK-NEXT:      %[[X32:.*]] = arith.extf %[[XV]] : f16 to f32
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[G32]], %[[X32]] : f32
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[OUT]], %[[P]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
+// CHECK:         linalg.generic {{.*}} ins(%[[DW]] : tensor<16x2x3x3xf32>) outs(%{{.*}} : tensor<16x2x3x3xf16>)
+// CHECK:           arith.truncf %{{.*}} : f32 to f16
+func.func @conv2d_grad_filter(%dy: tensor<8x16x16x16xf16>, %x: tensor<8x4x32x32xf16>) -> tensor<16x2x3x3xf16> {
+  %0 = mp.conv2d_grad_filter %dy, %x acc(f32) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>, groups = 2 : i64} : (tensor<8x16x16x16xf16>, tensor<8x4x32x32xf16>) -> tensor<16x2x3x3xf16>
+  return %0 : tensor<16x2x3x3xf16>
+}

@@ -1,0 +1,97 @@
+// Bad input gets a clear error and a non-zero exit status, never a crash,
+// and nothing half-written: --json and --save outputs are absent after an
+// error.
+
+// RUN: rm -rf %t && mkdir -p %t/empty %t/bad %t/wrongtype %t/corrupt %t/fmnist %t/data
+// RUN: %python -c "import struct; open('%t/bad/arg0.npy', 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', 118) + b\"{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }\".ljust(117) + b'\n' + bytes(12))"
+// RUN: %python -c "import struct; open('%t/wrongtype/arg0.npy', 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', 118) + b\"{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }\".ljust(117) + b'\n' + bytes(16))"
+// RUN: %python -c "open('%t/corrupt/arg0.npy', 'wb').write(b'not a numpy file')"
+// RUN: %python -c "open('%t/fmnist/train-images-idx3-ubyte.gz', 'wb').write(b'\x1f\x8b' + bytes(30)); open('%t/fmnist/train-labels-idx1-ubyte.gz', 'wb').write(b'\x1f\x8b' + bytes(30))"
+// RUN: %python -c "import struct; open('%t/data/arg1.npy', 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', 118) + b\"{'descr': '<f4', 'fortran_order': False, 'shape': (8, 3), }\".ljust(117) + b'\n' + bytes(96))"
+
+// RUN: not mp-run %s --function=nope 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: mp-run: error: no function '@nope' in '{{.*}}mp-run-errors.mlir'
+
+// RUN: not mp-run %s --function=no_loss 2>&1 | FileCheck %s --check-prefix=NO-LOSS
+// NO-LOSS: mp-run: error: '@no_loss' is not a train step: no result is marked mp.loss (see docs/TrainStep.md)
+
+// RUN: not mp-run %s --function=dynamic 2>&1 | FileCheck %s --check-prefix=DYNAMIC
+// DYNAMIC: mp-run: error: argument 1 of '@dynamic' has type tensor<?xf32>; mp-run binds statically shaped tensors of f32, f16, bf16, f8E4M3FN, f8E5M2, f64, i64, i32, i8 or i1
+
+// RUN: not mp-run %s --function=step --load %t/empty 2>&1 | FileCheck %s --check-prefix=NO-FILE
+// NO-FILE: mp-run: error: cannot read '{{.*}}empty{{/|\\}}arg0.npy': No such file or directory
+
+// RUN: not mp-run %s --function=step --load %t/bad 2>&1 | FileCheck %s --check-prefix=SHAPE
+// SHAPE: mp-run: error: '{{.*}}arg0.npy' holds tensor<3xf32>, but argument 0 of '@step' is tensor<2xf32> (expected a .npy of tensor<2xf32>)
+
+// RUN: not mp-run %s --function=step --load %t/wrongtype 2>&1 | FileCheck %s --check-prefix=TYPE
+// TYPE: mp-run: error: '{{.*}}arg0.npy' holds tensor<2xi64>, but argument 0 of '@step' is tensor<2xf32> (expected a .npy of tensor<2xf32>)
+
+// RUN: not mp-run %s --function=step --load %t/corrupt 2>&1 | FileCheck %s --check-prefix=CORRUPT
+// CORRUPT: mp-run: error: cannot read '{{.*}}arg0.npy': not a .npy file
+
+// RUN: not mp-run %s --function=step --data=npy:%t/data 2>&1 | FileCheck %s --check-prefix=SAMPLES
+// SAMPLES: mp-run: error: '{{.*}}arg1.npy' holds tensor<8x3xf32>, but data argument 1 of '@step' (tensor<4x2xf32>) needs samples stacked along dimension 0: tensor<-1x2xf32>
+
+// RUN: not mp-run %s --function=step --data=fashion-mnist:%t/nowhere 2>&1 | FileCheck %s --check-prefix=NO-DATA
+// NO-DATA: mp-run: error: '@step' does not take classifier data: expected one float argument [batch, ...] with 784 values per sample and one integer label argument [batch] besides its mp.param and mp.state arguments
+
+// RUN: not mp-run %s --function=classifier --data=fashion-mnist:%t/nowhere 2>&1 | FileCheck %s --check-prefix=NO-FMNIST
+// NO-FMNIST: mp-run: error: cannot read the Fashion-MNIST file '{{.*}}nowhere/train-images-idx3-ubyte[.gz]': No such file or directory (install the Debian package dataset-fashion-mnist, or give --data=fashion-mnist:DIR)
+
+// RUN: not mp-run %s --function=classifier --data=fashion-mnist:%t/fmnist 2>&1 | FileCheck %s --check-prefix=BAD-GZ
+// BAD-GZ: mp-run: error: '{{.*}}train-images-idx3-ubyte.gz' is not a valid gzip file (corrupt or truncated)
+
+// RUN: not mp-run %s --function=step --data=tape 2>&1 | FileCheck %s --check-prefix=UNKNOWN-DATA
+// UNKNOWN-DATA: mp-run: error: unknown --data 'tape' (expected random, npy:DIR or fashion-mnist[:DIR])
+
+// RUN: not mp-run %s --function=step --pipeline='no-such-pass' 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// PIPELINE: mp-run: error: invalid --pipeline 'no-such-pass': {{.*}}'no-such-pass' does not refer to a registered pass or pass pipeline
+
+// RUN: not mp-run %s --function=step --steps 2 --eval --json %t/out.json --save %t/saved 2>&1 | FileCheck %s --check-prefix=EVAL
+// EVAL: step 2
+// EVAL: mp-run: error: --eval: no function '@predict' in '{{.*}}mp-run-errors.mlir'
+// RUN: not ls %t/out.json
+// RUN: not ls %t/out.json.tmp
+// RUN: not ls %t/saved/arg0.npy
+
+// mp.grad is only lowered after mp-autodiff.
+// RUN: not mp-run %s --function=step --pipeline=none 2>&1 | FileCheck %s --check-prefix=LOWERING
+// LOWERING: error: 'mp.grad' op
+// LOWERING: mp-run: error: lowering '{{.*}}mp-run-errors.mlir' failed (the diagnostics above say where; passes: mp-cpu-pipeline)
+
+// RUN: echo 'func.func @broken(' > %t/broken.mlir
+// RUN: not mp-run %t/broken.mlir 2>&1 | FileCheck %s --check-prefix=PARSE
+// PARSE: mp-run: error: cannot parse '{{.*}}broken.mlir'
+
+// A lowered module without the signature mp-cpu-pipeline records.
+// RUN: echo 'llvm.func @step() { llvm.return }' > %t/lowered.mlir
+// RUN: not mp-run %t/lowered.mlir --function=step 2>&1 | FileCheck %s --check-prefix=LOWERED
+// LOWERED: mp-run: error: '@step' has no 'mp.signature' recording its tensor signature (lower it with mp-cpu-pipeline, which runs mp-export-entry-points)
+
+func.func @step(%w: tensor<2xf32> {mp.param}, %x: tensor<4x2xf32>)
+    -> (tensor<f32> {mp.loss}, tensor<2xf32> {mp.updates = 0 : i64}) {
+  %y = mp.mul %x, %w : tensor<4x2xf32>, tensor<2xf32>
+  %loss = mp.reduce_mean %y dims [0, 1] : tensor<4x2xf32>
+  %g = mp.grad %loss wrt %w : tensor<f32>, tensor<2xf32>
+  %w1 = mp.sgd %w, %g {lr = 0.1 : f64} : tensor<2xf32>
+  return %loss, %w1 : tensor<f32>, tensor<2xf32>
+}
+
+func.func @classifier(%w: tensor<10x784xf32> {mp.param}, %x: tensor<2x784xf32>,
+                      %labels: tensor<2xi64>) -> (tensor<f32> {mp.loss}) {
+  %logits = mp.linear %x, %w acc(f32)
+      : (tensor<2x784xf32>, tensor<10x784xf32>) -> tensor<2x10xf32>
+  %loss = mp.cross_entropy %logits, %labels : tensor<2x10xf32>, tensor<2xi64>
+  return %loss : tensor<f32>
+}
+
+func.func @no_loss(%w: tensor<2xf32> {mp.param}) -> tensor<2xf32> {
+  return %w : tensor<2xf32>
+}
+
+func.func @dynamic(%w: tensor<2xf32> {mp.param}, %x: tensor<?xf32>)
+    -> (tensor<f32> {mp.loss}) {
+  %loss = mp.reduce_sum %w dims [0] : tensor<2xf32>
+  return %loss : tensor<f32>
+}

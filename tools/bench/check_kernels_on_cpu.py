@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Checks the numbers MixedPrec's Tensor Core kernels compute, without a GPU.
+
+For each case (an mp matmul-like with its formats, layouts, shape, bias and
+activation) this script writes the op to an .mlir file, lowers it with
+`mp-opt --convert-mp-to-nvvm{chip=...}` and compiles the kernel to PTX, runs
+the PTX on the CPU with tools/bench/ptx_sim.py (every block of the grid) on
+random operands that the operand format represents exactly, and compares the
+result with a reference computed in double precision from the same operands
+and rounded once to the result type, as the CPU lowering does. Sums of the
+small operands used are exact in f32, so results must match bit for bit,
+except for tf32 (whose operands are rounded with cvt.rna first: the
+reference rounds the same way, and the tolerance is one f32 ulp of the sum's
+magnitude) and f16 accumulation (exact for the operand range used).
+
+  check_kernels_on_cpu.py --chip sm_80 [--options "block-m=64 ..."]
+      [--mp-opt PATH] [--thorough] CASE...
+
+A CASE is `op:lhs:rhs:acc:result[:flags]:MxNxK[xBATCH]` with op one of
+matmul, batch_matmul, linear; lhs/rhs element types (f16, bf16, f32, i8,
+f8E4M3FN, f8E5M2); flags a `+`-separated subset of tl (transpose_lhs), tr
+(transpose_rhs), tf32 (compute tf32), bias (linear), relu. Examples:
+
+  matmul:bf16:bf16:f32:bf16:tr:72x40x80
+  batch_matmul:f16:f16:f16:f16:tl:40x24x48x2
+  linear:f16:f16:f32:f16:bias+relu:72x40x80
+
+Prints one line per case and exits with status 1 if one differs.
+Standard library only.
+"""
+
+import argparse
+import math
+import os
+import random
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ptx_sim  # noqa: E402
+from ptxas_report import (KERNELS_TO_PTX, extract_ptx, find_tool,  # noqa: E402
+                          parse_kernel_descriptions, ROOT)
+
+WIDTH = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "i32": 4, "f8E4M3FN": 1,
+         "f8E5M2": 1}
+
+
+def encode(value, element):
+    """The bytes of `value` (exactly representable) in `element`."""
+    if element == "f16":
+        return struct.pack("<H", ptx_sim.bits_from_f16(value))
+    if element == "bf16":
+        return struct.pack("<H", ptx_sim.bits_from_bf16(value))
+    if element in ("f32",):
+        return struct.pack("<f", value)
+    if element in ("i8",):
+        return struct.pack("<b", int(value))
+    if element in ("i32",):
+        return struct.pack("<i", int(value))
+    table = ptx_sim.E4M3 if element == "f8E4M3FN" else ptx_sim.E5M2
+    return bytes([table.index(value)])
+
+
+def decode(data, element):
+    if element == "f16":
+        return ptx_sim.f16_from_bits(int.from_bytes(data, "little"))
+    if element == "bf16":
+        return ptx_sim.bf16_from_bits(int.from_bytes(data, "little"))
+    if element == "f32":
+        return struct.unpack("<f", data)[0]
+    if element == "i32":
+        return struct.unpack("<i", data)[0]
+    raise ValueError(element)
+
+
+def round_to(value, element):
+    if element == "f32":
+        return ptx_sim.round_f32(value)
+    if element == "f16":
+        return ptx_sim.f16_from_bits(ptx_sim.bits_from_f16(ptx_sim.round_f32(value)))
+    if element == "bf16":
+        return ptx_sim.bf16_from_bits(ptx_sim.bits_from_bf16(ptx_sim.round_f32(value)))
+    return value
+
+
+def sample(element, acc, rng):
+    """A random operand value the element type holds exactly."""
+    if element == "i8":
+        return rng.randint(-128, 127)
+    if element == "f32":  # tf32: full f32 mantissas exercise cvt.rna
+        return ptx_sim.round_f32(rng.uniform(-1, 1))
+    if acc == "f16":  # keep f16 partial sums exact
+        return rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0])
+    return rng.choice([x / 4 for x in range(-8, 9)])
+
+
+class Case:
+    def __init__(self, text):
+        fields = text.split(":")
+        if len(fields) == 6:
+            fields.insert(5, "")
+        self.op, self.lhs, self.rhs, self.acc, self.result, flags, shape = fields
+        self.flags = set(filter(None, flags.split("+")))
+        dims = [int(x) for x in shape.split("x")]
+        self.m, self.n, self.k = dims[:3]
+        self.batch = dims[3] if len(dims) > 3 else 1
+        self.text = text
+
+    def mlir(self):
+        b = f"{self.batch}x" if self.op == "batch_matmul" else ""
+        tl, tr = "tl" in self.flags, "tr" in self.flags
+        if self.op == "linear":
+            lhs_type = f"tensor<{self.m}x{self.k}x{self.lhs}>"
+            rhs_type = f"tensor<{self.n}x{self.k}x{self.rhs}>"
+        else:
+            lhs_type = f"tensor<{b}{self.k}x{self.m}x{self.lhs}>" if tl else \
+                f"tensor<{b}{self.m}x{self.k}x{self.lhs}>"
+            rhs_type = f"tensor<{b}{self.n}x{self.k}x{self.rhs}>" if tr else \
+                f"tensor<{b}{self.k}x{self.n}x{self.rhs}>"
+        result_type = f"tensor<{b}{self.m}x{self.n}x{self.result}>"
+        args = [f"%a: {lhs_type}", f"%b: {rhs_type}"]
+        if self.op == "linear":
+            operands = "%a, %b"
+            types = [lhs_type, rhs_type]
+            if "bias" in self.flags:
+                bias_type = f"tensor<{self.n}x{self.result}>"
+                args.append(f"%c: {bias_type}")
+                operands += ", %c"
+                types.append(bias_type)
+            op = (f"mp.linear {operands} acc({self.acc}) : "
+                  f"({', '.join(types)}) -> {result_type}")
+        else:
+            flags = (" transpose_lhs" if tl else "") + (" transpose_rhs" if tr else "")
+            compute = " compute tf32" if "tf32" in self.flags else ""
+            op = (f"mp.{self.op} %a, %b{flags} acc({self.acc}){compute} : "
+                  f"{lhs_type}, {rhs_type} -> {result_type}")
+        activation = ""
+        value = "%y"
+        if "relu" in self.flags:
+            activation = f"\n  %r = mp.relu %y : {result_type}"
+            value = "%r"
+        return (f"func.func @case({', '.join(args)}) -> {result_type} {{\n"
+                f"  %y = {op}{activation}\n  return {value} : {result_type}\n}}\n")
+
+
+def run_case(case, args, mp_opt, scratch):
+    path = os.path.join(scratch, "case.mlir")
+    with open(path, "w") as f:
+        f.write(case.mlir())
+    options = f"chip={args.chip} {args.options}".strip()
+    converted = subprocess.run(
+        [mp_opt, path, f"--convert-mp-to-nvvm={options}"],
+        capture_output=True, text=True)
+    if converted.returncode:
+        return False, f"convert-mp-to-nvvm failed: {converted.stderr.strip()}"
+    lowered = subprocess.run(
+        [mp_opt, "-", f"--pass-pipeline={KERNELS_TO_PTX}"],
+        input=converted.stdout, capture_output=True, text=True)
+    if lowered.returncode:
+        return False, f"lowering failed: {lowered.stderr.strip()}"
+    (name, description), = parse_kernel_descriptions(converted.stdout).items()
+    kernels, shared_symbols = ptx_sim.parse_ptx(extract_ptx(lowered.stdout)[0])
+    kernel = kernels[name]
+
+    rng = random.Random(hash(case.text) & 0xFFFF)
+    batch, m, n, k = case.batch, case.m, case.n, case.k
+    lhs_k = description["lhs_k_contiguous"]
+    rhs_k = description["rhs_k_contiguous"]
+    A = [[[sample(case.lhs, case.acc, rng) for _ in range(k)] for _ in range(m)]
+         for _ in range(batch)]
+    B = [[[sample(case.rhs, case.acc, rng) for _ in range(n)] for _ in range(k)]
+         for _ in range(batch)]
+    bias = [sample(case.result, "f16", rng) for _ in range(n)] \
+        if "bias" in case.flags else None
+
+    def pack(rows, cols, get, element):
+        return b"".join(encode(get(r, c), element) for r in range(rows)
+                        for c in range(cols))
+    a_bytes = b"".join(
+        pack(m, k, lambda r, c: A[i][r][c], case.lhs) if lhs_k else
+        pack(k, m, lambda r, c: A[i][c][r], case.lhs) for i in range(batch))
+    b_bytes = b"".join(
+        pack(n, k, lambda r, c: B[i][c][r], case.rhs) if rhs_k else
+        pack(k, n, lambda r, c: B[i][r][c], case.rhs) for i in range(batch))
+
+    tf32 = case.lhs == "f32"
+    def operand(x):
+        if tf32:
+            return ptx_sim.f32_from_bits(ptx_sim.tf32_rna_bits(ptx_sim.bits_from_f32(x)))
+        return x
+    expected = []
+    for i in range(batch):
+        for r in range(m):
+            for c in range(n):
+                total = sum(operand(A[i][r][x]) * operand(B[i][x][c]) for x in range(k))
+                if case.result == "i32":
+                    expected.append(((int(total) + 2**31) % 2**32) - 2**31)
+                    continue
+                if bias:
+                    total += bias[c]
+                value = round_to(total, case.result)
+                if "relu" in case.flags:
+                    value = max(value, 0.0)
+                expected.append(value)
+
+    failures = []
+    modes = [("late", "round-robin"), ("early", "warps")] if args.thorough \
+        else [("late", "round-robin")]
+    for mode, schedule in modes:
+        memory = ptx_sim.GlobalMemory()
+        a_address = memory.allocate(a_bytes)
+        b_address = memory.allocate(b_bytes)
+        c_address = memory.allocate(bytes(batch * m * n * WIDTH[case.result]))
+        params = [a_address, b_address, c_address]
+        if bias:
+            params.append(memory.allocate(b"".join(encode(x, case.result) for x in bias)))
+        params += [m, n, k, m * k, k * n, m * n]
+        block_m, block_n, _ = description["block"]
+        grid = (-(-n // block_n), -(-m // block_m), batch)
+        ptx_sim.simulate_grid(kernel, shared_symbols, memory, params,
+                              description["threads"], grid,
+                              description["shared_memory_bytes"], mode, schedule)
+        output = memory.buffer(c_address)
+        width = WIDTH[case.result]
+        worst = 0.0
+        mismatches = 0
+        for index, want in enumerate(expected):
+            got = decode(output[index * width:(index + 1) * width], case.result)
+            tolerance = 0.0
+            if tf32:
+                tolerance = 2.0 ** -22 * max(1.0, abs(want)) * k
+            error = abs(got - want)
+            if not (error <= tolerance) and not (math.isnan(got) and math.isnan(want)):
+                mismatches += 1
+                if mismatches <= 3:
+                    i, rest = divmod(index, m * n)
+                    failures.append(f"[{mode}, {schedule}] C[{i}][{rest // n}][{rest % n}] = {got}, "
+                                    f"expected {want}")
+            worst = max(worst, error)
+        if mismatches:
+            failures.append(f"[{mode}, {schedule}] {mismatches} of {len(expected)} elements differ")
+    summary = f"{name} grid {grid} threads {description['threads']}"
+    return not failures, summary + ("" if not failures else "\n    " + "\n    ".join(failures))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chip", required=True,
+                        choices=["sm_80", "sm_86", "sm_89", "sm_90a"])
+    parser.add_argument("--options", default="")
+    parser.add_argument("--mp-opt", dest="mp_opt")
+    parser.add_argument("--thorough", action="store_true",
+                        help="also run with cp.async landing at issue and warps "
+                             "scheduled one after the other (catches races)")
+    parser.add_argument("cases", nargs="+")
+    args = parser.parse_args()
+    mp_opt = find_tool("mp-opt", args.mp_opt, [os.path.join(ROOT, "build", "bin")])
+    status = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        for text in args.cases:
+            ok, message = run_case(Case(text), args, mp_opt, scratch)
+            print(f"{'PASS' if ok else 'FAIL'} {text}: {message}")
+            sys.stdout.flush()
+            status |= not ok
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,942 @@
+#!/usr/bin/env python3
+"""A functional simulator of the PTX that MixedPrec's Tensor Core kernels use.
+
+No GPU is needed: each thread of a block is interpreted on its own, and the
+collective instructions (bar.sync, ldmatrix, mma.sync, wgmma.mma_async) run
+once every thread they involve has reached them. The semantics follow the
+PTX ISA: the mma.sync fragment layouts of m16n8k16 (f16, bf16), m16n8k8
+(tf32) and m16n8k32 (s8, e4m3, e5m2); ldmatrix .x4 with and without .trans;
+wgmma's shared-memory matrix descriptors with the canonical K-major and
+MN-major layouts and the 128-byte swizzle; its D fragment layout.
+
+cp.async copies are delayed until a cp.async.wait_group retires their group
+(`late`, default) or applied at issue (`early`), and threads run either in
+turn to their next collective (`round-robin`) or warp by warp, each as far as
+it can (`warps`): a kernel that reads a stage before waiting for it, or
+refills a stage another warp still reads, computes a wrong result in one of
+the modes.
+
+Only the instruction forms LLVM's NVPTX back end emits for these kernels are
+supported; anything else stops the simulation with an error naming the
+instruction. The simulator is meant for small problems (seconds per block).
+
+Used by tools/bench/check_kernels_on_cpu.py; standard library only.
+"""
+
+import math
+import re
+import struct
+
+MASK = {8: 0xFF, 16: 0xFFFF, 32: 0xFFFFFFFF, 64: 0xFFFFFFFFFFFFFFFF}
+
+
+class SimulationError(Exception):
+    pass
+
+
+# ----------------------------------------------------------------------------
+# Number formats
+# ----------------------------------------------------------------------------
+
+
+def f32_from_bits(bits):
+    return struct.unpack("<f", struct.pack("<I", bits & MASK[32]))[0]
+
+
+def bits_from_f32(value):
+    try:
+        return struct.unpack("<I", struct.pack("<f", value))[0]
+    except OverflowError:
+        return 0x7F800000 if value > 0 else 0xFF800000
+
+
+def round_f32(value):
+    return f32_from_bits(bits_from_f32(value))
+
+
+def f16_from_bits(bits):
+    return struct.unpack("<e", struct.pack("<H", bits & 0xFFFF))[0]
+
+
+def bits_from_f16(value):
+    """Round to nearest even (struct does), overflow to infinity."""
+    try:
+        return struct.unpack("<H", struct.pack("<e", value))[0]
+    except OverflowError:
+        return 0x7C00 if value > 0 else 0xFC00
+
+
+def bf16_from_bits(bits):
+    return f32_from_bits((bits & 0xFFFF) << 16)
+
+
+def bits_from_bf16(value):
+    bits = bits_from_f32(value)
+    if (bits & 0x7F800000) == 0x7F800000 and bits & 0x7FFFFF:
+        return ((bits >> 16) | 0x40) & 0xFFFF
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def tf32_rna_bits(bits):
+    """cvt.rna.tf32.f32: round to 10 mantissa bits, ties away from zero."""
+    if (bits & 0x7F800000) == 0x7F800000:
+        return bits & 0xFFFFE000 | (0x1000 if bits & 0x7FFFFF else 0)
+    return ((bits + 0x1000) & 0xFFFFE000) & MASK[32]
+
+
+def _fp8_table(exponent_bits, mantissa_bits, finite_only):
+    bias = (1 << (exponent_bits - 1)) - 1
+    table = []
+    for bits in range(256):
+        sign = -1.0 if bits & 0x80 else 1.0
+        exponent = (bits >> mantissa_bits) & ((1 << exponent_bits) - 1)
+        mantissa = bits & ((1 << mantissa_bits) - 1)
+        if finite_only and exponent == (1 << exponent_bits) - 1 and mantissa == (
+            1 << mantissa_bits
+        ) - 1:
+            table.append(math.nan)
+        elif not finite_only and exponent == (1 << exponent_bits) - 1:
+            table.append(math.nan if mantissa else sign * math.inf)
+        elif exponent == 0:
+            table.append(sign * mantissa * 2.0 ** (1 - bias - mantissa_bits))
+        else:
+            table.append(
+                sign * (1 + mantissa / (1 << mantissa_bits)) * 2.0 ** (exponent - bias)
+            )
+    return table
+
+
+E4M3 = _fp8_table(4, 3, finite_only=True)
+E5M2 = _fp8_table(5, 2, finite_only=False)
+
+# Element decoders of the multiplicand types, by PTX type name.
+DECODE = {
+    "f16": (2, f16_from_bits),
+    "bf16": (2, bf16_from_bits),
+    # The Tensor Core reads the top 19 bits of a tf32 operand.
+    "tf32": (4, lambda bits: f32_from_bits(bits & 0xFFFFE000)),
+    "s8": (1, lambda bits: bits - 256 if bits & 0x80 else bits),
+    "e4m3": (1, lambda bits: E4M3[bits]),
+    "e5m2": (1, lambda bits: E5M2[bits]),
+}
+
+
+def split_elements(word, ptx_type):
+    """The elements packed in a 32-bit fragment register, low to high."""
+    width, decode = DECODE[ptx_type]
+    per_word = 4 // width
+    bits = 8 * width
+    return [decode((word >> (bits * i)) & MASK[bits]) for i in range(per_word)]
+
+
+# ----------------------------------------------------------------------------
+# Parsing
+# ----------------------------------------------------------------------------
+
+
+class Instruction:
+    __slots__ = ("guard", "negated", "opcode", "operands", "text")
+
+    def __init__(self, guard, negated, opcode, operands, text):
+        self.guard = guard
+        self.negated = negated
+        self.opcode = opcode
+        self.operands = operands
+        self.text = text
+
+
+class Kernel:
+    def __init__(self, name, params):
+        self.name = name
+        self.params = params  # [(ptx type, name)]
+        self.instructions = []
+        self.labels = {}
+
+
+def split_operands(text):
+    operands, depth, current = [], 0, ""
+    for c in text:
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+        if c == "," and depth == 0:
+            operands.append(current.strip())
+            current = ""
+        else:
+            current += c
+    if current.strip():
+        operands.append(current.strip())
+    return operands
+
+
+def parse_ptx(text):
+    """Returns {kernel name: Kernel} and the shared symbols of the module."""
+    text = re.sub(r"//[^\n]*", "", text)
+    kernels = {}
+    shared_symbols = re.findall(r"\.shared\s+(?:\.align\s+\d+\s+)?\.b8\s+(\w+)\[", text)
+    for match in re.finditer(r"\.entry\s+(\w+)\s*\((.*?)\)[^{]*\{", text, re.S):
+        params = re.findall(r"\.param\s+\.(\w+)\s+(?:\.ptr\s+\.align\s+\d+\s+)?(\w+)",
+                            match.group(2))
+        kernel = Kernel(match.group(1), params)
+        # The body ends at the brace matching the one after the header
+        # (inline-asm scopes nest inside).
+        depth, end = 1, match.end()
+        while depth:
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            end += 1
+        for statement in _statements(text[match.end() : end - 1]):
+            statement = statement.strip()
+            if not statement:
+                continue
+            label = re.match(r"^(\$?\w+):$", statement)
+            if label:
+                kernel.labels[label.group(1)] = len(kernel.instructions)
+                continue
+            if statement.startswith("."):
+                continue  # .reg, .shared declarations
+            guard, negated = None, False
+            guard_match = re.match(r"^@(!?)(%?\w+)\s+(.*)$", statement, re.S)
+            if guard_match:
+                negated = guard_match.group(1) == "!"
+                guard = guard_match.group(2)
+                statement = guard_match.group(3)
+            parts = statement.split(None, 1)
+            opcode = parts[0]
+            operands = split_operands(parts[1]) if len(parts) > 1 else []
+            kernel.instructions.append(
+                Instruction(guard, negated, opcode, operands, statement)
+            )
+        kernels[kernel.name] = kernel
+    return kernels, shared_symbols
+
+
+def _statements(body):
+    """Splits a kernel body into labels and `;`-terminated statements, keeping
+    vector operands `{...}` whole and dropping the braces of inline-asm
+    scopes."""
+    statements, current, depth = [], "", 0
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c == "{":
+            # A vector operand follows an opcode or a comma on the same
+            # statement; a scope brace starts a statement.
+            if current.strip():
+                depth += 1
+                current += c
+            i += 1
+            continue
+        if c == "}":
+            if depth:
+                depth -= 1
+                current += c
+            i += 1
+            continue
+        if c == ";" and depth == 0:
+            statements.append(current)
+            current = ""
+        elif c == "\n" and depth == 0 and re.match(r"^\s*\$?\w+:\s*$", current):
+            statements.append(current.strip())
+            current = ""
+        else:
+            current += c
+        i += 1
+    statements.append(current)
+    result = []
+    for statement in statements:
+        statement = statement.strip()
+        # A label may precede a statement on the same "statement".
+        while True:
+            label = re.match(r"^(\$?\w+):\s*(.*)$", statement, re.S)
+            if not label:
+                break
+            result.append(label.group(1) + ":")
+            statement = label.group(2).strip()
+        result.append(statement)
+    return result
+
+
+# ----------------------------------------------------------------------------
+# Memory
+# ----------------------------------------------------------------------------
+
+
+class GlobalMemory:
+    """Buffers at fixed, 256-byte aligned device addresses."""
+
+    def __init__(self):
+        self.buffers = []  # (base, bytearray)
+        self.next = 0x10000000
+
+    def allocate(self, data):
+        base = self.next
+        self.buffers.append((base, bytearray(data)))
+        self.next += (len(data) + 0xFFFFF) & ~0xFFFFF
+        return base
+
+    def locate(self, address, size):
+        for base, data in self.buffers:
+            if base <= address and address + size <= base + len(data):
+                return data, address - base
+        raise SimulationError(f"global access of {size} bytes at {address:#x} is "
+                              "out of bounds")
+
+    def read(self, address, size):
+        data, offset = self.locate(address, size)
+        return bytes(data[offset : offset + size])
+
+    def write(self, address, payload):
+        data, offset = self.locate(address, len(payload))
+        data[offset : offset + len(payload)] = payload
+
+    def buffer(self, base):
+        for start, data in self.buffers:
+            if start == base:
+                return data
+        raise KeyError(base)
+
+
+class SharedMemory:
+    def __init__(self, size):
+        self.data = bytearray(size)
+
+    def read(self, address, size):
+        if address < 0 or address + size > len(self.data):
+            raise SimulationError(
+                f"shared access of {size} bytes at {address} beyond {len(self.data)}")
+        return bytes(self.data[address : address + size])
+
+    def write(self, address, payload):
+        if address < 0 or address + len(payload) > len(self.data):
+            raise SimulationError(
+                f"shared access of {len(payload)} bytes at {address} beyond "
+                f"{len(self.data)}")
+        self.data[address : address + len(payload)] = payload
+
+
+def to_int(value, bits):
+    return int.from_bytes(value, "little") & MASK[bits]
+
+
+def signed(value, bits):
+    value &= MASK[bits]
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+# ----------------------------------------------------------------------------
+# Threads and blocks
+# ----------------------------------------------------------------------------
+
+
+class Thread:
+    __slots__ = ("tid", "regs", "pc", "waiting", "done", "groups", "open_group")
+
+    def __init__(self, tid):
+        self.tid = tid
+        self.regs = {}
+        self.pc = 0
+        self.waiting = None  # the collective opcode the thread waits at
+        self.done = False
+        self.groups = []  # committed cp.async groups, oldest first
+        self.open_group = []
+
+
+COLLECTIVE_PREFIXES = ("bar.sync", "ldmatrix", "mma.sync", "wgmma.mma_async",
+                       "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group")
+
+
+class BlockSimulator:
+    def __init__(self, kernel, shared_symbols, memory, params, block_dim,
+                 block_idx, grid_dim, shared_bytes, cp_async="late",
+                 schedule="round-robin"):
+        self.kernel = kernel
+        self.memory = memory
+        self.shared = SharedMemory(shared_bytes)
+        self.symbols = {name: 0 for name in shared_symbols}
+        self.params = dict(zip([name for _, name in kernel.params], params))
+        self.block_dim = block_dim
+        self.block_idx = block_idx
+        self.grid_dim = grid_dim
+        self.cp_async = cp_async
+        self.schedule = schedule
+        self.threads = [Thread(t) for t in range(block_dim)]
+        self.executed = 0
+
+    # -- operands ------------------------------------------------------------
+
+    def value(self, thread, operand, bits=32):
+        if operand.startswith("%"):
+            if operand in ("%tid.x",):
+                return thread.tid
+            if operand == "%ctaid.x":
+                return self.block_idx[0]
+            if operand == "%ctaid.y":
+                return self.block_idx[1]
+            if operand == "%ctaid.z":
+                return self.block_idx[2]
+            if operand in ("%tid.y", "%tid.z"):
+                return 0
+            if operand == "%ntid.x":
+                return self.block_dim
+            try:
+                return thread.regs[operand]
+            except KeyError:
+                raise SimulationError(f"read of unset register {operand}")
+        if operand in thread.regs:  # inline-asm local registers (p)
+            return thread.regs[operand]
+        if operand in self.symbols:
+            return self.symbols[operand]
+        if re.match(r"^0[fF][0-9a-fA-F]{8}$", operand):
+            return int(operand[2:], 16)
+        if re.match(r"^0[dD][0-9a-fA-F]{16}$", operand):
+            return int(operand[2:], 16)
+        if re.match(r"^-?(0x[0-9a-fA-F]+|\d+)$", operand):
+            return int(operand, 0) & MASK[bits]
+        raise SimulationError(f"unsupported operand {operand}")
+
+    def address(self, thread, operand):
+        inner = operand.strip("[]").replace(" ", "")
+        match = re.match(r"^([%\w$.]+)(?:\+(-?\d+))?$", inner)
+        if not match:
+            raise SimulationError(f"unsupported address {operand}")
+        base = self.value(thread, match.group(1), 64)
+        return (base + int(match.group(2) or 0)) & MASK[64]
+
+    # -- execution -----------------------------------------------------------
+
+    def run(self, max_steps=50_000_000):
+        instructions = self.kernel.instructions
+        warps = [self.threads[i : i + 32] for i in range(0, self.block_dim, 32)]
+        while True:
+            progressed = False
+            # Round robin: every thread runs to its next collective in turn.
+            # Warp by warp: each warp runs as far as it can before the next
+            # one starts, so a missing barrier shows up as a race.
+            for group in ([self.threads] if self.schedule == "round-robin" else warps):
+                while True:
+                    ran = False
+                    for thread in group:
+                        if not thread.done and not thread.waiting:
+                            self.run_thread(thread, instructions)
+                            ran = True
+                    released = self.release_groups(group, 32)
+                    progressed |= ran or released
+                    if not (ran or released) or self.schedule == "round-robin":
+                        break
+            if all(t.done for t in self.threads):
+                return
+            released = self.release_barrier()
+            released |= self.release_groups(self.threads, 128)
+            if not progressed and not released:
+                states = {(t.pc, t.waiting, t.done) for t in self.threads}
+                raise SimulationError(f"deadlock: thread states {sorted(states)[:8]}")
+            if self.executed > max_steps:
+                raise SimulationError("step limit exceeded")
+
+    def run_thread(self, thread, instructions):
+        while not thread.done:
+            instruction = instructions[thread.pc]
+            if instruction.guard is not None:
+                predicate = self.value(thread, instruction.guard)
+                if bool(predicate) == instruction.negated:
+                    thread.pc += 1
+                    continue
+            opcode = instruction.opcode
+            if opcode.startswith(COLLECTIVE_PREFIXES):
+                thread.waiting = opcode
+                return
+            self.executed += 1
+            self.execute(thread, instruction)
+
+    def release_barrier(self):
+        live = [t for t in self.threads if not t.done]
+        if live and all(t.waiting and t.waiting.startswith("bar.sync") for t in live):
+            for t in live:
+                t.waiting = None
+                t.pc += 1
+            return True
+        return False
+
+    def release_groups(self, threads, size):
+        """Runs the warp (size 32) or warpgroup (128) collectives that every
+        thread of an aligned group within `threads` has reached."""
+        released = False
+        for first in range(0, len(threads), size):
+            group = threads[first : first + size]
+            if len(group) < size or group[0].tid % size:
+                continue
+            opcodes = {t.waiting for t in group}
+            pcs = {t.pc for t in group}
+            if len(opcodes) != 1 or len(pcs) != 1 or None in opcodes:
+                continue
+            opcode = next(iter(opcodes))
+            if opcode.startswith("bar.sync"):
+                continue
+            if (128 if opcode.startswith("wgmma") else 32) != size:
+                continue
+            self.execute_collective(group, self.kernel.instructions[group[0].pc])
+            for t in group:
+                t.waiting = None
+                t.pc += 1
+            released = True
+        return released
+
+    # -- scalar instructions -------------------------------------------------
+
+    def execute(self, thread, ins):
+        op = ins.opcode
+        o = ins.operands
+        regs = thread.regs
+        parts = op.split(".")
+        base = parts[0]
+        next_pc = thread.pc + 1
+
+        def bits_of(type_name):
+            return int(re.sub(r"\D", "", type_name) or 32)
+
+        if base == "bra":
+            thread.pc = self.kernel.labels[o[0]]
+            return
+        if base == "ret":
+            thread.done = True
+            return
+        if base == "mov":
+            width = bits_of(parts[1])
+            if o[0].startswith("{"):  # unpack into equal parts, low first
+                targets = split_operands(o[0].strip("{}"))
+                part = width // len(targets)
+                value = self.value(thread, o[1], width)
+                for i, target in enumerate(targets):
+                    regs[target] = (value >> (part * i)) & MASK[part]
+            elif o[1].startswith("{"):  # pack
+                sources = split_operands(o[1].strip("{}"))
+                part = width // len(sources)
+                regs[o[0]] = sum((self.value(thread, x, part) & MASK[part]) << (part * i)
+                                 for i, x in enumerate(sources))
+            else:
+                regs[o[0]] = self.value(thread, o[1], width) & MASK[width]
+        elif base == "ld" and parts[1] == "param":
+            width = bits_of(parts[-1])
+            name = o[1].strip("[]")
+            regs[o[0]] = self.params[name] & MASK[width]
+        elif base == "cvta":
+            regs[o[0]] = self.value(thread, o[1], 64)
+        elif base in ("add", "sub", "mul", "mad", "min", "max", "shl", "shr",
+                      "and", "or", "xor", "not", "neg", "selp", "bfe", "div",
+                      "rem") and parts[-1] not in ("f32", "f16", "bf16"):
+            self.integer_op(thread, ins, parts)
+        elif base == "setp":
+            self.setp(thread, ins, parts)
+        elif base == "cvt":
+            self.cvt(thread, ins, parts)
+        elif base == "ld":
+            space = parts[1]
+            vector = next((p for p in parts[2:] if re.match(r"^v\d$", p)), None)
+            width = bits_of(parts[-1])
+            address = self.address(thread, o[1])
+            memory = self.shared if space == "shared" else self.memory
+            if vector:
+                count = int(vector[1:])
+                targets = split_operands(o[0].strip("{}"))
+                data = memory.read(address, count * width // 8)
+                for i, target in enumerate(targets):
+                    regs[target] = to_int(data[i * width // 8 : (i + 1) * width // 8], width)
+            else:
+                regs[o[0]] = to_int(memory.read(address, width // 8), width)
+        elif base == "st":
+            space = parts[1]
+            vector = next((p for p in parts[2:] if re.match(r"^v\d$", p)), None)
+            width = bits_of(parts[-1])
+            address = self.address(thread, o[0])
+            memory = self.shared if space == "shared" else self.memory
+            if vector:
+                sources = split_operands(o[1].strip("{}"))
+                payload = b"".join(
+                    (self.value(thread, s, width) & MASK[width]).to_bytes(width // 8, "little")
+                    for s in sources)
+            else:
+                payload = (self.value(thread, o[1], width) & MASK[width]).to_bytes(
+                    width // 8, "little")
+            memory.write(address, payload)
+        elif op.startswith("cp.async.cg.shared.global"):
+            destination = self.address(thread, o[0])
+            source = self.address(thread, o[1])
+            size = int(o[2])
+            valid = self.value(thread, o[3]) if len(o) > 3 else size
+            payload = (self.memory.read(source, valid) if valid else b"") + bytes(size - valid)
+            if self.cp_async == "early":
+                self.shared.write(destination, payload)
+            else:
+                thread.open_group.append((destination, payload))
+        elif op == "cp.async.commit_group":
+            thread.groups.append(thread.open_group)
+            thread.open_group = []
+        elif op == "cp.async.wait_group":
+            keep = int(o[0])
+            while len(thread.groups) > keep:
+                for destination, payload in thread.groups.pop(0):
+                    self.shared.write(destination, payload)
+        elif op.startswith("fence.proxy.async"):
+            pass
+        elif base in ("add", "sub", "mul", "fma", "max", "min", "neg", "abs",
+                      "ex2", "rcp", "div", "sqrt", "copysign"):
+            self.float_op(thread, ins, parts)
+        else:
+            raise SimulationError(f"unsupported instruction: {ins.text}")
+        thread.pc = next_pc
+
+    def integer_op(self, thread, ins, parts):
+        base = parts[0]
+        o = ins.operands
+        regs = thread.regs
+        type_name = parts[-1]
+        width = int(re.sub(r"\D", "", type_name) or 32) if type_name != "pred" else 1
+        if type_name == "pred":
+            a = bool(self.value(thread, o[1]))
+            b = bool(self.value(thread, o[2])) if len(o) > 2 else None
+            result = {"or": lambda: a or b, "and": lambda: a and b,
+                      "xor": lambda: a != b, "not": lambda: not a}[base]()
+            regs[o[0]] = 1 if result else 0
+            return
+        is_signed = type_name.startswith("s")
+        v = lambda x, w=width: self.value(thread, x, w)
+        mask = MASK[width]
+        if base == "selp":
+            regs[o[0]] = v(o[1]) if self.value(thread, o[3]) else v(o[2])
+            return
+        if base == "bfe":
+            value, start, length = v(o[1]), v(o[2], 32), v(o[3], 32)
+            regs[o[0]] = (value >> start) & ((1 << length) - 1)
+            return
+        if base == "mul" and parts[1] == "wide":
+            a, b = v(o[1]), v(o[2])
+            if is_signed:
+                a, b = signed(a, width), signed(b, width)
+            regs[o[0]] = (a * b) & MASK[2 * width]
+            return
+        if base == "mul" and parts[1] == "hi":
+            a, b = v(o[1]), v(o[2])
+            if is_signed:
+                a, b = signed(a, width), signed(b, width)
+            regs[o[0]] = ((a * b) >> width) & mask
+            return
+        if base == "mad":
+            a, b, c = v(o[1]), v(o[2]), v(o[3])
+            if parts[1] == "wide":
+                regs[o[0]] = (a * b + c) & MASK[2 * width]
+            else:
+                regs[o[0]] = (a * b + c) & mask
+            return
+        a = v(o[1])
+        b = v(o[2]) if len(o) > 2 else None
+        if base == "add":
+            result = a + b
+        elif base == "sub":
+            result = a - b
+        elif base == "mul":
+            result = a * b
+        elif base in ("min", "max"):
+            if is_signed:
+                a, b = signed(a, width), signed(b, width)
+            result = min(a, b) if base == "min" else max(a, b)
+        elif base == "shl":
+            shift = self.value(thread, o[2], 32)
+            result = a << shift if shift < width else 0
+        elif base == "shr":
+            shift = self.value(thread, o[2], 32)
+            if is_signed:
+                result = signed(a, width) >> min(shift, width - 1)
+            else:
+                result = a >> shift if shift < width else 0
+        elif base == "and":
+            result = a & b
+        elif base == "or":
+            result = a | b
+        elif base == "xor":
+            result = a ^ b
+        elif base == "not":
+            result = ~a
+        elif base == "neg":
+            result = -a
+        elif base in ("div", "rem"):
+            if is_signed:
+                a, b = signed(a, width), signed(b, width)
+                q = int(a / b)
+                result = q if base == "div" else a - q * b
+            else:
+                result = a // b if base == "div" else a % b
+        else:
+            raise SimulationError(f"unsupported instruction: {ins.text}")
+        regs[o[0]] = result & mask
+
+    def setp(self, thread, ins, parts):
+        comparison, type_name = parts[1], parts[-1]
+        o = ins.operands
+        width = int(re.sub(r"\D", "", type_name) or 32)
+        a = self.value(thread, o[1], width)
+        b = self.value(thread, o[2], width)
+        if type_name.startswith("f"):
+            a, b = f32_from_bits(a), f32_from_bits(b)
+            unordered = math.isnan(a) or math.isnan(b)
+            table = {"eq": a == b, "ne": a != b and not unordered, "lt": a < b,
+                     "le": a <= b, "gt": a > b, "ge": a >= b, "num": not unordered,
+                     "nan": unordered, "equ": unordered or a == b,
+                     "neu": unordered or a != b, "ltu": unordered or a < b,
+                     "leu": unordered or a <= b, "gtu": unordered or a > b,
+                     "geu": unordered or a >= b}
+        else:
+            if type_name.startswith("s"):
+                a, b = signed(a, width), signed(b, width)
+            table = {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b,
+                     "gt": a > b, "ge": a >= b, "lo": a < b, "ls": a <= b,
+                     "hi": a > b, "hs": a >= b}
+        thread.regs[o[0]] = 1 if table[comparison] else 0
+
+    def cvt(self, thread, ins, parts):
+        o = ins.operands
+        regs = thread.regs
+        modifiers = parts[1:-2]
+        destination, source = parts[-2], parts[-1]
+        value = self.value(thread, o[1], 64)
+        if destination in ("u64", "s64", "u32", "s32", "u16", "s16") and source[0] in "us":
+            source_bits = int(source[1:])
+            value &= MASK[source_bits]
+            if source[0] == "s":
+                value = signed(value, source_bits)
+            regs[o[0]] = value & MASK[int(destination[1:])]
+        elif destination == "tf32" and source == "f32":
+            regs[o[0]] = tf32_rna_bits(value)
+        elif destination == "f16" and source == "f32":
+            regs[o[0]] = bits_from_f16(f32_from_bits(value))
+        elif destination == "bf16" and source == "f32":
+            regs[o[0]] = bits_from_bf16(f32_from_bits(value))
+        elif destination == "f32" and source == "f16":
+            regs[o[0]] = bits_from_f32(f16_from_bits(value))
+        elif destination == "f32" and source == "bf16":
+            regs[o[0]] = (value & 0xFFFF) << 16
+        else:
+            raise SimulationError(f"unsupported conversion: {ins.text} {modifiers}")
+
+    def float_op(self, thread, ins, parts):
+        o = ins.operands
+        base = parts[0]
+        if parts[-1] != "f32":
+            raise SimulationError(f"unsupported instruction: {ins.text}")
+        f = lambda x: f32_from_bits(self.value(thread, x))
+        if base == "add":
+            result = f(o[1]) + f(o[2])
+        elif base == "sub":
+            result = f(o[1]) - f(o[2])
+        elif base == "mul":
+            result = f(o[1]) * f(o[2])
+        elif base == "fma":
+            result = f(o[1]) * f(o[2]) + f(o[3])
+        elif base in ("max", "min"):
+            a, b = f(o[1]), f(o[2])
+            if math.isnan(a) or math.isnan(b):
+                result = math.nan if "NaN" in parts else (b if math.isnan(a) else a)
+            else:
+                result = max(a, b) if base == "max" else min(a, b)
+        elif base == "neg":
+            result = -f(o[1])
+        elif base == "abs":
+            result = abs(f(o[1]))
+        else:
+            raise SimulationError(f"unsupported instruction: {ins.text}")
+        thread.regs[o[0]] = bits_from_f32(result)
+
+    # -- collectives ---------------------------------------------------------
+
+    def execute_collective(self, group, ins):
+        op = ins.opcode
+        self.executed += len(group)
+        if op.startswith("ldmatrix"):
+            self.ldmatrix(group, ins)
+        elif op.startswith("mma.sync"):
+            self.mma_sync(group, ins)
+        elif op.startswith("wgmma.mma_async"):
+            self.wgmma(group, ins)
+        elif op.startswith(("wgmma.fence", "wgmma.commit_group", "wgmma.wait_group")):
+            pass  # wgmma.mma_async completes when it executes here
+        else:
+            raise SimulationError(f"unsupported collective: {ins.text}")
+
+    def ldmatrix(self, warp, ins):
+        parts = ins.opcode.split(".")
+        if "x4" not in parts or "m8n8" not in parts or "b16" not in parts:
+            raise SimulationError(f"unsupported ldmatrix: {ins.text}")
+        transpose = "trans" in parts
+        targets = split_operands(ins.operands[0].strip("{}"))
+        # Matrix q: rows addressed by lanes 8q .. 8q + 7, 8 b16 elements each.
+        matrices = []
+        for q in range(4):
+            rows = []
+            for r in range(8):
+                data = self.shared.read(self.address(warp[8 * q + r], ins.operands[1]), 16)
+                rows.append([int.from_bytes(data[2 * c : 2 * c + 2], "little")
+                             for c in range(8)])
+            matrices.append(rows)
+        for lane, thread in enumerate(warp):
+            g, t = lane // 4, lane % 4
+            for q in range(4):
+                m = matrices[q]
+                if transpose:
+                    low, high = m[2 * t][g], m[2 * t + 1][g]
+                else:
+                    low, high = m[g][2 * t], m[g][2 * t + 1]
+                thread.regs[targets[q]] = low | high << 16
+
+    def mma_sync(self, warp, ins):
+        parts = ins.opcode.split(".")
+        shape = parts[3]
+        d_type, a_type, b_type, c_type = parts[6], parts[7], parts[8], parts[9]
+        m, n, k = map(int, re.match(r"m(\d+)n(\d+)k(\d+)", shape).groups())
+        d_regs, a_regs, b_regs, c_regs = (split_operands(x.strip("{}"))
+                                          for x in ins.operands)
+        A = [[None] * k for _ in range(m)]
+        B = [[None] * n for _ in range(k)]
+        C = [[None] * n for _ in range(m)]
+        for lane, thread in enumerate(warp):
+            g, t = lane // 4, lane % 4
+            for i, reg in enumerate(a_regs):
+                elements = split_elements(self.value(thread, reg), a_type)
+                for j, x in enumerate(elements):
+                    per = len(elements)
+                    if per == 2:  # m16n8k16 16-bit
+                        row, col = g + 8 * (i % 2), 2 * t + j + 8 * (i // 2)
+                    elif per == 1:  # m16n8k8 tf32
+                        row, col = g + 8 * (i % 2), t + 4 * (i // 2)
+                    else:  # m16n8k32 8-bit
+                        row, col = g + 8 * (i % 2), 4 * t + j + 16 * (i // 2)
+                    A[row][col] = x
+            for i, reg in enumerate(b_regs):
+                elements = split_elements(self.value(thread, reg), b_type)
+                for j, x in enumerate(elements):
+                    per = len(elements)
+                    if per == 2:
+                        kk = 2 * t + j + 8 * i
+                    elif per == 1:
+                        kk = t + 4 * i
+                    else:
+                        kk = 4 * t + j + 16 * i
+                    B[kk][g] = x
+            for i, reg in enumerate(c_regs):
+                value = self.value(thread, reg)
+                if c_type == "f16":
+                    for j in range(2):
+                        C[g + 8 * i][2 * t + j] = f16_from_bits(value >> (16 * j))
+                else:
+                    row, col = g + 8 * (i // 2), 2 * t + i % 2
+                    C[row][col] = (signed(value, 32) if c_type == "s32"
+                                   else f32_from_bits(value))
+        for lane, thread in enumerate(warp):
+            g, t = lane // 4, lane % 4
+            if d_type == "f16":
+                for i, reg in enumerate(d_regs):
+                    word = 0
+                    for j in range(2):
+                        row, col = g + 8 * i, 2 * t + j
+                        total = C[row][col] + sum(A[row][x] * B[x][col] for x in range(k))
+                        word |= bits_from_f16(total) << (16 * j)
+                    thread.regs[reg] = word
+            else:
+                for i, reg in enumerate(d_regs):
+                    row, col = g + 8 * (i // 2), 2 * t + i % 2
+                    total = C[row][col] + sum(A[row][x] * B[x][col] for x in range(k))
+                    thread.regs[reg] = (int(total) & MASK[32] if d_type == "s32"
+                                        else bits_from_f32(total))
+
+    def wgmma(self, warpgroup, ins):
+        parts = ins.opcode.split(".")
+        m, n, k = map(int, re.match(r"m(\d+)n(\d+)k(\d+)", parts[4]).groups())
+        d_type, a_type, b_type = parts[5], parts[6], parts[7]
+        o = ins.operands
+        d_regs = split_operands(o[0].strip("{}"))
+        leader = warpgroup[0]
+        desc_a = self.value(leader, o[1], 64)
+        desc_b = self.value(leader, o[2], 64)
+        for thread in warpgroup[1:]:
+            if (self.value(thread, o[1], 64), self.value(thread, o[2], 64)) != (desc_a, desc_b):
+                raise SimulationError("wgmma descriptors differ across the warpgroup")
+        scale_d = self.value(leader, o[3])
+        immediates = [int(x) for x in o[4:]]
+        trans_a = trans_b = 0
+        if len(immediates) >= 4:
+            trans_a, trans_b = immediates[2], immediates[3]
+        A = self.read_descriptor(desc_a, a_type, m, k, trans_a)  # A[m][k]
+        B = self.read_descriptor(desc_b, b_type, n, k, trans_b)  # B[n][k]
+        for lane_in_group, thread in enumerate(warpgroup):
+            warp, lane = lane_in_group // 32, lane_in_group % 32
+            g, t = lane // 4, lane % 4
+            for i, reg in enumerate(d_regs):
+                if d_type == "f16":
+                    word = 0
+                    for h in range(2):
+                        row = 16 * warp + g + 8 * (i % 2)
+                        col = 8 * (i // 2) + 2 * t + h
+                        old = f16_from_bits(self.value(thread, reg) >> (16 * h)) if scale_d else 0.0
+                        total = old + sum(A[row][x] * B[col][x] for x in range(k))
+                        word |= bits_from_f16(total) << (16 * h)
+                    thread.regs[reg] = word
+                else:
+                    row = 16 * warp + g + 8 * ((i % 4) // 2)
+                    col = 8 * (i // 4) + 2 * t + i % 2
+                    value = self.value(thread, reg)
+                    if d_type == "s32":
+                        old = signed(value, 32) if scale_d else 0
+                        total = old + sum(A[row][x] * B[col][x] for x in range(k))
+                        thread.regs[reg] = int(total) & MASK[32]
+                    else:
+                        old = f32_from_bits(value) if scale_d else 0.0
+                        total = old + sum(A[row][x] * B[col][x] for x in range(k))
+                        thread.regs[reg] = bits_from_f32(total)
+
+    def read_descriptor(self, descriptor, ptx_type, rows, depth, transposed):
+        """Reads a rows × depth (MN × K) operand through a wgmma matrix
+        descriptor (PTX ISA, "Matrix Descriptor Format" and canonical
+        layouts)."""
+        start = (descriptor & 0x3FFF) << 4
+        leading = ((descriptor >> 16) & 0x3FFF) << 4
+        stride = ((descriptor >> 32) & 0x3FFF) << 4
+        base_offset = (descriptor >> 49) & 0x7
+        swizzle = (descriptor >> 62) & 0x3
+        if swizzle != 1 or base_offset != 0:
+            raise SimulationError("only the 128-byte swizzle with base offset 0 "
+                                  "is simulated")
+        width, decode = DECODE[ptx_type]
+        per_chunk = 16 // width  # T
+        matrix = [[None] * depth for _ in range(rows)]
+        for mn in range(rows):
+            for kk in range(depth):
+                if not transposed:
+                    # K-major: ((8,m),(T,2k)):((8T,SBO),(1,T)) in elements.
+                    offset = ((mn % 8) * 8 * per_chunk + (kk % per_chunk)
+                              + (kk // per_chunk) * per_chunk) * width
+                    offset += (mn // 8) * stride
+                else:
+                    # MN-major: ((T,8,m),(8,k)):((1,T,LBO),(8T,SBO)).
+                    offset = ((mn % per_chunk) + ((mn // per_chunk) % 8) * per_chunk
+                              + (kk % 8) * 8 * per_chunk) * width
+                    offset += (mn // (8 * per_chunk)) * leading + (kk // 8) * stride
+                address = start + offset
+                address ^= ((address >> 7) & 7) << 4  # Swizzle<3,4,3>
+                bits = int.from_bytes(self.shared.read(address, width), "little")
+                matrix[mn][kk] = decode(bits)
+        return matrix
+
+
+def simulate_grid(kernel, shared_symbols, memory, params, block_dim, grid,
+                  shared_bytes, cp_async="late", schedule="round-robin",
+                  blocks=None):
+    """Runs every block of `grid` (or the listed `blocks`)."""
+    executed = 0
+    all_blocks = [(x, y, z) for z in range(grid[2]) for y in range(grid[1])
+                  for x in range(grid[0])]
+    for block in blocks or all_blocks:
+        simulator = BlockSimulator(kernel, shared_symbols, memory, params,
+                                   block_dim, block, grid, shared_bytes, cp_async,
+                                   schedule)
+        simulator.run()
+        executed += simulator.executed
+    return executed
