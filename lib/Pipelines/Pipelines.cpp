@@ -166,6 +166,11 @@ void mlir::mp::buildGPUPipeline(OpPassManager &pm,
 }
 
 void mlir::mp::registerPipelines() {
+  PassPipelineRegistration<MixedPrecisionPipelineOptions>(
+      "mp-mixed-precision-pipeline",
+      "Make an f32 mp train step mixed-precision: mp-autocast, "
+      "mp-master-weights, mp-loss-scaling, mp-autodiff, canonicalize, cse",
+      buildMixedPrecisionPipeline);
   PassPipelineRegistration<CPUPipelineOptions>(
       "mp-cpu-pipeline",
       "Lower mp train steps (after the mixed-precision passes) or linalg on "

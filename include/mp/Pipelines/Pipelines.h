@@ -134,6 +134,53 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
 void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
 
 //===----------------------------------------------------------------------===//
+// mp-mixed-precision-pipeline
+//===----------------------------------------------------------------------===//
+
+/// Options of `mp-mixed-precision-pipeline`.
+struct MixedPrecisionPipelineOptions
+    : public PassPipelineOptions<MixedPrecisionPipelineOptions> {
+  PassOptions::Option<std::string> computeType{
+      *this, "compute-type",
+      llvm::cl::desc("Low-precision compute type: f16, bf16, or f32 (no "
+                     "autocast: an f32 train step)"),
+      llvm::cl::init("f16")};
+  PassOptions::Option<std::string> lossScaling{
+      *this, "loss-scaling",
+      llvm::cl::desc("Loss scaling: dynamic, static, none, or auto (dynamic "
+                     "for f16, none for bf16 and f32)"),
+      llvm::cl::init("auto")};
+  PassOptions::Option<std::string> masterWeights{
+      *this, "master-weights",
+      llvm::cl::desc("Master-weight style: cast-per-step (PyTorch AMP) or "
+                     "stored-copy (Apex O2)"),
+      llvm::cl::init("cast-per-step")};
+  PassOptions::Option<std::string> policyFile{
+      *this, "policy-file",
+      llvm::cl::desc("Autocast policy file (JSON, docs/Autocast.md)"),
+      llvm::cl::init("")};
+  PassOptions::Option<double> initScale{
+      *this, "init-scale",
+      llvm::cl::desc("Initial (dynamic) or fixed (static) loss scale"),
+      llvm::cl::init(65536.0)};
+  PassOptions::Option<int64_t> growthInterval{
+      *this, "growth-interval",
+      llvm::cl::desc("Finite steps between two growths of the loss scale"),
+      llvm::cl::init(2000)};
+  PassOptions::Option<int64_t> hysteresis{
+      *this, "hysteresis",
+      llvm::cl::desc("Non-finite steps tolerated before backing off (1 = "
+                     "GradScaler, 2 = Megatron-LM)"),
+      llvm::cl::init(1)};
+};
+
+/// Adds to `pm` (anchored on `builtin.module`) mp-autocast (unless the
+/// compute type is f32), mp-master-weights, mp-loss-scaling (unless none),
+/// mp-autodiff, canonicalize and cse.
+void buildMixedPrecisionPipeline(OpPassManager &pm,
+                                 const MixedPrecisionPipelineOptions &options);
+
+//===----------------------------------------------------------------------===//
 // Registration
 //===----------------------------------------------------------------------===//
 
