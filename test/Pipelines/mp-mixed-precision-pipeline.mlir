@@ -37,7 +37,7 @@
 
 // BF16-LABEL: func.func @train_step
 // BF16-NOT: mp.loss_scaling
-// BF16-SAME: {mp.copy_of = 0 : i64, mp.state = "working_copy"}
+// BF16-SAME: tensor<64x64xbf16> {mp.copy_of = 3 : i64, mp.state = "working_copy"}
 // BF16-NOT: mp.grad
 // BF16-COUNT-18: mp.adamw
 // BF16-NOT: mp.update_loss_scale
