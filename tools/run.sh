@@ -14,7 +14,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${MP_BUILD_DIR:-$ROOT/build}
 LLVM_BIN=/usr/lib/llvm-22/bin
 PACKAGES=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
-          cmake ninja-build python3-numpy)
+          cmake ninja-build python3-numpy zlib1g-dev libopenblas0
+          dataset-fashion-mnist)
 
 install_dependencies() {
   local missing=()
@@ -50,6 +51,36 @@ demo() {
   echo
   echo "== Its operations:"
   "$BUILD/bin/mp-opt" "$example" --print-op-stats -o /dev/null 2>&1
+  train_demo "$example"
+}
+
+# Trains the example on Fashion-MNIST with mp-run in FP32 and in mixed
+# precision and prints both loss curves side by side.
+train_demo() {
+  local example=$1 steps=300 out
+  local amp='mp-mixed-precision-pipeline{compute-type=f16}'
+  out=$(mktemp -d)
+  echo
+  echo "== Training it on Fashion-MNIST for $steps steps of 64 images with mp-run,"
+  echo "== in FP32 and in mixed precision (f16 compute, f32 master weights,"
+  echo "== dynamic loss scaling), same seed and batch order (docs/MpRun.md):"
+  echo "   mp-run $(basename "$example") --data=fashion-mnist --steps=$steps"
+  "$BUILD/bin/mp-run" "$example" --data=fashion-mnist --steps=$steps \
+    --print-every=0 --json="$out/fp32.json" | tail -n 1
+  echo "   mp-run $(basename "$example") --data=fashion-mnist --steps=$steps --pipeline='$amp'"
+  "$BUILD/bin/mp-run" "$example" --data=fashion-mnist --steps=$steps \
+    --print-every=0 --json="$out/amp.json" --pipeline="$amp" | tail -n 1
+  echo
+  /usr/bin/python3 - "$out/fp32.json" "$out/amp.json" <<'PY'
+import json, sys
+fp32, amp = (json.load(open(path))["steps"] for path in sys.argv[1:])
+print("  step  FP32 loss  AMP loss  AMP loss scale")
+for a, b in zip(fp32, amp):
+    if a["step"] == 1 or a["step"] % 25 == 0:
+        print("%6d  %9.4f  %8.4f  %14g" % (a["step"], a["loss"], b["loss"],
+                                           b["loss_scale"]))
+PY
+  rm -rf "$out"
 }
 
 run_tests() {

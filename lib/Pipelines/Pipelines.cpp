@@ -54,8 +54,7 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
                                   options.matmulTileSizes.end());
     tiling.dotTileSizes.assign(options.dotTileSizes.begin(),
                                options.dotTileSizes.end());
-    tiling.tileSizes.assign(options.tileSizes.begin(),
-                            options.tileSizes.end());
+    tiling.tileSizes.assign(options.tileSizes.begin(), options.tileSizes.end());
     pm.addNestedPass<func::FuncOp>(createMPTileAndVectorize(tiling));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -101,10 +100,13 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
       vector::VectorContractLowering::OuterProduct;
   vectorToLLVM.vectorTransposeLowering =
       vector::VectorTransposeLowering::Shuffle16x16;
-  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Math first: what has no LLVM intrinsic (erf) becomes libm calls, which
+  // unrolls vectors into vector.extract/from_elements for the vector
+  // conversion to lower.
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());

@@ -13,7 +13,7 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %s.py inputs %t
 // RUN: mp-run %s --data=npy:%t --shuffle=false --steps 16 --json %t/run.json \
-// RUN:     --pipeline='mp-autocast{compute-type=f16},func.func(mp-master-weights,mp-loss-scaling{growth-interval=3 init-scale=1024},mp-autodiff)' \
+// RUN:     --pipeline='mp-mixed-precision-pipeline{compute-type=f16 loss-scaling=dynamic growth-interval=3 init-scale=1024}' \
 // RUN:   | FileCheck %s --check-prefix=STEPS
 // RUN: %python %s.py check %t | FileCheck %s
 

@@ -11,7 +11,7 @@
 // RUN: mp-run %s --load %t/init --steps 1000 --print-every 500 --save %t/f16 \
 // RUN:   | FileCheck %s --check-prefix=F16
 // RUN: mp-run %s --load %t/init --steps 1000 --print-every 500 --save %t/master \
-// RUN:     --pipeline='func.func(mp-master-weights,mp-autodiff)' \
+// RUN:     --pipeline='mp-mixed-precision-pipeline{compute-type=f32 loss-scaling=none}' \
 // RUN:   | FileCheck %s --check-prefix=MASTER
 // RUN: %python %s.py %t | FileCheck %s
 

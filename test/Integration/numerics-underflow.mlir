@@ -17,9 +17,9 @@
 // RUN: for c in tiny small; do \
 // RUN:   mp-run %s --function=$c --init=zeros --data=npy:%t --steps 1 --print-every 0 --save %t/$c/f32 && \
 // RUN:   mp-run %s --function=$c --init=zeros --data=npy:%t --steps 1 --print-every 0 --save %t/$c/f16 \
-// RUN:       --pipeline='mp-autocast{compute-type=f16},func.func(mp-master-weights,mp-autodiff)' && \
+// RUN:       --pipeline='mp-mixed-precision-pipeline{compute-type=f16 loss-scaling=none}' && \
 // RUN:   mp-run %s --function=$c --init=zeros --data=npy:%t --steps 1 --print-every 0 --save %t/$c/scaled \
-// RUN:       --pipeline='mp-autocast{compute-type=f16},func.func(mp-master-weights,mp-loss-scaling{mode=static init-scale=65536},mp-autodiff)' \
+// RUN:       --pipeline='mp-mixed-precision-pipeline{compute-type=f16 loss-scaling=static init-scale=65536}' \
 // RUN:   || exit 1; done
 // RUN: %python %s.py check %t | FileCheck %s
 

@@ -19,7 +19,8 @@ magnitude) and f16 accumulation (exact for the operand range used).
 A CASE is `op:lhs:rhs:acc:result[:flags]:MxNxK[xBATCH]` with op one of
 matmul, batch_matmul, linear; lhs/rhs element types (f16, bf16, f32, i8,
 f8E4M3FN, f8E5M2); flags a `+`-separated subset of tl (transpose_lhs), tr
-(transpose_rhs), tf32 (compute tf32), bias (linear), relu. Examples:
+(transpose_rhs), tf32 (compute tf32), bias (linear), and one of relu,
+gelu, gelutanh (fused activations). Examples:
 
   matmul:bf16:bf16:f32:bf16:tr:72x40x80
   batch_matmul:f16:f16:f16:f16:tl:40x24x48x2
@@ -142,6 +143,10 @@ class Case:
         if "relu" in self.flags:
             activation = f"\n  %r = mp.relu %y : {result_type}"
             value = "%r"
+        elif "gelu" in self.flags or "gelutanh" in self.flags:
+            approximate = " approximate tanh" if "gelutanh" in self.flags else ""
+            activation = f"\n  %r = mp.gelu %y{approximate} : {result_type}"
+            value = "%r"
         return (f"func.func @case({', '.join(args)}) -> {result_type} {{\n"
                 f"  %y = {op}{activation}\n  return {value} : {result_type}\n}}\n")
 
@@ -192,6 +197,7 @@ def run_case(case, args, mp_opt, scratch):
             return ptx_sim.f32_from_bits(ptx_sim.tf32_rna_bits(ptx_sim.bits_from_f32(x)))
         return x
     expected = []
+    pre_activation = []
     for i in range(batch):
         for r in range(m):
             for c in range(n):
@@ -202,8 +208,15 @@ def run_case(case, args, mp_opt, scratch):
                 if bias:
                     total += bias[c]
                 value = round_to(total, case.result)
+                pre_activation.append(value)
                 if "relu" in case.flags:
                     value = max(value, 0.0)
+                elif "gelu" in case.flags:
+                    value = round_to(0.5 * value * (1 + math.erf(value / math.sqrt(2))),
+                                     case.result)
+                elif "gelutanh" in case.flags:
+                    inner = math.sqrt(2 / math.pi) * (value + 0.044715 * value ** 3)
+                    value = round_to(0.5 * value * (1 + math.tanh(inner)), case.result)
                 expected.append(value)
 
     failures = []
@@ -220,9 +233,13 @@ def run_case(case, args, mp_opt, scratch):
         params += [m, n, k, m * k, k * n, m * n]
         block_m, block_n, _ = description["block"]
         grid = (-(-n // block_n), -(-m // block_m), batch)
-        ptx_sim.simulate_grid(kernel, shared_symbols, memory, params,
-                              description["threads"], grid,
-                              description["shared_memory_bytes"], mode, schedule)
+        try:
+            ptx_sim.simulate_grid(kernel, shared_symbols, memory, params,
+                                  description["threads"], grid,
+                                  description["shared_memory_bytes"], mode, schedule)
+        except ptx_sim.SimulationError as error:
+            failures.append(f"[{mode}, {schedule}] simulation stopped: {error}")
+            continue
         output = memory.buffer(c_address)
         width = WIDTH[case.result]
         worst = 0.0
@@ -232,6 +249,13 @@ def run_case(case, args, mp_opt, scratch):
             tolerance = 0.0
             if tf32:
                 tolerance = 2.0 ** -22 * max(1.0, abs(want)) * k
+            if "gelu" in case.flags or "gelutanh" in case.flags:
+                # erf and tanh are f32 polynomial approximations on the GPU
+                # (absolute errors of a few 1e-7): allow that times |x|, plus
+                # one unit in the last place of the result type.
+                bits = {"f32": 23, "f16": 10, "bf16": 7}[case.result]
+                tolerance = max(tolerance, 2.0 ** -bits * abs(want)
+                                + 2.0 ** -20 * abs(pre_activation[index]))
             error = abs(got - want)
             if not (error <= tolerance) and not (math.isnan(got) and math.isnan(want)):
                 mismatches += 1

@@ -11,9 +11,10 @@ mode the best time per step spent in the compiled step (mp-run's
 FP32. The modes:
 
     FP32       the step as written
-    f16-AMP    mp-autocast{compute-type=f16}, f32 master weights, dynamic loss
-               scaling
-    bf16-AMP   mp-autocast{compute-type=bf16}, f32 master weights
+    f16-AMP    mp-mixed-precision-pipeline{compute-type=f16}: f16 autocast,
+               f32 master weights, dynamic loss scaling
+    bf16-AMP   mp-mixed-precision-pipeline{compute-type=bf16}: bf16 autocast,
+               f32 master weights
 
 Prints figures, never asserts: the target (an AMP step no more than 3x slower
 than an FP32 step) is for the reader to compare.
@@ -29,10 +30,8 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODES = [
     ("FP32", None),
-    ("f16-AMP", "mp-autocast{compute-type=f16},"
-                "func.func(mp-master-weights,mp-loss-scaling,mp-autodiff)"),
-    ("bf16-AMP", "mp-autocast{compute-type=bf16},"
-                 "func.func(mp-master-weights,mp-autodiff)"),
+    ("f16-AMP", "mp-mixed-precision-pipeline{compute-type=f16}"),
+    ("bf16-AMP", "mp-mixed-precision-pipeline{compute-type=bf16}"),
 ]
 
 

@@ -395,6 +395,12 @@ class BlockSimulator:
             return int(operand, 0) & MASK[bits]
         raise SimulationError(f"unsupported operand {operand}")
 
+    @staticmethod
+    def check_alignment(address, size, what):
+        if address % size:
+            raise SimulationError(f"misaligned {what}: {size}-byte access at "
+                                  f"{address:#x}")
+
     def address(self, thread, operand):
         inner = operand.strip("[]").replace(" ", "")
         match = re.match(r"^([%\w$.]+)(?:\+(-?\d+))?$", inner)
@@ -522,9 +528,10 @@ class BlockSimulator:
             regs[o[0]] = self.params[name] & MASK[width]
         elif base == "cvta":
             regs[o[0]] = self.value(thread, o[1], 64)
-        elif base in ("add", "sub", "mul", "mad", "min", "max", "shl", "shr",
-                      "and", "or", "xor", "not", "neg", "selp", "bfe", "div",
-                      "rem") and parts[-1] not in ("f32", "f16", "bf16"):
+        elif base == "selp" or (base in (
+                "add", "sub", "mul", "mad", "min", "max", "shl", "shr", "and",
+                "or", "xor", "not", "neg", "bfe", "div", "rem")
+                and parts[-1] not in ("f32", "f16", "bf16")):
             self.integer_op(thread, ins, parts)
         elif base == "setp":
             self.setp(thread, ins, parts)
@@ -536,6 +543,8 @@ class BlockSimulator:
             width = bits_of(parts[-1])
             address = self.address(thread, o[1])
             memory = self.shared if space == "shared" else self.memory
+            self.check_alignment(address, width // 8 * (int(vector[1:]) if vector else 1),
+                                 ins.opcode)
             if vector:
                 count = int(vector[1:])
                 targets = split_operands(o[0].strip("{}"))
@@ -550,6 +559,8 @@ class BlockSimulator:
             width = bits_of(parts[-1])
             address = self.address(thread, o[0])
             memory = self.shared if space == "shared" else self.memory
+            self.check_alignment(address, width // 8 * (int(vector[1:]) if vector else 1),
+                                 ins.opcode)
             if vector:
                 sources = split_operands(o[1].strip("{}"))
                 payload = b"".join(
@@ -563,6 +574,8 @@ class BlockSimulator:
             destination = self.address(thread, o[0])
             source = self.address(thread, o[1])
             size = int(o[2])
+            self.check_alignment(destination, size, "cp.async destination")
+            self.check_alignment(source, size, "cp.async source")
             valid = self.value(thread, o[3]) if len(o) > 3 else size
             payload = (self.memory.read(source, valid) if valid else b"") + bytes(size - valid)
             if self.cp_async == "early":
@@ -603,6 +616,8 @@ class BlockSimulator:
         v = lambda x, w=width: self.value(thread, x, w)
         mask = MASK[width]
         if base == "selp":
+            width = 64 if type_name.endswith("64") else 32 if type_name != "b16" else 16
+            v = lambda x: self.value(thread, x, width)
             regs[o[0]] = v(o[1]) if self.value(thread, o[3]) else v(o[2])
             return
         if base == "bfe":
@@ -742,6 +757,15 @@ class BlockSimulator:
             result = -f(o[1])
         elif base == "abs":
             result = abs(f(o[1]))
+        elif base == "div":
+            a, b = f(o[1]), f(o[2])
+            result = (a / b if b else math.copysign(math.inf, a) * math.copysign(1, b)
+                      if a else math.nan)
+        elif base == "rcp":
+            a = f(o[1])
+            result = 1 / a if a else math.copysign(math.inf, a)
+        elif base == "copysign":  # copysign.f32 d, a, b: |b| with the sign of a
+            result = math.copysign(f(o[2]), f(o[1]))
         else:
             raise SimulationError(f"unsupported instruction: {ins.text}")
         thread.regs[o[0]] = bits_from_f32(result)
@@ -773,7 +797,9 @@ class BlockSimulator:
         for q in range(4):
             rows = []
             for r in range(8):
-                data = self.shared.read(self.address(warp[8 * q + r], ins.operands[1]), 16)
+                row_address = self.address(warp[8 * q + r], ins.operands[1])
+                self.check_alignment(row_address, 16, "ldmatrix row")
+                data = self.shared.read(row_address, 16)
                 rows.append([int.from_bytes(data[2 * c : 2 * c + 2], "little")
                              for c in range(8)])
             matrices.append(rows)

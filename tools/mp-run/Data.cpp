@@ -74,9 +74,6 @@ uint64_t Random::below(uint64_t bound) {
 // Initialisation
 //===----------------------------------------------------------------------===//
 
-/// Stream numbers of the generator, one per use of the seed.
-enum : uint64_t { kInitStream = 1 };
-
 void mp_run::initializeParameters(llvm::ArrayRef<HostTensor *> params,
                                   InitScheme scheme, uint64_t seed) {
   Random random(seed, kInitStream);
@@ -95,7 +92,8 @@ void mp_run::initializeParameters(llvm::ArrayRef<HostTensor *> params,
         }
       }
     }
-    double bound = 1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(fanIn, 1)));
+    double bound =
+        1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(fanIn, 1)));
     for (int64_t i = 0, e = param->getNumElements(); i < e; ++i) {
       switch (scheme) {
       case InitScheme::KaimingUniform:
@@ -195,8 +193,8 @@ readIdx(llvm::StringRef dir, llvm::StringRef name, unsigned rank) {
   return std::make_pair(dims, bytes.substr(headerSize));
 }
 
-llvm::Expected<LabelledData>
-mp_run::loadFashionMNIST(llvm::StringRef dir, llvm::StringRef split) {
+llvm::Expected<LabelledData> mp_run::loadFashionMNIST(llvm::StringRef dir,
+                                                      llvm::StringRef split) {
   auto images = readIdx(dir, (split + "-images-idx3-ubyte").str(), 3);
   if (!images)
     return images.takeError();
@@ -221,10 +219,10 @@ mp_run::loadFashionMNIST(llvm::StringRef dir, llvm::StringRef split) {
   for (int64_t i = 0; i < count; ++i) {
     classes[i] = static_cast<unsigned char>(labels->second[i]);
     if (classes[i] >= 10)
-      return llvm::createStringError(
-          ("Fashion-MNIST '" + split + "': label " + llvm::Twine(classes[i]) +
-           " of sample " + llvm::Twine(i) + " is not in [0, 10)")
-              .str());
+      return llvm::createStringError(("Fashion-MNIST '" + split + "': label " +
+                                      llvm::Twine(classes[i]) + " of sample " +
+                                      llvm::Twine(i) + " is not in [0, 10)")
+                                         .str());
   }
   return std::move(data);
 }
@@ -232,9 +230,6 @@ mp_run::loadFashionMNIST(llvm::StringRef dir, llvm::StringRef split) {
 //===----------------------------------------------------------------------===//
 // Batches
 //===----------------------------------------------------------------------===//
-
-/// Stream number of the batch order.
-enum : uint64_t { kOrderStream = 2 };
 
 BatchOrder::BatchOrder(int64_t numSamples, int64_t batchSize, bool shuffle,
                        uint64_t seed)
@@ -257,12 +252,11 @@ llvm::ArrayRef<int64_t> BatchOrder::next() {
 }
 
 void mp_run::gatherSamples(const HostTensor &samples,
-                           llvm::ArrayRef<int64_t> indices,
-                           HostTensor &batch) {
-  int64_t sampleSize = samples.getSpec().shape.empty()
-                           ? 1
-                           : samples.getNumElements() /
-                                 samples.getSpec().shape[0];
+                           llvm::ArrayRef<int64_t> indices, HostTensor &batch) {
+  int64_t sampleSize =
+      samples.getSpec().shape.empty()
+          ? 1
+          : samples.getNumElements() / samples.getSpec().shape[0];
   bool sameKind = samples.getSpec().kind == batch.getSpec().kind;
   size_t width = getByteWidth(samples.getSpec().kind);
   for (auto [row, index] : llvm::enumerate(indices)) {

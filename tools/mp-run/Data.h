@@ -15,6 +15,16 @@
 
 namespace mp_run {
 
+/// The independent random streams drawn from one seed.
+enum RandomStream : uint64_t {
+  /// Parameter initialisation.
+  kInitStream = 1,
+  /// The order of the samples of a data set.
+  kOrderStream = 2,
+  /// --data=random.
+  kDataStream = 3,
+};
+
 /// xoshiro256** seeded through splitmix64: the same sequence on every
 /// platform and standard library.
 class Random {

@@ -204,8 +204,7 @@ double mp_run::decodeElement(uint64_t bits, ElementKind kind) {
   default: {
     const llvm::fltSemantics &semantics = getSemantics(kind);
     llvm::APFloat value(
-        semantics,
-        llvm::APInt(llvm::APFloat::getSizeInBits(semantics), bits));
+        semantics, llvm::APInt(llvm::APFloat::getSizeInBits(semantics), bits));
     bool losesInfo;
     (void)value.convert(llvm::APFloat::IEEEdouble(),
                         llvm::APFloat::rmNearestTiesToEven, &losesInfo);

@@ -21,7 +21,18 @@
 namespace mp_run {
 
 /// The element types mp-run binds.
-enum class ElementKind { F64, F32, F16, BF16, F8E4M3FN, F8E5M2, I64, I32, I8, I1 };
+enum class ElementKind {
+  F64,
+  F32,
+  F16,
+  BF16,
+  F8E4M3FN,
+  F8E5M2,
+  I64,
+  I32,
+  I8,
+  I1
+};
 
 /// True for the floating-point kinds.
 bool isFloatKind(ElementKind kind);

@@ -200,12 +200,12 @@ static bool isLossScaleState(StringRef kind) {
 static llvm::Expected<EntryPoint> readEntryPoint(LLVM::LLVMFuncOp function) {
   EntryPoint entry;
   entry.name = function.getName().str();
-  auto signature =
-      function->getAttrOfType<DictionaryAttr>(mp::MPDialect::kSignatureAttrName);
+  auto signature = function->getAttrOfType<DictionaryAttr>(
+      mp::MPDialect::kSignatureAttrName);
   auto typeAttr =
       signature ? signature.getAs<TypeAttr>("function_type") : TypeAttr();
-  auto type = typeAttr ? dyn_cast<FunctionType>(typeAttr.getValue())
-                       : FunctionType();
+  auto type =
+      typeAttr ? dyn_cast<FunctionType>(typeAttr.getValue()) : FunctionType();
   if (!type)
     return llvm::createStringError(
         "'@" + entry.name +
@@ -232,8 +232,8 @@ static llvm::Expected<EntryPoint> readEntryPoint(LLVM::LLVMFuncOp function) {
         if (!isFloatKind(spec->kind))
           return llvm::createStringError(where("parameter argument", i) +
                                          " must be a float tensor");
-      } else if (auto kind = attrs.getAs<StringAttr>(
-                     mp::MPDialect::kStateAttrName)) {
+      } else if (auto kind =
+                     attrs.getAs<StringAttr>(mp::MPDialect::kStateAttrName)) {
         binding.role = ArgumentRole::State;
         binding.stateKind = kind.getValue().str();
         binding.init = attrs.get(mp::MPDialect::kInitAttrName);
@@ -251,9 +251,9 @@ static llvm::Expected<EntryPoint> readEntryPoint(LLVM::LLVMFuncOp function) {
     if (n >= 0 && (n >= static_cast<int64_t>(entry.arguments.size()) ||
                    entry.arguments[n].role != ArgumentRole::Param ||
                    entry.arguments[n].spec.shape != binding.spec.shape))
-      return llvm::createStringError(
-          "a working copy of '@" + entry.name + "' names argument " +
-          std::to_string(n) + ", which is not a parameter of its shape");
+      return llvm::createStringError("a working copy of '@" + entry.name +
+                                     "' names argument " + std::to_string(n) +
+                                     ", which is not a parameter of its shape");
   }
 
   for (unsigned i = 0, e = type.getNumResults(); i < e; ++i) {
@@ -309,8 +309,8 @@ static llvm::Expected<EntryPoint> readEntryPoint(LLVM::LLVMFuncOp function) {
 /// Checks that the C interface of `entry` in `module` takes one pointer per
 /// argument and result, as the out-parameter convention gives.
 static llvm::Error checkCInterface(ModuleOp module, const EntryPoint &entry) {
-  auto wrapper = module.lookupSymbol<LLVM::LLVMFuncOp>("_mlir_ciface_" +
-                                                       entry.name);
+  auto wrapper =
+      module.lookupSymbol<LLVM::LLVMFuncOp>("_mlir_ciface_" + entry.name);
   size_t expected = entry.arguments.size() + entry.results.size();
   if (!wrapper || wrapper.isExternal() ||
       wrapper.getNumArguments() != expected ||
@@ -318,8 +318,8 @@ static llvm::Error checkCInterface(ModuleOp module, const EntryPoint &entry) {
                     llvm::IsaPred<LLVM::LLVMPointerType>) ||
       !isa<LLVM::LLVMVoidType>(wrapper.getFunctionType().getReturnType()))
     return llvm::createStringError(
-        "the lowered module has no '_mlir_ciface_" + entry.name +
-        "' taking " + std::to_string(expected) +
+        "the lowered module has no '_mlir_ciface_" + entry.name + "' taking " +
+        std::to_string(expected) +
         " memref descriptor pointers (arguments, then one out-parameter per "
         "result); lower it with mp-cpu-pipeline");
   return llvm::Error::success();
@@ -551,7 +551,8 @@ static llvm::Error initializeArguments(const EntryPoint &entry,
     if (argument.copyOf >= 0)
       call.argument(i).convertFrom(call.argument(argument.copyOf));
     else if (argument.init)
-      if (llvm::Error error = applyInitValue(argument.init, call.argument(i), i))
+      if (llvm::Error error =
+              applyInitValue(argument.init, call.argument(i), i))
         return error;
   }
   return llvm::Error::success();
@@ -572,12 +573,13 @@ public:
 class RandomData : public DataSource {
 public:
   RandomData(SmallVector<unsigned> dataArguments)
-      : dataArguments(std::move(dataArguments)), random(seed, 3) {}
+      : dataArguments(std::move(dataArguments)), random(seed, kDataStream) {}
   void fill(Invocation &call) override {
     for (unsigned i : dataArguments) {
       HostTensor &tensor = call.argument(i);
       bool isFloat = isFloatKind(tensor.getSpec().kind);
-      uint64_t bound = tensor.getSpec().kind == ElementKind::I1 ? 2 : numClasses;
+      uint64_t bound =
+          tensor.getSpec().kind == ElementKind::I1 ? 2 : numClasses;
       for (int64_t j = 0, e = tensor.getNumElements(); j < e; ++j)
         tensor.set(j, isFloat ? random.normal()
                               : static_cast<double>(random.below(bound)));
@@ -595,8 +597,8 @@ public:
   SampledData(SmallVector<unsigned> dataArguments,
               std::vector<HostTensor> samples, int64_t batchSize)
       : dataArguments(std::move(dataArguments)), samples(std::move(samples)),
-        order(this->samples.front().getSpec().shape.front(), batchSize,
-              shuffle, seed) {}
+        order(this->samples.front().getSpec().shape.front(), batchSize, shuffle,
+              seed) {}
   void fill(Invocation &call) override {
     ArrayRef<int64_t> batch = order.next();
     for (auto [i, argument] : llvm::enumerate(dataArguments))
@@ -682,23 +684,22 @@ createDataSource(const EntryPoint &entry) {
   if (spec == "random")
     return std::make_unique<RandomData>(dataArguments);
   if (dataArguments.empty())
-    return llvm::createStringError("'@" + entry.name +
-                                   "' has no data arguments for --data=" +
-                                   dataSpec);
+    return llvm::createStringError(
+        "'@" + entry.name + "' has no data arguments for --data=" + dataSpec);
 
   std::vector<HostTensor> samples;
   if (std::optional<std::string> dir = getFashionMNISTDir()) {
     int inputs, labels;
-    if (llvm::Error error = bindClassifierData(entry, dataArguments, 784,
-                                               /*needLabels=*/true, inputs,
-                                               labels))
+    if (llvm::Error error =
+            bindClassifierData(entry, dataArguments, 784,
+                               /*needLabels=*/true, inputs, labels))
       return std::move(error);
     llvm::Expected<LabelledData> data = loadFashionMNIST(*dir, "train");
     if (!data)
       return data.takeError();
     for (unsigned i : dataArguments)
-      samples.push_back(
-          std::move(static_cast<int>(i) == inputs ? data->inputs : data->labels));
+      samples.push_back(std::move(
+          static_cast<int>(i) == inputs ? data->inputs : data->labels));
   } else if (spec.consume_front("npy:")) {
     for (unsigned i : dataArguments) {
       std::string path = getArgumentPath(spec, i);
@@ -706,28 +707,29 @@ createDataSource(const EntryPoint &entry) {
       if (!file)
         return file.takeError();
       const TensorSpec &argument = entry.arguments[i].spec;
-      ArrayRef<int64_t> sampleShape = argument.shape.empty()
-                                          ? ArrayRef<int64_t>()
-                                          : ArrayRef(argument.shape).drop_front();
+      ArrayRef<int64_t> sampleShape =
+          argument.shape.empty() ? ArrayRef<int64_t>()
+                                 : ArrayRef(argument.shape).drop_front();
       ArrayRef<int64_t> fileShape = file->getSpec().shape;
       ElementKind kind = getNpyStorageKind(argument.kind);
       if (fileShape.empty() || fileShape.drop_front() != sampleShape ||
           file->getSpec().kind != kind)
         return llvm::createStringError(
             "'" + path + "' holds " + file->getSpec().str() +
-            ", but data argument " + std::to_string(i) + " of '@" +
-            entry.name + "' (" + argument.str() +
+            ", but data argument " + std::to_string(i) + " of '@" + entry.name +
+            "' (" + argument.str() +
             ") needs samples stacked along dimension 0: " +
-            TensorSpec{kind, [&] {
-              SmallVector<int64_t> shape{-1};
-              shape.append(sampleShape.begin(), sampleShape.end());
-              return shape;
-            }()}.str());
+            TensorSpec{kind,
+                       [&] {
+                         SmallVector<int64_t> shape{-1};
+                         shape.append(sampleShape.begin(), sampleShape.end());
+                         return shape;
+                       }()}
+                .str());
       if (!samples.empty() &&
           fileShape.front() != samples.front().getSpec().shape.front())
-        return llvm::createStringError(
-            "the .npy files in '" + spec.str() +
-            "' hold different numbers of samples");
+        return llvm::createStringError("the .npy files in '" + spec.str() +
+                                       "' hold different numbers of samples");
       samples.push_back(std::move(*file));
     }
   } else {
@@ -759,9 +761,8 @@ static llvm::Expected<EvalResult> evaluateClassifier(ExecutionEngine &engine,
                                                      Invocation &trainCall) {
   auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(evalFunctionName);
   if (!function)
-    return llvm::createStringError("--eval: no function '@" +
-                                   evalFunctionName + "' in '" +
-                                   inputFilename + "'");
+    return llvm::createStringError("--eval: no function '@" + evalFunctionName +
+                                   "' in '" + inputFilename + "'");
   llvm::Expected<EntryPoint> entry = readEntryPoint(function);
   if (!entry)
     return entry.takeError();
@@ -788,8 +789,7 @@ static llvm::Expected<EvalResult> evaluateClassifier(ExecutionEngine &engine,
                                      "' has mp.state arguments; an eval "
                                      "function takes parameters and inputs");
     if (next >= trainParams.size() ||
-        argument.spec.shape !=
-            train.arguments[trainParams[next]].spec.shape)
+        argument.spec.shape != train.arguments[trainParams[next]].spec.shape)
       return llvm::createStringError(
           "parameter argument " + std::to_string(i) + " of '@" + entry->name +
           "' (" + argument.spec.str() + ") does not match parameter " +
@@ -824,7 +824,8 @@ static llvm::Expected<EvalResult> evaluateClassifier(ExecutionEngine &engine,
     llvm::Expected<HostTensor> labels = readNpy(labelsPath);
     if (!labels)
       return labels.takeError();
-    if (inputs->getSpec().shape.empty() || labels->getSpec().shape.size() != 1 ||
+    if (inputs->getSpec().shape.empty() ||
+        labels->getSpec().shape.size() != 1 ||
         isFloatKind(labels->getSpec().kind) ||
         labels->getSpec().shape[0] != inputs->getSpec().shape[0])
       return llvm::createStringError(
@@ -838,11 +839,12 @@ static llvm::Expected<EvalResult> evaluateClassifier(ExecutionEngine &engine,
   }
 
   int64_t count = test->inputs.getSpec().shape.front();
-  int64_t features = test->inputs.getNumElements() / std::max<int64_t>(count, 1);
+  int64_t features =
+      test->inputs.getNumElements() / std::max<int64_t>(count, 1);
   int inputArgument, unused;
-  if (llvm::Error error = bindClassifierData(*entry, dataArguments, features,
-                                             /*needLabels=*/false,
-                                             inputArgument, unused))
+  if (llvm::Error error =
+          bindClassifierData(*entry, dataArguments, features,
+                             /*needLabels=*/false, inputArgument, unused))
     return std::move(error);
   HostTensor &batch = call.argument(inputArgument);
   int64_t batchSize = batch.getSpec().shape.front();
@@ -869,7 +871,8 @@ static llvm::Expected<EvalResult> evaluateClassifier(ExecutionEngine &engine,
       for (int64_t c = 1; c < classes; ++c)
         if (logits.get(i * classes + c) > logits.get(i * classes + best))
           best = c;
-      result.correct += best == static_cast<int64_t>(test->labels.get(start + i));
+      result.correct +=
+          best == static_cast<int64_t>(test->labels.get(start + i));
     }
     result.total += valid;
   }
@@ -1102,7 +1105,8 @@ static llvm::Error run(MLIRContext &context) {
     if (entry->skippedResult < 0 || !jsonFile.empty()) {
       unchanged = updatesParams;
       for (auto [r, a] : comparedUpdates)
-        *unchanged = *unchanged && call.result(r).bitwiseEqual(call.argument(a));
+        *unchanged =
+            *unchanged && call.result(r).bitwiseEqual(call.argument(a));
     }
     bool skipped = entry->skippedResult >= 0
                        ? call.result(entry->skippedResult).getBits(0) & 1
@@ -1117,15 +1121,16 @@ static llvm::Error run(MLIRContext &context) {
 
     if (printEvery > 0 && (step % printEvery == 0 || step == numSteps)) {
       char line[160];
-      snprintf(line, sizeof(line), "step %6lld  loss %-14.9g  scale %-12s  %s\n",
+      snprintf(line, sizeof(line),
+               "step %6lld  loss %-14.9g  scale %-12s  %s\n",
                static_cast<long long>(step), loss, formatScale(scale).c_str(),
                skipped ? "skipped" : "ok");
       llvm::outs() << line;
     }
   }
-  double runSeconds = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - runStart)
-                          .count();
+  double runSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart)
+          .count();
   double computeSeconds = std::chrono::duration<double>(computeTime).count();
   std::optional<double> finalScale;
   if (entry->lossScaleArgument >= 0)
@@ -1168,8 +1173,8 @@ static llvm::Error run(MLIRContext &context) {
     llvm::raw_string_ostream os(json);
     os << "{\n  \"input\": " << jsonString(inputFilename)
        << ",\n  \"function\": " << jsonString(entry->name)
-       << ",\n  \"data\": " << jsonString(dataSpec)
-       << ",\n  \"seed\": " << seed << ",\n  \"steps\": [";
+       << ",\n  \"data\": " << jsonString(dataSpec) << ",\n  \"seed\": " << seed
+       << ",\n  \"steps\": [";
     for (auto [i, record] : llvm::enumerate(records))
       os << (i ? ",\n" : "\n") << "    {\"step\": " << record.step
          << ", \"loss\": " << jsonNumber(record.loss) << ", \"loss_scale\": "
@@ -1225,7 +1230,8 @@ int main(int argc, char **argv) {
 
   if (llvm::Error error = run(context)) {
     llvm::outs().flush();
-    llvm::WithColor::error(llvm::errs(), "mp-run") << llvm::toString(std::move(error)) << "\n";
+    llvm::WithColor::error(llvm::errs(), "mp-run")
+        << llvm::toString(std::move(error)) << "\n";
     return 1;
   }
   return 0;

@@ -20,7 +20,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
 using namespace mlir::mp;
@@ -204,13 +206,94 @@ void mlir::mp::forEachOwnedChunk(
   }
 }
 
-/// Issues the cp.async copies of K slice `kTile` of A and B into the stage
-/// whose tiles start at `aStage` and `bStage`.
+/// Copies K slice `kTile` of A (`lhs`) or B into the tile at `tileBase`
+/// element by element with ordinary loads and stores (zero past the matrix
+/// edges), for operands whose rows are not 16-byte aligned. The elements are
+/// in shared memory when the copy returns; the K loop's barrier publishes
+/// them. TF32 elements read by wgmma are rounded (cvt.rna) on the way.
+static void copyTileByElements(DeviceCodeBuilder &dc, const KernelState &state,
+                               bool lhs, Value kTile, Value tileBase) {
+  const TensorCoreKernelSpec &spec = state.spec;
+  const SharedTileGeometry &tile = lhs ? state.lhsTile : state.rhsTile;
+  TensorCoreFormat format = lhs ? spec.lhsFormat : spec.rhsFormat;
+  int64_t elementBytes = getFormatByteWidth(format);
+  bool kContiguous = lhs ? spec.lhsKContiguous : spec.rhsKContiguous;
+  Value global = lhs ? state.lhs : state.rhs;
+  Value mnOrigin = lhs ? state.blockRow : state.blockColumn;
+  Value mnLimit = lhs ? state.m : state.n;
+  Value kOrigin = dc.mul(kTile, spec.blockK);
+  Value rowOrigin = kContiguous ? mnOrigin : kOrigin;
+  Value rowLimit = kContiguous ? mnLimit : state.k;
+  Value columnOrigin = kContiguous ? kOrigin : mnOrigin;
+  Value columnLimit = kContiguous ? state.k : mnLimit;
+  Type element = dc.b.getIntegerType(8 * elementBytes);
+  int64_t columns = tile.rowBytes / elementBytes;
+  int64_t total = tile.rows * columns;
+  int64_t threads = spec.numThreads();
+  Value zero = arith::ConstantIntOp::create(dc.b, dc.loc, element, 0);
+  // A loop rather than unrolled code: tens of elements per thread would
+  // otherwise all be live at once.
+  int64_t iterations = llvm::divideCeil(total, threads);
+  scf::ForOp::create(
+      dc.b, dc.loc, dc.constI32(0), dc.constI32(iterations), dc.constI32(1),
+      ValueRange{}, [&](OpBuilder &, Location, Value iteration, ValueRange) {
+        Value index = dc.add(state.threadId, dc.mul(iteration, threads));
+        auto copyElement = [&] {
+          Value row = dc.div(index, columns);
+          Value column = dc.rem(index, columns);
+          Value globalRow = dc.add(rowOrigin, row);
+          Value globalColumn = dc.add(columnOrigin, column);
+          Value valid = dc.bitAnd(dc.lessThan(globalRow, rowLimit),
+                                  dc.lessThan(globalColumn, columnLimit));
+          Value globalOffset =
+              dc.mul(dc.add(dc.mul(dc.toI64(globalRow), dc.toI64(columnLimit)),
+                            dc.toI64(globalColumn)),
+                     elementBytes);
+          // Outside the matrix, read the first element instead and store
+          // zero.
+          Value address =
+              dc.offset(global, dc.select(valid, globalOffset, dc.constI64(0)));
+          Value value = dc.select(valid, dc.load(element, address), zero);
+          if (spec.useWgmma && format == TensorCoreFormat::tf32)
+            value = NVVM::ConvertFloatToTF32Op::create(
+                dc.b, dc.loc, dc.i32,
+                arith::BitcastOp::create(dc.b, dc.loc, dc.f32, value),
+                NVVM::FPRoundingMode::RNA);
+          Value byte = dc.mul(column, elementBytes);
+          Value sharedOffset;
+          if (tile.swizzled) {
+            // As the chunks of forEachOwnedChunk, plus the byte in the chunk.
+            Value chunk = dc.div(byte, 16);
+            Value swizzledChunk = dc.bitXor(dc.rem(chunk, 8), dc.rem(row, 8));
+            sharedOffset =
+                dc.add(dc.add(dc.mul(dc.div(chunk, 8), tile.rows * 128),
+                              dc.mul(row, 128)),
+                       dc.add(dc.mul(swizzledChunk, 16), dc.rem(byte, 16)));
+          } else {
+            sharedOffset = dc.add(dc.mul(row, tile.pitchBytes), byte);
+          }
+          dc.store(value, dc.offset(tileBase, sharedOffset));
+        };
+        if (total % threads != 0)
+          dc.ifThen(dc.lessThan(index, dc.constI32(total)), copyElement);
+        else
+          copyElement();
+        scf::YieldOp::create(dc.b, dc.loc);
+      });
+}
+
+/// Copies K slice `kTile` of A and B into the stage whose tiles start at
+/// `aStage` and `bStage`: 16-byte cp.async for operands with aligned rows,
+/// element copies otherwise.
 static void copyKTile(DeviceCodeBuilder &dc, const KernelState &state,
                       Value kTile, Value aStage, Value bStage) {
   for (bool lhs : {true, false}) {
     Value tileBase = lhs ? aStage : bStage;
     Value global = lhs ? state.lhs : state.rhs;
+    if (!(lhs ? state.spec.lhsRowsAligned : state.spec.rhsRowsAligned)) {
+      copyTileByElements(dc, state, lhs, kTile, tileBase);
+      continue;
+    }
     forEachOwnedChunk(
         dc, state, lhs, kTile,
         [&](Value sharedOffset, Value globalOffset, Value validBytes) {
@@ -372,6 +455,10 @@ static DictionaryAttr describeKernel(OpBuilder &builder,
                            builder.getBoolAttr(spec.lhsKContiguous)),
       builder.getNamedAttr("rhs_k_contiguous",
                            builder.getBoolAttr(spec.rhsKContiguous)),
+      builder.getNamedAttr("lhs_rows_aligned",
+                           builder.getBoolAttr(spec.lhsRowsAligned)),
+      builder.getNamedAttr("rhs_rows_aligned",
+                           builder.getBoolAttr(spec.rhsRowsAligned)),
       builder.getNamedAttr("acc_type", TypeAttr::get(spec.accType)),
       builder.getNamedAttr("result_type", TypeAttr::get(spec.resultType)),
       builder.getNamedAttr("bias", builder.getBoolAttr(spec.hasBias)),
@@ -479,6 +566,43 @@ mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
   else
     emitMmaSyncGemm(dc, state);
   gpu::ReturnOp::create(builder, loc);
+
+  // GELU's erf and tanh as MLIR's f32 polynomial approximations, so that the
+  // kernel needs no libdevice (the CUDA toolkit) to be compiled.
+  SmallVector<Operation *> mathOps;
+  kernel.walk([&](Operation *op) {
+    if (isa<math::ErfOp, math::TanhOp>(op))
+      mathOps.push_back(op);
+  });
+  if (!mathOps.empty()) {
+    RewritePatternSet patterns(context);
+    populatePolynomialApproximateErfPattern(patterns);
+    populatePolynomialApproximateTanhPattern(patterns);
+    (void)applyOpPatternsGreedily(mathOps, std::move(patterns));
+    // The approximations' absf (as a mask of the sign bit) and fma (as the
+    // LLVM intrinsic): convert-gpu-to-nvvm would call libdevice for both.
+    kernel.walk([&](Operation *op) {
+      builder.setInsertionPoint(op);
+      Location opLoc = op->getLoc();
+      Value replacement;
+      if (auto abs = dyn_cast<math::AbsFOp>(op)) {
+        Value bits = arith::BitcastOp::create(
+            builder, opLoc, builder.getI32Type(), abs.getOperand());
+        Value magnitude = arith::AndIOp::create(
+            builder, opLoc, bits,
+            arith::ConstantIntOp::create(builder, opLoc, 0x7FFFFFFF, 32));
+        replacement = arith::BitcastOp::create(builder, opLoc,
+                                               builder.getF32Type(), magnitude);
+      } else if (auto fma = dyn_cast<math::FmaOp>(op)) {
+        replacement = LLVM::FMAOp::create(builder, opLoc, fma.getA(),
+                                          fma.getB(), fma.getC());
+      }
+      if (!replacement)
+        return;
+      op->getResult(0).replaceAllUsesWith(replacement);
+      op->erase();
+    });
+  }
   return kernel;
 }
 

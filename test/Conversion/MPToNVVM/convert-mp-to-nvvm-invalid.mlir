@@ -26,24 +26,6 @@ func.func @f32_ieee(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x6
 
 // -----
 
-// Rows must start on 16-byte boundaries for the cp.async copies: K = 100
-// f16 elements are 200 bytes.
-func.func @ragged_contiguous_k(%x: tensor<64x100xf16>, %w: tensor<32x100xf16>) -> tensor<64x32xf16> {
-  // expected-error @+1 {{'mp.linear' op cannot be lowered to sm_80 Tensor Cores (format f16): cannot be tiled: the contiguous dimension of lhs (K = 100) spans 200 bytes, not a multiple of 16 (cp.async copies 16-byte chunks)}}
-  %y = mp.linear %x, %w acc(f32) : (tensor<64x100xf16>, tensor<32x100xf16>) -> tensor<64x32xf16>
-  return %y : tensor<64x32xf16>
-}
-
-// -----
-
-func.func @ragged_contiguous_n(%a: tensor<64x64xi8>, %b: tensor<64x40xi8>) -> tensor<64x40xi32> {
-  // expected-error @+1 {{'mp.matmul' op cannot be lowered to sm_80 Tensor Cores (format s8): cannot be tiled: the contiguous dimension of rhs (N = 40) spans 40 bytes, not a multiple of 16 (cp.async copies 16-byte chunks)}}
-  %y = mp.matmul %a, %b acc(i32) : tensor<64x64xi8>, tensor<64x40xi8> -> tensor<64x40xi32>
-  return %y : tensor<64x40xi32>
-}
-
-// -----
-
 func.func @batch_beyond_grid(%a: tensor<70000x16x16xf16>, %b: tensor<70000x16x16xf16>) -> tensor<70000x16x16xf16> {
   // expected-error @+1 {{'mp.batch_matmul' op cannot be lowered to sm_80 Tensor Cores (format f16): cannot be tiled: the grid (batch 70000, 1 row blocks) exceeds 65535 blocks in y or z}}
   %y = mp.batch_matmul %a, %b acc(f32) : tensor<70000x16x16xf16>, tensor<70000x16x16xf16> -> tensor<70000x16x16xf16>

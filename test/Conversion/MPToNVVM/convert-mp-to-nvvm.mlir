@@ -34,7 +34,7 @@
 // CHECK:         gpu.func @mp_tc_sm80_mma_f16k_f16k_accf32_outf16_128x128x32_w64x32_s3_bias_relu(
 // CHECK-SAME:      %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) kernel
 // CHECK-SAME:      known_block_size = array<i32: 256, 1, 1>
-// CHECK-SAME:      mp_tensor_core = {acc_type = f32, activation = "relu", bias = true, block = array<i64: 128, 128, 32>, chip = "sm_80", instruction = "mma.sync", lhs_format = "f16", lhs_k_contiguous = true, result_type = f16, rhs_format = "f16", rhs_k_contiguous = true, shared_memory_bytes = 61440 : i64, stages = 3 : i64, threads = 256 : i64, warp = array<i64: 64, 32>}
+// CHECK-SAME:      mp_tensor_core = {acc_type = f32, activation = "relu", bias = true, block = array<i64: 128, 128, 32>, chip = "sm_80", instruction = "mma.sync", lhs_format = "f16", lhs_k_contiguous = true, lhs_rows_aligned = true, result_type = f16, rhs_format = "f16", rhs_k_contiguous = true, rhs_rows_aligned = true, shared_memory_bytes = 61440 : i64, stages = 3 : i64, threads = 256 : i64, warp = array<i64: 64, 32>}
 // CHECK:           %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK:           nvvm.read.ptx.sreg.ctaid.x : i32
 // CHECK:           nvvm.read.ptx.sreg.ctaid.y : i32
@@ -194,7 +194,9 @@ func.func @f16_accumulation(%a: tensor<32x64xf16>, %b: tensor<48x64xf16>) -> ten
 // -----
 
 // GELU (erf and tanh) fused into the epilogue, computed in f32 on the value
-// rounded to the result type.
+// rounded to the result type. erf and tanh are MLIR's polynomial
+// approximations, with no math op left (convert-gpu-to-nvvm would call
+// libdevice for them).
 
 // CHECK-LABEL: func.func @gelu
 // CHECK-NOT:     mp.gelu
@@ -202,9 +204,11 @@ func.func @f16_accumulation(%a: tensor<32x64xf16>, %b: tensor<48x64xf16>) -> ten
 // CHECK:         %[[R:.*]] = arith.truncf %{{.*}} : f32 to bf16
 // CHECK:         %[[X:.*]] = arith.extf %[[R]] : bf16 to f32
 // CHECK:         %[[S:.*]] = arith.mulf %[[X]], %{{.*}} : f32
-// CHECK:         math.erf %[[S]] : f32
+// CHECK:         llvm.intr.fma
+// CHECK-NOT:     math.
 // CHECK:       gpu.func @mp_tc_sm80_mma_bf16k_bf16k_accf32_outbf16_128x128x32_w64x32_s3_gelutanh(
-// CHECK:         math.tanh
+// CHECK:         llvm.intr.fma
+// CHECK-NOT:     math.
 func.func @gelu(%x: tensor<32x64xbf16>, %w: tensor<48x64xbf16>) -> (tensor<32x48xbf16>, tensor<32x48xbf16>) {
   %y = mp.linear %x, %w acc(f32) : (tensor<32x64xbf16>, tensor<48x64xbf16>) -> tensor<32x48xbf16>
   %g = mp.gelu %y : tensor<32x48xbf16>
@@ -246,6 +250,26 @@ func.func @batch_and_reuse(%a: tensor<2x3x16x32xf16>, %b: tensor<2x3x24x32xf16>,
   %m = mp.linear %x, %w acc(f32) : (tensor<3x4x32xf16>, tensor<24x32xf16>) -> tensor<3x4x24xf16>
   %r = mp.relu %m : tensor<3x4x24xf16>
   return %y, %l, %m, %r : tensor<2x3x16x24xf16>, tensor<3x4x24xf16>, tensor<3x4x24xf16>, tensor<3x4x24xf16>
+}
+
+// -----
+
+// Operands whose contiguous dimension does not span a multiple of 16 bytes
+// (K = 100 f16 elements: 200 bytes) are copied element by element (a loop of
+// predicated loads and shared-memory stores) instead of with cp.async.
+
+// CHECK-LABEL: func.func @unaligned_rows
+// CHECK:       gpu.func @mp_tc_sm80_mma_f16ku_f16ku_accf32_outf16_128x128x32_w64x32_s3(
+// CHECK-SAME:    lhs_rows_aligned = false
+// CHECK-NOT:     nvvm.cp.async.shared.global
+// CHECK:         scf.for
+// CHECK:           llvm.load %{{.*}} : !llvm.ptr<1> -> i16
+// CHECK:           llvm.store %{{.*}}, %{{.*}} : i16, !llvm.ptr<3>
+// CHECK-NOT:     nvvm.cp.async.shared.global
+// CHECK:         gpu.return
+func.func @unaligned_rows(%x: tensor<64x100xf16>, %w: tensor<32x100xf16>) -> tensor<64x32xf16> {
+  %y = mp.linear %x, %w acc(f32) : (tensor<64x100xf16>, tensor<32x100xf16>) -> tensor<64x32xf16>
+  return %y : tensor<64x32xf16>
 }
 
 // -----

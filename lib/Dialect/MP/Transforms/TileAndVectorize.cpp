@@ -99,8 +99,7 @@ static bool isDotContraction(linalg::LinalgOp op, unsigned k) {
     return map.getNumResults() > 0 &&
            map.getResults().back() == getAffineDimExpr(k, op.getContext());
   };
-  return op.getNumDpsInputs() == 2 &&
-         innermostIsK(op.getDpsInputOperand(0)) &&
+  return op.getNumDpsInputs() == 2 && innermostIsK(op.getDpsInputOperand(0)) &&
          innermostIsK(op.getDpsInputOperand(1));
 }
 
@@ -164,8 +163,8 @@ static LogicalResult splitKAccumulation(RewriterBase &rewriter,
     return failure();
   SmallVector<AffineMap> maps = contract.getIndexingMapsArray();
   MLIRContext *context = rewriter.getContext();
-  if (maps[2] != AffineMap::getMultiDimIdentityMap(k + 1, context)
-                     .getMajorSubMap(k))
+  if (maps[2] !=
+      AffineMap::getMultiDimIdentityMap(k + 1, context).getMajorSubMap(k))
     return failure();
   for (AffineMap map : {maps[0], maps[1]})
     if (!map.isProjectedPermutation() || map.getNumResults() == 0 ||
@@ -189,11 +188,9 @@ static LogicalResult splitKAccumulation(RewriterBase &rewriter,
       rewriter, zeros, /*replaceInitOperandUsesInLoop=*/false,
       [&](OpBuilder &b, Location loc, ArrayRef<BlockArgument> newArgs) {
         Value lhs = broadcastToIterationSpace(b, loc, contract.getLhs(),
-                                              maps[0], spaceShape,
-                                              elementType);
+                                              maps[0], spaceShape, elementType);
         Value rhs = broadcastToIterationSpace(b, loc, contract.getRhs(),
-                                              maps[1], spaceShape,
-                                              elementType);
+                                              maps[1], spaceShape, elementType);
         return SmallVector<Value>{
             vector::FMAOp::create(b, loc, lhs, rhs, newArgs.front())};
       });
@@ -206,7 +203,8 @@ static LogicalResult splitKAccumulation(RewriterBase &rewriter,
   rewriter.replaceOp(contract, contract.getAcc());
   rewriter.setInsertionPointAfter(newLoop);
   Value sum = vector::MultiDimReductionOp::create(
-      rewriter, loc, newLoop.getResults().back(), newLoop.getInitArgs()[iterIndex],
+      rewriter, loc, newLoop.getResults().back(),
+      newLoop.getInitArgs()[iterIndex],
       ArrayRef<bool>(llvm::to_vector(llvm::map_range(
           llvm::seq<unsigned>(0, k + 1), [&](unsigned d) { return d == k; }))),
       vector::CombiningKind::ADD);
@@ -230,8 +228,7 @@ private:
 std::optional<SmallVector<int64_t>>
 TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
-  if (extents.empty() || ShapedType::isDynamicShape(extents) ||
-      touchesFP8(op))
+  if (extents.empty() || ShapedType::isDynamicShape(extents) || touchesFP8(op))
     return std::nullopt;
   SmallVector<int64_t> sizes(extents.size(), 1);
   // Tiles `loop` by `size`, shrunk to a divisor of its extent.
@@ -270,10 +267,9 @@ void TileAndVectorize::runOnOperation() {
                     ? SmallVector<int64_t>{8, 32, 16}
                     : SmallVector<int64_t>(matmulTileSizes.begin(),
                                            matmulTileSizes.end());
-  dotTiles = dotTileSizes.empty()
-                 ? SmallVector<int64_t>{4, 4, 16}
-                 : SmallVector<int64_t>(dotTileSizes.begin(),
-                                        dotTileSizes.end());
+  dotTiles = dotTileSizes.empty() ? SmallVector<int64_t>{4, 4, 16}
+                                  : SmallVector<int64_t>(dotTileSizes.begin(),
+                                                         dotTileSizes.end());
   innerTiles = tileSizes.empty()
                    ? SmallVector<int64_t>{8, 32}
                    : SmallVector<int64_t>(tileSizes.begin(), tileSizes.end());
@@ -322,11 +318,11 @@ void TileAndVectorize::runOnOperation() {
 
     for (Operation *tile : tiled->tiledOps) {
       rewriter.setInsertionPoint(tile);
-      FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(
-          rewriter, tile, {}, {}, /*vectorizeNDExtract=*/true,
-          /*flatten1DDepthwiseConv=*/false,
-          /*assumeDynamicDimsMatchVecSizes=*/false,
-          /*createNamedContraction=*/true);
+      FailureOr<linalg::VectorizationResult> vectorized =
+          linalg::vectorize(rewriter, tile, {}, {}, /*vectorizeNDExtract=*/true,
+                            /*flatten1DDepthwiseConv=*/false,
+                            /*assumeDynamicDimsMatchVecSizes=*/false,
+                            /*createNamedContraction=*/true);
       if (succeeded(vectorized))
         rewriter.replaceOp(tile, vectorized->replacements);
     }
@@ -354,8 +350,7 @@ void TileAndVectorize::runOnOperation() {
   // Accumulations along the contiguous dimension of both operands become
   // split-K FMAs.
   SmallVector<vector::ContractionOp> contractions;
-  function.walk(
-      [&](vector::ContractionOp op) { contractions.push_back(op); });
+  function.walk([&](vector::ContractionOp op) { contractions.push_back(op); });
   for (vector::ContractionOp contract : contractions)
     (void)splitKAccumulation(rewriter, contract);
 
@@ -368,11 +363,11 @@ void TileAndVectorize::runOnOperation() {
       patterns,
       vector::UnrollVectorOptions()
           .setFilterConstraint([](Operation *op) {
-            return success(isa<math::MathDialect>(op->getDialect()) &&
-                           op->getNumResults() == 1 &&
-                           isa<VectorType>(op->getResult(0).getType()) &&
-                           cast<VectorType>(op->getResult(0).getType())
-                                   .getRank() > 1);
+            return success(
+                isa<math::MathDialect>(op->getDialect()) &&
+                op->getNumResults() == 1 &&
+                isa<VectorType>(op->getResult(0).getType()) &&
+                cast<VectorType>(op->getResult(0).getType()).getRank() > 1);
           })
           .setNativeShapeFn(
               [](Operation *op) -> std::optional<SmallVector<int64_t>> {
