@@ -546,54 +546,45 @@ static LogicalResult checkOptionalOperand(const Reporter &reporter, Value value,
   return success();
 }
 
-LogicalResult LayerNormOp::verify() {
-  Reporter reporter(*this);
-  FailureOr<RankedTensorType> paramType = checkNormalization(
-      reporter, getInput().getType(), getAxis(), getEps().convertToDouble());
-  if (failed(paramType) ||
-      failed(checkOptionalOperand(reporter, getWeight(), *paramType,
-                                  "weight")) ||
-      failed(checkOptionalOperand(reporter, getBias(), *paramType, "bias")))
+/// Verifies a normalisation op: its axis and eps, and that each of `params`
+/// (weight, bias or their gradients; null when absent) has the normalised
+/// type.
+static LogicalResult
+verifyNormalization(Operation *op, RankedTensorType input, int64_t axis,
+                    const APFloat &eps,
+                    ArrayRef<std::pair<Value, StringRef>> params) {
+  Reporter reporter(op);
+  FailureOr<RankedTensorType> paramType =
+      checkNormalization(reporter, input, axis, eps.convertToDouble());
+  if (failed(paramType))
     return failure();
+  for (auto [value, what] : params)
+    if (failed(checkOptionalOperand(reporter, value, *paramType, what)))
+      return failure();
   return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  return verifyNormalization(*this, getInput().getType(), getAxis(), getEps(),
+                             {{getWeight(), "weight"}, {getBias(), "bias"}});
 }
 
 LogicalResult RMSNormOp::verify() {
-  Reporter reporter(*this);
-  FailureOr<RankedTensorType> paramType = checkNormalization(
-      reporter, getInput().getType(), getAxis(), getEps().convertToDouble());
-  if (failed(paramType) || failed(checkOptionalOperand(reporter, getWeight(),
-                                                       *paramType, "weight")))
-    return failure();
-  return success();
+  return verifyNormalization(*this, getInput().getType(), getAxis(), getEps(),
+                             {{getWeight(), "weight"}});
 }
 
 LogicalResult LayerNormGradOp::verify() {
-  Reporter reporter(*this);
-  FailureOr<RankedTensorType> paramType = checkNormalization(
-      reporter, getInput().getType(), getAxis(), getEps().convertToDouble());
-  if (failed(paramType) ||
-      failed(checkOptionalOperand(reporter, getWeight(), *paramType,
-                                  "weight")) ||
-      failed(checkOptionalOperand(reporter, getWeightGrad(), *paramType,
-                                  "weight_grad")) ||
-      failed(checkOptionalOperand(reporter, getBiasGrad(), *paramType,
-                                  "bias_grad")))
-    return failure();
-  return success();
+  return verifyNormalization(*this, getInput().getType(), getAxis(), getEps(),
+                             {{getWeight(), "weight"},
+                              {getWeightGrad(), "weight_grad"},
+                              {getBiasGrad(), "bias_grad"}});
 }
 
 LogicalResult RMSNormGradOp::verify() {
-  Reporter reporter(*this);
-  FailureOr<RankedTensorType> paramType = checkNormalization(
-      reporter, getInput().getType(), getAxis(), getEps().convertToDouble());
-  if (failed(paramType) ||
-      failed(checkOptionalOperand(reporter, getWeight(), *paramType,
-                                  "weight")) ||
-      failed(checkOptionalOperand(reporter, getWeightGrad(), *paramType,
-                                  "weight_grad")))
-    return failure();
-  return success();
+  return verifyNormalization(*this, getInput().getType(), getAxis(), getEps(),
+                             {{getWeight(), "weight"},
+                              {getWeightGrad(), "weight_grad"}});
 }
 
 //===----------------------------------------------------------------------===//
