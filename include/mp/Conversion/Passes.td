@@ -83,7 +83,8 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
     Turns every `mp.matmul`, `mp.batch_matmul` and `mp.linear` of the module
     (after `mp-autocast`) into a call of a GPU kernel, and leaves every other
     operation as it is, so the rest of the function still goes through the
-    CPU lowering (`convert-mp-to-linalg`, bufferization, LLVM).
+    CPU lowering (`convert-mp-to-linalg`, bufferization, LLVM). Matmul-likes
+    with an empty result are left to that lowering too.
 
     Kernels are generated per (chip, operand formats, layouts, accumulator,
     result type, epilogue, tile) into one `gpu.module @mp_tensor_core_kernels`
@@ -126,7 +127,13 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
       int8) to the result type, adds the bias of `mp.linear`, applies a fused
       `mp.relu` or `mp.gelu` (the sole user of the result, with
       `fuse-epilogue`) to the rounded value, and stores with predication on
-      the matrix edges.
+      the matrix edges. GELU's erf and tanh are MLIR's f32 polynomial
+      approximations, so the kernels need no libdevice.
+
+    Each kernel carries an `mp_tensor_core` dictionary (formats, layouts,
+    tiles, threads, dynamic shared memory) for tools that launch it without
+    the host code (tools/bench/gpu/run_gpu_checks.py). docs/GPU.md describes
+    the kernels and their ABI.
 
     On the host, each op becomes `bufferization.to_buffer` of its operands,
     a `memref.alloc` of the result, an `llvm.call` of an `llvm.func` launcher

@@ -27,9 +27,9 @@ public:
 
   OpBuilder &b;
   Location loc;
-  IntegerType i1, i8, i32, i64;
+  IntegerType i8, i32, i64;
   FloatType f32;
-  LLVM::LLVMPointerType genericPtr, globalPtr, sharedPtr;
+  LLVM::LLVMPointerType globalPtr, sharedPtr;
 
   Value constI32(int64_t value);
   Value constI64(int64_t value);

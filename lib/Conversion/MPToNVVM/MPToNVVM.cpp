@@ -329,8 +329,11 @@ void ConvertMPToNVVMPass::rewrite(const MatmulLowering &lowering,
 void ConvertMPToNVVMPass::runOnOperation() {
   ModuleOp module = getOperation();
   SmallVector<Operation *> ops;
+  // Ops with an empty result stay for the CPU lowering: there is nothing to
+  // launch (and a grid cannot be empty).
   module.walk([&](Operation *op) {
-    if (isa<MatmulOp, BatchMatmulOp, LinearOp>(op))
+    if (isa<MatmulOp, BatchMatmulOp, LinearOp>(op) &&
+        cast<RankedTensorType>(op->getResult(0).getType()).getNumElements())
       ops.push_back(op);
   });
   if (ops.empty())

@@ -39,10 +39,8 @@ static constexpr StringLiteral kKernelDescriptionAttrName = "mp_tensor_core";
 //===----------------------------------------------------------------------===//
 
 DeviceCodeBuilder::DeviceCodeBuilder(OpBuilder &builder, Location loc)
-    : b(builder), loc(loc), i1(builder.getI1Type()), i8(builder.getI8Type()),
-      i32(builder.getI32Type()), i64(builder.getI64Type()),
-      f32(builder.getF32Type()),
-      genericPtr(LLVM::LLVMPointerType::get(builder.getContext())),
+    : b(builder), loc(loc), i8(builder.getI8Type()), i32(builder.getI32Type()),
+      i64(builder.getI64Type()), f32(builder.getF32Type()),
       globalPtr(LLVM::LLVMPointerType::get(builder.getContext(), 1)),
       sharedPtr(LLVM::LLVMPointerType::get(builder.getContext(), 3)) {}
 

@@ -274,11 +274,15 @@ func.func @unaligned_rows(%x: tensor<64x100xf16>, %w: tensor<32x100xf16>) -> ten
 
 // -----
 
-// Functions without matmul-likes are left alone: no gpu.module.
+// Functions without matmul-likes are left alone: no gpu.module. So are
+// matmul-likes with an empty result (nothing to launch).
 
 // CHECK-LABEL: func.func @no_matmul
+// CHECK:         mp.matmul
 // CHECK-NOT:   gpu.module
-func.func @no_matmul(%x: tensor<4xf32>) -> tensor<4xf32> {
+func.func @no_matmul(%x: tensor<4xf32>, %a: tensor<0x16xf16>, %b: tensor<16x8xf16>)
+    -> (tensor<4xf32>, tensor<0x8xf16>) {
   %r = mp.relu %x : tensor<4xf32>
-  return %r : tensor<4xf32>
+  %y = mp.matmul %a, %b acc(f32) : tensor<0x16xf16>, tensor<16x8xf16> -> tensor<0x8xf16>
+  return %r, %y : tensor<4xf32>, tensor<0x8xf16>
 }
