@@ -18,6 +18,8 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%mp_src_root", config.mp_source_dir))
 config.substitutions.append(("%mp_obj_root", config.mp_obj_root))
+# The C++ compiler of this build, for projects the tests configure.
+config.substitutions.append(("%cxx_compiler", config.cxx_compiler))
 # Debian's interpreter (it sees python3-* packages such as numpy).
 config.substitutions.append(("%python", "/usr/bin/python3"))
 
