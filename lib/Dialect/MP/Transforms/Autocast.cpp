@@ -515,14 +515,10 @@ struct AutocastPass : public mp::impl::MPAutocastBase<AutocastPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    AutocastPolicySettings settings;
+    AutocastPolicySettings settings =
+        makePolicySettings(policyFile, allow, deny, promote, clear);
     settings.computeType = computeType;
     settings.level = level;
-    settings.policyFile = policyFile;
-    settings.allow.assign(allow.begin(), allow.end());
-    settings.deny.assign(deny.begin(), deny.end());
-    settings.promote.assign(promote.begin(), promote.end());
-    settings.clear.assign(clear.begin(), clear.end());
     std::string error;
     FailureOr<AutocastPolicy> policy =
         AutocastPolicy::build(&getContext(), settings, error);

@@ -426,12 +426,8 @@ struct PrecisionReportPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    AutocastPolicySettings settings;
-    settings.policyFile = policyFile;
-    settings.allow.assign(allow.begin(), allow.end());
-    settings.deny.assign(deny.begin(), deny.end());
-    settings.promote.assign(promote.begin(), promote.end());
-    settings.clear.assign(clear.begin(), clear.end());
+    AutocastPolicySettings settings =
+        makePolicySettings(policyFile, allow, deny, promote, clear);
     std::string error;
     FailureOr<AutocastPolicy> policy =
         AutocastPolicy::build(&getContext(), settings, error);

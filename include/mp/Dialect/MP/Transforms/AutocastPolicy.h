@@ -69,6 +69,22 @@ struct AutocastPolicySettings {
   std::vector<std::string> allow, deny, promote, clear;
 };
 
+/// The settings given by the policy options every policy-aware pass shares
+/// (`policy-file`, `allow`, `deny`, `promote`, `clear`).
+template <typename ListT>
+AutocastPolicySettings
+makePolicySettings(StringRef policyFile, const ListT &allow,
+                   const ListT &deny, const ListT &promote,
+                   const ListT &clear) {
+  AutocastPolicySettings settings;
+  settings.policyFile = policyFile.str();
+  settings.allow.assign(allow.begin(), allow.end());
+  settings.deny.assign(deny.begin(), deny.end());
+  settings.promote.assign(promote.begin(), promote.end());
+  settings.clear.assign(clear.begin(), clear.end());
+  return settings;
+}
+
 /// The categories of op names, the compute type and the level.
 class AutocastPolicy {
 public:
