@@ -20,6 +20,10 @@ config.substitutions.append(("%mp_src_root", config.mp_source_dir))
 config.substitutions.append(("%mp_obj_root", config.mp_obj_root))
 # The C++ compiler of this build, for projects the tests configure.
 config.substitutions.append(("%cxx_compiler", config.cxx_compiler))
+config.substitutions.append(("%c_compiler", config.c_compiler))
+# MLIR's headers (mlir-c/), for the C programs tests compile.
+config.substitutions.append(("%mlir_include_dir", os.path.join(
+    os.path.dirname(config.llvm_tools_dir), "include")))
 # Debian's interpreter (it sees python3-* packages such as numpy).
 config.substitutions.append(("%python", "/usr/bin/python3"))
 
@@ -39,7 +43,7 @@ config.substitutions.append(("%mlir_runner", " ".join([
 ])))
 
 tool_dirs = [config.mp_tools_dir, config.llvm_tools_dir]
-tools = ["mp-opt", "mp-run"]
+tools = ["mp-opt", "mp-run", "mp-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Integration tests that check numerics with numpy (Debian python3-numpy) or
@@ -51,9 +55,35 @@ if subprocess.run(["/usr/bin/python3", "-c", "import numpy"],
 if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
     config.available_features.add("fashion-mnist")
 
+# Data-parallel tests run mp-run under OpenMPI's mpirun (Debian openmpi-bin),
+# as root and with more processes than cores; they skip cleanly without it.
+mpirun = shutil.which("mpirun")
+if mpirun:
+    config.available_features.add("mpi")
+    config.substitutions.append(("%mpirun", " ".join([
+        mpirun, "--allow-run-as-root", "--oversubscribe",
+        "--mca mpi_yield_when_idle 1"])))
+
 # Tests that assemble PTX need CUDA's ptxas; they skip cleanly without it.
 ptxas = shutil.which("ptxas", path=os.pathsep.join(
     ["/usr/local/cuda/bin", config.environment.get("PATH", "")]))
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# A build with -DMP_ENABLE_SANITIZERS=ON (docs/Reliability.md): feature `asan`
+# (tests too slow under ASan say `UNSUPPORTED: asan`); any report fails the
+# test; leaks inside Debian's uninstrumented libMLIR/libLLVM are suppressed by
+# the documented list in test/lsan.supp.
+if getattr(config, "mp_enable_sanitizers", False):
+    config.available_features.add("asan")
+    # allow_user_poisoning=0: LLVM's BumpPtrAllocator poisons its slabs by
+    # hand when compiled with ASan; its inline copies in MixedPrec's code do,
+    # those inside the uninstrumented libMLIR do not unpoison what they
+    # allocate from the same slab, which ASan then reports as
+    # use-after-poison (a false positive of mixing the two).
+    config.environment["ASAN_OPTIONS"] = (
+        "detect_leaks=1:abort_on_error=0:allow_user_poisoning=0")
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+    config.environment["LSAN_OPTIONS"] = "suppressions=" + os.path.join(
+        config.mp_source_dir, "test", "lsan.supp") + ":print_suppressions=0"

@@ -2,20 +2,24 @@
 # MixedPrec's one entry point for a fresh Debian 12 machine (run as root):
 #
 #   tools/run.sh demo    install what is missing, build, run the demo
-#   tools/run.sh test    install what is missing, build, run the whole test suite
+#   tools/run.sh test    install what is missing, build, run the whole test suite;
+#                        then the same suite on an ASan+UBSan build
+#                        (docs/Reliability.md; MP_SKIP_SANITIZERS=1 skips it)
 #   tools/run.sh build   install what is missing, build
 #
 # Each step is idempotent: packages already present are not reinstalled, an
 # existing build directory is reused (incremental). MP_BUILD_DIR overrides the
-# build directory (default: build/ in the checkout).
+# build directory (default: build/ in the checkout), MP_ASAN_BUILD_DIR the
+# sanitizer build's (default: build-asan/).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${MP_BUILD_DIR:-$ROOT/build}
+ASAN_BUILD=${MP_ASAN_BUILD_DIR:-$ROOT/build-asan}
 LLVM_BIN=/usr/lib/llvm-22/bin
 PACKAGES=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
           cmake ninja-build python3-numpy zlib1g-dev libopenblas0
-          dataset-fashion-mnist)
+          dataset-fashion-mnist libclang-rt-22-dev libopenmpi-dev openmpi-bin)
 
 install_dependencies() {
   local missing=()
@@ -83,17 +87,42 @@ PY
   rm -rf "$out"
 }
 
+# Runs the lit suite of build directory $1, appending its output to $2;
+# returns lit's status.
+run_suite() {
+  set +e
+  "$LLVM_BIN/lit" -sv "$1/test" 2>&1 | tee -a "$2"
+  local status=${PIPESTATUS[0]}
+  set -e
+  return "$status"
+}
+
+# The ASan+UBSan build (-DMP_ENABLE_SANITIZERS=ON): what the suite runs.
+build_sanitized() {
+  if [[ ! -f "$ASAN_BUILD/build.ninja" ]]; then
+    cmake -G Ninja -S "$ROOT" -B "$ASAN_BUILD" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+      -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir -DMP_ENABLE_SANITIZERS=ON \
+      >/dev/null
+  fi
+  cmake --build "$ASAN_BUILD"
+  cmake --build "$ASAN_BUILD" --target mlir-doc
+}
+
 run_tests() {
   build
   # The generated reference the docs test compares with docs/ (not in `all`).
   cmake --build "$BUILD" --target mlir-doc
-  local log
+  local log status=0
   log=$(mktemp)
-  set +e
-  "$LLVM_BIN/lit" -sv "$BUILD/test" 2>&1 | tee "$log"
-  local status=${PIPESTATUS[0]}
-  set -e
-  # lit's totals as one line: "N passed, N failed[, N skipped]".
+  run_suite "$BUILD" "$log" || status=$?
+  if [[ "${MP_SKIP_SANITIZERS:-0}" != 1 ]]; then
+    echo
+    echo "== The same suite under AddressSanitizer + UndefinedBehaviorSanitizer"
+    build_sanitized
+    run_suite "$ASAN_BUILD" "$log" || status=$?
+  fi
+  # lit's totals of both runs as one line: "N passed, N failed, N skipped".
   /usr/bin/python3 - "$log" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()

@@ -10,6 +10,7 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mp/Conversion/Passes.h"
+#include "mp/Conversion/ShardToMPI/MPIMemoryEffects.h"
 #include "mp/Dialect/MP/IR/MPDialect.h"
 #include "mp/Dialect/MP/Transforms/Passes.h"
 #include "mp/Pipelines/Pipelines.h"
@@ -19,6 +20,7 @@ namespace mlir::mp {
 /// Adds the dialects MixedPrec defines to `registry`.
 inline void registerAllDialects(DialectRegistry &registry) {
   registry.insert<MPDialect>();
+  registerMPIMemoryEffects(registry);
 }
 
 /// Registers MixedPrec's passes, conversions and pipelines with the global

@@ -6,7 +6,9 @@
 //   mp-autocast        casts at precision boundaries (skipped for f32)
 //   mp-master-weights  f32 masters, f32 optimizer and state
 //   mp-loss-scaling    S around mp.grad, unscale in f32, skip non-finite steps
+//   mp-data-parallel   gradient all-reduce, one skip decision (data-parallel)
 //   mp-autodiff        mp.grad → explicit backward ops
+//   mp-fp8-scaling     FP8 matmuls with per-tensor scales (fp8 != none)
 //   canonicalize, cse
 //
 // It assumes train steps that follow docs/TrainStep.md; its output still holds
@@ -50,7 +52,26 @@ void mlir::mp::buildMixedPrecisionPipeline(
     pm.addNestedPass<func::FuncOp>(createMPLossScaling(scaling));
   }
 
+  // Data parallelism: the unscaled gradients are all-reduced, and the
+  // skip decision of mp-loss-scaling is shared (docs/DataParallel.md).
+  if (options.dataParallel) {
+    MPDataParallelOptions dataParallel;
+    dataParallel.reduceType = options.reduceType;
+    dataParallel.gridSize = options.gridSize;
+    pm.addPass(createMPDataParallel(dataParallel));
+  }
+
   pm.addNestedPass<func::FuncOp>(createMPAutodiff());
+  // On the joint graph, after mp-loss-scaling has added the skip flag that
+  // the FP8 state's updates select on.
+  if (options.fp8 != "none") {
+    MPFP8ScalingOptions fp8;
+    fp8.recipe = options.fp8;
+    fp8.format = options.fp8Format;
+    fp8.amaxHistoryLen = options.fp8AmaxHistoryLen;
+    fp8.includeFirstLast = options.fp8IncludeFirstLast;
+    pm.addNestedPass<func::FuncOp>(createMPFP8Scaling(fp8));
+  }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

@@ -60,6 +60,15 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
     pm.addPass(createCSEPass());
   }
 
+  // Collectives (mp-data-parallel's shard.all_reduce) → mpi, with the
+  // fixes of mp-legalize-mpi around the upstream lowering; nothing happens
+  // in a module without shard or mpi ops.
+  MPLegalizeMPIOptions mpi;
+  mpi.gridSize = options.gridSize;
+  pm.addPass(createMPLegalizeMPI(mpi));
+  pm.addPass(createConvertShardToMPIPass());
+  pm.addPass(createMPLegalizeMPI(mpi));
+
   // Buffers: the caller passes every argument and result buffer.
   pm.addPass(createMPExportEntryPoints());
   bufferization::OneShotBufferizePassOptions bufferization;
@@ -112,7 +121,12 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
+  // mpi has no conversion pass of its own, only convert-to-llvm's interface.
+  ConvertToLLVMPassOptions mpiToLLVM;
+  mpiToLLVM.filterDialects = {"mpi"};
+  pm.addPass(createConvertToLLVMPass(mpiToLLVM));
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createMPLegalizeMPI(mpi));
   pm.addPass(createCanonicalizerPass());
 }
 

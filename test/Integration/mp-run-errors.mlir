@@ -55,6 +55,61 @@
 // RUN: not ls %t/out.json.tmp
 // RUN: not ls %t/saved/arg0.npy
 
+// Corrupt, truncated and wrongly shaped data files (Inputs/corrupt_data.py):
+// a clear error, exit status 1, no --json or --save output.
+// RUN: %python %S/Inputs/corrupt_data.py %t
+// RUN: not mp-run %s --function=step --load %t/npy-truncated 2>&1 | FileCheck %s --check-prefix=NPY-TRUNCATED
+// NPY-TRUNCATED: mp-run: error: cannot read '{{.*}}arg0.npy': holds 4 data bytes, but its header says 8 (tensor<2xf32>)
+// RUN: not mp-run %s --function=step --load %t/npy-header 2>&1 | FileCheck %s --check-prefix=NPY-HEADER
+// NPY-HEADER: mp-run: error: cannot read '{{.*}}arg0.npy': truncated header
+// RUN: not mp-run %s --function=step --load %t/npy-huge 2>&1 | FileCheck %s --check-prefix=NPY-HUGE
+// NPY-HUGE: mp-run: error: cannot read '{{.*}}arg0.npy': holds 8 data bytes, but its header says more than 2^64 (tensor<4294967296x4294967296x2xf32>)
+// RUN: not mp-run %s --function=classifier --data=fashion-mnist:%t/idx-truncated --json %t/idx.json --save %t/idx-saved 2>&1 | FileCheck %s --check-prefix=IDX-TRUNCATED
+// IDX-TRUNCATED: mp-run: error: '{{.*}}train-images-idx3-ubyte' is not a valid IDX file: holds 10 data bytes, its header says 1568
+// RUN: not ls %t/idx.json
+// RUN: not ls %t/idx-saved/arg0.npy
+// RUN: not mp-run %s --function=classifier --data=fashion-mnist:%t/idx-type 2>&1 | FileCheck %s --check-prefix=IDX-TYPE
+// IDX-TYPE: mp-run: error: '{{.*}}train-images-idx3-ubyte' is not a valid IDX file: expected unsigned bytes of rank 3
+// RUN: not mp-run %s --function=classifier --data=fashion-mnist:%t/idx-size 2>&1 | FileCheck %s --check-prefix=IDX-SIZE
+// IDX-SIZE: mp-run: error: Fashion-MNIST 'train': the images are 29x28 pixels, expected 28x28
+// RUN: not mp-run %s --function=classifier --data=fashion-mnist:%t/idx-huge 2>&1 | FileCheck %s --check-prefix=IDX-HUGE
+// IDX-HUGE: mp-run: error: '{{.*}}train-images-idx3-ubyte' is not a valid IDX file: its header claims more than 2^64 data bytes
+// RUN: not mp-run %s --function=classifier --data=fashion-mnist:%t/idx-gz-truncated 2>&1 | FileCheck %s --check-prefix=IDX-GZ
+// IDX-GZ: mp-run: error: '{{.*}}train-images-idx3-ubyte.gz' is not a valid gzip file (corrupt or truncated)
+// RUN: not mp-run %s --function=classifier --data=fashion-mnist:%t/idx-labels 2>&1 | FileCheck %s --check-prefix=IDX-LABELS
+// IDX-LABELS: mp-run: error: Fashion-MNIST 'train': 3 images but 2 labels
+// RUN: not mp-run %s --function=classifier --data=fashion-mnist:%t/idx-label-range 2>&1 | FileCheck %s --check-prefix=IDX-RANGE
+// IDX-RANGE: mp-run: error: Fashion-MNIST 'train': label 10 of sample 1 is not in [0, 10)
+// RUN: not mp-run %s --function=classifier --data=fashion-mnist:%t/idx-no-labels 2>&1 | FileCheck %s --check-prefix=IDX-NO-LABELS
+// IDX-NO-LABELS: mp-run: error: cannot read the Fashion-MNIST file '{{.*}}idx-no-labels/train-labels-idx1-ubyte[.gz]': No such file or directory
+
+// The loss scale at its minimum (docs/Reliability.md): every step's loss is
+// NaN, so the scale backs off 4 -> 2 -> 1 = min-scale; the next skipped step
+// cannot back off, and mp-run stops with an error instead of skipping
+// forever: exit status 1, nothing written. Without min-scale the scale
+// falls to 0 (~150 halvings) and the same happens; with hysteresis 2 the
+// first skip keeps the scale legitimately.
+// RUN: mkdir -p %t/nan
+// RUN: %python -c "import struct; open('%t/nan/arg1.npy', 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', 118) + b\"{'descr': '<f4', 'fortran_order': False, 'shape': (4, 2), }\".ljust(117) + b'\n' + struct.pack('<8f', *[float('nan')] * 8))"
+// RUN: not mp-run %s --function=step --data=npy:%t/nan --steps 10 --json %t/min.json --save %t/min-saved \
+// RUN:     --pipeline='func.func(mp-loss-scaling{init-scale=4 min-scale=1},mp-autodiff)' 2>&1 | FileCheck %s --check-prefix=MIN-SCALE
+// MIN-SCALE: step 1 loss nan scale 4 skipped
+// MIN-SCALE: step 2 loss nan scale 2 skipped
+// MIN-SCALE: step 3 loss nan scale 1 skipped
+// MIN-SCALE: mp-run: error: step 3: the gradients are not finite and the loss scale cannot back off below its minimum 1; every further step would be skipped, so training stops here (the parameters are those before this step; nothing is written)
+// RUN: not ls %t/min.json
+// RUN: not ls %t/min-saved/arg0.npy
+// RUN: not mp-run %s --function=step --data=npy:%t/nan --steps 400 --print-every=0 \
+// RUN:     --pipeline='func.func(mp-loss-scaling{init-scale=4},mp-autodiff)' 2>&1 | FileCheck %s --check-prefix=ZERO-SCALE
+// ZERO-SCALE: mp-run: error: step {{1[0-9][0-9]}}: the gradients are not finite and the loss scale cannot back off below its minimum 0;
+// RUN: not mp-run %s --function=step --data=npy:%t/nan --steps 10 \
+// RUN:     --pipeline='func.func(mp-loss-scaling{init-scale=4 min-scale=1 hysteresis=2},mp-autodiff)' 2>&1 | FileCheck %s --check-prefix=HYSTERESIS
+// HYSTERESIS: step 1 loss nan scale 4 skipped
+// HYSTERESIS: step 2 loss nan scale 4 skipped
+// HYSTERESIS: step 3 loss nan scale 2 skipped
+// HYSTERESIS: step 4 loss nan scale 1 skipped
+// HYSTERESIS: mp-run: error: step 4: the gradients are not finite
+
 // mp.grad is only lowered after mp-autodiff.
 // RUN: not mp-run %s --function=step --pipeline=none 2>&1 | FileCheck %s --check-prefix=LOWERING
 // LOWERING: error: 'mp.grad' op

@@ -3,6 +3,7 @@
 
 Usage: /usr/bin/python3 tools/bench/autocast_casts.py BUILD/bin/mp-opt
            [--layers 1,2,4,8,16,24,32,40,48] [--repeat 5] [--keep DIR]
+           [--min-ratio FORM=R ...] [--callgrind]
 
 For each N, generates the train step of an N-layer pre-LayerNorm transformer
 (the block of docs/examples/transformer_block_train_step.mlir repeated N
@@ -35,7 +36,12 @@ Counted for each form:
 
 The op categories come from mp-precision-report on the input (so the naive
 count uses exactly the policy mp-autocast uses). Prints one table per form
-and a least-squares line time = a + b*N for the joint form.
+and a least-squares line time = a + b*N for each form. With
+--min-ratio FORM=R (FORM joint or grad), exits with status 1 when the ratio
+naive / casts of that form is below R for some N (a deterministic count, for
+tests). With --callgrind, also counts the instructions the pass executes
+(valgrind's callgrind: the run with --mp-autocast minus the same run
+without it), a measure of the work that machine load does not disturb.
 """
 
 import argparse
@@ -296,6 +302,22 @@ def measure(mp_opt, path, work, repeat):
     return len(ops), after["num_casts"] - before["num_casts"], naive, best
 
 
+def pass_instructions(mp_opt, path):
+    """Instructions executed by --mp-autocast on `path` (callgrind's Ir of a
+    run with the pass minus that of the same run without it)."""
+    counts = []
+    for extra in (["--mp-autocast"], []):
+        proc = run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" +
+                    os.devnull, mp_opt, path, "--mlir-disable-threading",
+                    "-verify-each=0", "-o", os.devnull] + extra)
+        m = re.search(r"Collected : (\d+)", proc.stderr)
+        if not m:
+            sys.exit("no instruction count in valgrind's output:\n" +
+                     proc.stderr)
+        counts.append(int(m.group(1)))
+    return counts[0] - counts[1]
+
+
 def fit(xs, ys):
     n = len(xs)
     mx, my = sum(xs) / n, sum(ys) / n
@@ -316,7 +338,19 @@ def main():
     parser.add_argument("--repeat", type=int, default=5,
                         help="runs per measurement (the fastest counts)")
     parser.add_argument("--keep", help="directory to keep the generated IR in")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="also count the pass's instructions with valgrind")
+    parser.add_argument("--min-ratio", action="append", default=[],
+                        metavar="FORM=R",
+                        help="fail unless naive/casts >= R for every N of FORM "
+                             "(joint or grad)")
     opts = parser.parse_args()
+    min_ratios = {}
+    for item in opts.min_ratio:
+        form, _, ratio = item.partition("=")
+        if form not in ("joint", "grad") or not ratio:
+            parser.error("--min-ratio expects joint=R or grad=R, got %r" % item)
+        min_ratios[form] = float(ratio)
     layers = [int(x) for x in opts.layers.split(",")]
     has_autodiff = "--mp-autodiff" in run([opts.mp_opt, "--help"]).stdout
 
@@ -326,6 +360,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     forms = (["joint"] if has_autodiff else []) + ["grad"]
     rows = {form: [] for form in forms}
+    instructions = {form: [] for form in forms}
     for n in layers:
         grad_path = os.path.join(work, "train_step_%d.mlir" % n)
         with open(grad_path, "w") as f:
@@ -337,6 +372,9 @@ def main():
         for form in forms:
             rows[form].append((n,) + measure(opts.mp_opt, paths[form], work,
                                               opts.repeat))
+            if opts.callgrind:
+                instructions[form].append(
+                    pass_instructions(opts.mp_opt, paths[form]))
             print("  N=%d %s done" % (n, form), file=sys.stderr)
 
     for form in forms:
@@ -345,21 +383,46 @@ def main():
         print("\n%s" % title)
         print("%4s %7s %7s %7s %7s %8s %7s %10s %9s" % (
             "N", "ops", "casts", "naive", "ratio", "naive+", "ratio",
-            "pass ms", "us/op"))
-        for n, ops, casts, (ad, pr, back), seconds in rows[form]:
+            "pass ms", "us/op") + ("  Minstr  kinstr/op" if opts.callgrind
+                                   else ""))
+        for i, (n, ops, casts, (ad, pr, back), seconds) in enumerate(
+                rows[form]):
             plus = ad + pr + back
             print("%4d %7d %7d %7d %7.2f %8d %7.2f %10.3f %9.3f" % (
                 n, ops, casts, ad, ad / casts if casts else 0.0, plus,
                 plus / casts if casts else 0.0, seconds * 1e3,
-                seconds * 1e6 / ops))
+                seconds * 1e6 / ops), end="")
+            if opts.callgrind:
+                print(" %7.2f %10.2f" % (instructions[form][i] / 1e6,
+                                         instructions[form][i] / 1e3 / ops),
+                      end="")
+            print()
         if len(rows[form]) > 1:
             a, b, r2 = fit([r[0] for r in rows[form]],
                            [r[4] * 1e3 for r in rows[form]])
             print("pass time ~ %.3f ms + %.3f ms * N  (R^2 = %.4f)" % (a, b, r2))
+            if opts.callgrind:
+                a, b, r2 = fit([r[0] for r in rows[form]],
+                               [x / 1e6 for x in instructions[form]])
+                print("instructions ~ %.3f M + %.3f M * N  (R^2 = %.6f)"
+                      % (a, b, r2))
     if not has_autodiff:
         print("\n(mp-opt has no --mp-autodiff: joint form not measured)")
     if scratch:
         scratch.cleanup()
+    failed = False
+    for form, minimum in sorted(min_ratios.items()):
+        if form not in rows:
+            sys.exit("--min-ratio %s: form not measured" % form)
+        for n, _, casts, (ad, _, _), _ in rows[form]:
+            if casts and ad / casts < minimum:
+                print("%s form, N=%d: naive/casts = %d/%d = %.3f < %g"
+                      % (form, n, ad, casts, ad / casts, minimum))
+                failed = True
+    if min_ratios:
+        print("min-ratio check: %s" % ("FAILED" if failed else "passed"))
+    if failed:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

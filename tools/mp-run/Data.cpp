@@ -9,6 +9,7 @@
 #include "Data.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -179,15 +180,19 @@ readIdx(llvm::StringRef dir, llvm::StringRef name, unsigned rank) {
       byteAt(3) != rank)
     return corrupt("expected unsigned bytes of rank " + llvm::Twine(rank));
   llvm::SmallVector<int64_t> dims;
-  size_t count = 1;
+  uint64_t count = 1;
+  bool overflow = false;
   for (unsigned d = 0; d < rank; ++d) {
     size_t at = 4 + 4 * d;
     int64_t size = (int64_t)byteAt(at) << 24 | byteAt(at + 1) << 16 |
                    byteAt(at + 2) << 8 | byteAt(at + 3);
     dims.push_back(size);
-    count *= size;
+    count = llvm::SaturatingMultiply(count, static_cast<uint64_t>(size),
+                                     &overflow);
   }
-  if (bytes.size() != headerSize + count)
+  if (overflow)
+    return corrupt("its header claims more than 2^64 data bytes");
+  if (bytes.size() - headerSize != count)
     return corrupt("holds " + llvm::Twine(bytes.size() - headerSize) +
                    " data bytes, its header says " + llvm::Twine(count));
   return std::make_pair(dims, bytes.substr(headerSize));
@@ -202,6 +207,12 @@ llvm::Expected<LabelledData> mp_run::loadFashionMNIST(llvm::StringRef dir,
   if (!labels)
     return labels.takeError();
   int64_t count = images->first[0];
+  if (images->first[1] != 28 || images->first[2] != 28)
+    return llvm::createStringError(
+        ("Fashion-MNIST '" + split + "': the images are " +
+         llvm::Twine(images->first[1]) + "x" + llvm::Twine(images->first[2]) +
+         " pixels, expected 28x28")
+            .str());
   int64_t pixels = images->first[1] * images->first[2];
   if (labels->first[0] != count)
     return llvm::createStringError(

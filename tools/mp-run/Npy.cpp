@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -140,13 +141,23 @@ llvm::Expected<HostTensor> mp_run::readNpy(llvm::StringRef path) {
     shape.push_back(size);
   }
 
-  HostTensor tensor(TensorSpec{kind, shape});
+  // The size the header claims, checked against the file before anything is
+  // allocated (a corrupt shape must not overflow or exhaust memory).
+  TensorSpec spec{kind, shape};
   size_t dataStart = headerStart + headerLength;
-  if (bytes.size() - dataStart != tensor.getNumBytes())
-    return fail("holds " + llvm::Twine(bytes.size() - dataStart) +
+  size_t dataBytes = bytes.size() - dataStart;
+  uint64_t claimed = getByteWidth(kind);
+  bool overflow = false;
+  for (int64_t size : shape)
+    claimed = llvm::SaturatingMultiply(claimed, static_cast<uint64_t>(size),
+                                       &overflow);
+  if (overflow || claimed != dataBytes)
+    return fail("holds " + llvm::Twine(dataBytes) +
                 " data bytes, but its header says " +
-                llvm::Twine(tensor.getNumBytes()) + " (" +
-                tensor.getSpec().str() + ")");
+                (overflow ? std::string("more than 2^64")
+                          : std::to_string(claimed)) +
+                " (" + spec.str() + ")");
+  HostTensor tensor(spec);
   std::memcpy(tensor.data(), bytes.data() + dataStart, tensor.getNumBytes());
   return std::move(tensor);
 }

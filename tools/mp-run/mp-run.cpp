@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Data.h"
+#include "Distributed.h"
 #include "Npy.h"
 #include "Tensor.h"
 
@@ -50,6 +51,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mp_run;
@@ -151,6 +154,10 @@ static cl::opt<int64_t>
                cl::desc("Print every N-th step (and the last); 0 prints "
                         "only the summary"),
                cl::init(1), cl::cat(runCategory));
+
+/// This process's place in an mpirun launch (rank 0 of 1 otherwise); see
+/// Distributed.h.
+static ProcessGroup processGroup;
 
 //===----------------------------------------------------------------------===//
 // The train-step contract
@@ -375,7 +382,13 @@ static llvm::Error lowerModule(ModuleOp module) {
   std::string cpu = "mp-cpu-pipeline";
   if (!cpuPipelineOptions.empty())
     cpu += "{" + cpuPipelineOptions + "}";
-  if (failed(parsePassPipeline(cpu, pm, errorStream)))
+  // A data-parallel step's grid gets the processes of the launch.
+  std::string cpuOptions = cpuPipelineOptions;
+  if (StringRef(cpuOptions).find("grid-size") == StringRef::npos)
+    cpuOptions += (cpuOptions.empty() ? "grid-size=" : " grid-size=") +
+                  std::to_string(getLaunchSize());
+  if (failed(parsePassPipeline("mp-cpu-pipeline{" + cpuOptions + "}", pm,
+                               errorStream)))
     return llvm::createStringError("invalid --cpu-pipeline-options '" +
                                    cpuPipelineOptions + "': " + errors);
   if (failed(pm.run(module)))
@@ -409,6 +422,7 @@ compileModule(ModuleOp module) {
   auto engine = ExecutionEngine::create(module, options, std::move(*machine));
   if (!engine)
     return engine.takeError();
+  registerDistributedSymbols(**engine);
   (*engine)->initialize();
   return engine;
 }
@@ -580,9 +594,14 @@ public:
       bool isFloat = isFloatKind(tensor.getSpec().kind);
       uint64_t bound =
           tensor.getSpec().kind == ElementKind::I1 ? 2 : numClasses;
-      for (int64_t j = 0, e = tensor.getNumElements(); j < e; ++j)
-        tensor.set(j, isFloat ? random.normal()
-                              : static_cast<double>(random.below(bound)));
+      // Under mpirun: the values of the global batch, this rank's block.
+      int64_t e = tensor.getNumElements(), first = processGroup.rank * e;
+      for (int64_t j = 0; j < processGroup.size * e; ++j) {
+        double value = isFloat ? random.normal()
+                               : static_cast<double>(random.below(bound));
+        if (j >= first && j < first + e)
+          tensor.set(j - first, value);
+      }
     }
   }
 
@@ -597,10 +616,13 @@ public:
   SampledData(SmallVector<unsigned> dataArguments,
               std::vector<HostTensor> samples, int64_t batchSize)
       : dataArguments(std::move(dataArguments)), samples(std::move(samples)),
-        order(this->samples.front().getSpec().shape.front(), batchSize, shuffle,
-              seed) {}
+        order(this->samples.front().getSpec().shape.front(),
+              batchSize * processGroup.size, shuffle, seed),
+        batchSize(batchSize) {}
   void fill(Invocation &call) override {
-    ArrayRef<int64_t> batch = order.next();
+    // Under mpirun: this rank's slice of the global batch.
+    ArrayRef<int64_t> batch =
+        order.next().slice(processGroup.rank * batchSize, batchSize);
     for (auto [i, argument] : llvm::enumerate(dataArguments))
       gatherSamples(samples[i], batch, call.argument(argument));
   }
@@ -609,6 +631,7 @@ private:
   SmallVector<unsigned> dataArguments;
   std::vector<HostTensor> samples;
   BatchOrder order;
+  int64_t batchSize;
 };
 
 /// The batch size of data arguments: their common first dimension (1 for
@@ -986,6 +1009,65 @@ static std::string formatScale(std::optional<double> scale) {
 }
 
 //===----------------------------------------------------------------------===//
+// Under mpirun
+//===----------------------------------------------------------------------===//
+
+/// Initialises MPI when the launch has several processes or the lowered
+/// step calls MPI; ranks other than 0 then print nothing on stdout.
+static llvm::Error joinLaunch(ModuleOp module) {
+  bool callsMPI = false;
+  for (auto function : module.getOps<LLVM::LLVMFuncOp>())
+    callsMPI |= function.getName().starts_with("MPI_") ||
+                function.getName().starts_with("mp_mpi_");
+  if (!callsMPI && getLaunchSize() == 1)
+    return llvm::Error::success();
+  llvm::Expected<ProcessGroup> group = initializeMPI();
+  if (!group)
+    return group.takeError();
+  processGroup = *group;
+  if (processGroup.size != getLaunchSize())
+    return llvm::createStringError("MPI reports " +
+                                   std::to_string(processGroup.size) +
+                                   " processes, the launch environment " +
+                                   std::to_string(getLaunchSize()));
+  if (processGroup.rank != 0) {
+    llvm::outs().flush();
+    if (FILE *null = fopen("/dev/null", "w")) {
+      dup2(fileno(null), STDOUT_FILENO);
+      fclose(null);
+    }
+  }
+  return llvm::Error::success();
+}
+
+/// Under mpirun: checks that every process ends with rank 0's parameters and
+/// state (FNV-1a of their bytes), and says so on rank 0.
+static llvm::Error checkParametersAgree(const EntryPoint &entry,
+                                        Invocation &call) {
+  if (processGroup.size == 1)
+    return llvm::Error::success();
+  uint64_t checksum = 0xcbf29ce484222325ULL;
+  for (auto [i, argument] : llvm::enumerate(entry.arguments)) {
+    if (argument.role == ArgumentRole::Data)
+      continue;
+    const HostTensor &tensor = call.argument(i);
+    for (size_t b = 0, e = tensor.getNumBytes(); b < e; ++b)
+      checksum = (checksum ^ static_cast<unsigned char>(tensor.data()[b])) *
+                 0x100000001b3ULL;
+  }
+  if (llvm::Error error = checkSameOnAllRanks(
+          processGroup, checksum, "parameters and state at the end"))
+    return error;
+  char line[160];
+  snprintf(line, sizeof(line),
+           "data-parallel: %d processes, parameters and state identical on "
+           "every process (checksum %016llx)\n",
+           processGroup.size, static_cast<unsigned long long>(checksum));
+  llvm::outs() << line;
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
 
@@ -1011,6 +1093,8 @@ static llvm::Error run(MLIRContext &context) {
     llvm::outs() << "\n";
     return llvm::Error::success();
   }
+  if (llvm::Error error = joinLaunch(*module))
+    return error;
 
   // The train step.
   SmallVector<LLVM::LLVMFuncOp> candidates = getEntryPoints(*module);
@@ -1127,6 +1211,27 @@ static llvm::Error run(MLIRContext &context) {
                skipped ? "skipped" : "ok");
       llvm::outs() << line;
     }
+
+    // A skipped step that left the loss scale where it was, although it
+    // should have backed off, means the scale is at its minimum (min-scale,
+    // or 0): every further step would be skipped. Stop with an error rather
+    // than spin (docs/Reliability.md); nothing is written.
+    if (skipped && scale && entry->lossScaleArgument >= 0 &&
+        call.argument(entry->lossScaleArgument).get(0) >= *scale) {
+      bool shouldBackOff = true;
+      for (auto [i, argument] : llvm::enumerate(entry->arguments))
+        if (argument.stateKind == "hysteresis_tracker")
+          shouldBackOff = call.argument(i).get(0) <= 0;
+      if (shouldBackOff)
+        return llvm::createStringError(
+            "step " + std::to_string(step) +
+            ": the gradients are not finite and the loss scale cannot back "
+            "off below its minimum " +
+            formatScale(scale) +
+            "; every further step would be skipped, so training stops here "
+            "(the parameters are those before this step; nothing is "
+            "written)");
+    }
   }
   double runSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart)
@@ -1164,11 +1269,14 @@ static llvm::Error run(MLIRContext &context) {
     llvm::outs() << summary;
   }
 
-  if (!saveDir.empty())
+  if (llvm::Error error = checkParametersAgree(*entry, call))
+    return error;
+
+  if (!saveDir.empty() && processGroup.rank == 0)
     if (llvm::Error error = saveParameters(*entry, call))
       return error;
 
-  if (!jsonFile.empty()) {
+  if (!jsonFile.empty() && processGroup.rank == 0) {
     std::string json;
     llvm::raw_string_ostream os(json);
     os << "{\n  \"input\": " << jsonString(inputFilename)
@@ -1232,7 +1340,12 @@ int main(int argc, char **argv) {
     llvm::outs().flush();
     llvm::WithColor::error(llvm::errs(), "mp-run")
         << llvm::toString(std::move(error)) << "\n";
+    // The other processes of a launch may wait in a collective.
+    if (processGroup.size > 1)
+      abortMPI();
+    finalizeMPI(processGroup);
     return 1;
   }
+  finalizeMPI(processGroup);
   return 0;
 }

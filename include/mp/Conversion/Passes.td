@@ -66,8 +66,9 @@ def MPExpandFP8Conversions : Pass<"mp-expand-fp8-conversions"> {
     E5M2. A saturating conversion is a truncation of a value clamped to the
     largest finite value first (what `convert-mp-to-linalg` emits for
     `mp.cast saturate`). Sources and targets of other widths go through f32,
-    which is exact in both directions for f16 and bf16; f64 sources and
-    conversions with a non-default rounding mode are left as they are.
+    which is exact in both directions for f16 and bf16. An FP8 conversion
+    it cannot expand (an f64 source, a rounding mode other than to nearest
+    even) is an error at the op: LLVM could not lower it either.
     Run it after linalg is lowered to loops or vectors.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
@@ -199,6 +200,60 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::NVVM::NVVMDialect",
     "::mlir::scf::SCFDialect",
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// ShardToMPI
+//===----------------------------------------------------------------------===//
+
+def MPLegalizeMPI : Pass<"mp-legalize-mpi", "ModuleOp"> {
+  let summary = "Work around the gaps of upstream shard → mpi → LLVM lowering "
+                "for OpenMPI";
+  let description = [{
+    Makes the output of `mp-data-parallel` lower through upstream
+    `convert-shard-to-mpi` and the mpi dialect's LLVM lowering (MLIR 22.1)
+    into calls that run under Debian's OpenMPI. It does whatever applies to
+    the module at hand, so `mp-cpu-pipeline` runs it three times: before
+    `convert-shard-to-mpi`, before the conversions to LLVM, and after them.
+
+    - A 1-D `shard.grid` of dynamic size gets `grid-size` processes (an
+      error when `grid-size` is 0), and `shard.grid_shape` of static grids
+      becomes constants (`convert-shard-to-mpi` rejects dynamic grids).
+    - A module with shard or mpi ops gets
+      `dlti.map = #dlti.map<"MPI:Implementation" = "OpenMPI">` unless it has
+      a `dlti.map` (without it the MPICH ABI is used silently).
+    - `mpi.comm_split` with a constant color (every process in one group,
+      what `convert-shard-to-mpi` emits for a 1-D grid) is replaced by the
+      communicator it splits: its LLVM lowering loads the new communicator
+      as an i32 instead of a pointer.
+    - An in-place `mpi.allreduce` (sum) of f16 or bf16 over
+      `mpi.comm_world` becomes a call of the runtime shim
+      `mp_mpi_allreduce_sum_f16`/`_bf16(i64 address, i64 count)` (MPI has no
+      16-bit float datatypes; mp-run's shim sums with an MPI user op in the
+      16-bit type, rounding each partial sum to nearest even).
+    - A 0-d buffer is all-reduced as a 1-element one (`memref.expand_shape`):
+      the mpi lowering of 0-d buffers fails outside a full
+      `convert-to-llvm`.
+    - Once no shard op but grids remain, the `shard.grid` ops are erased
+      (they would reach the LLVM translation).
+    - After the LLVM conversion, the globals `@ompi_mpi_<op>` that the
+      lowering declares for reduction ops are renamed to the symbols
+      libmpi exports, `@ompi_mpi_op_<op>`.
+
+    See docs/DataParallel.md.
+  }];
+  let options = [
+    Option<"gridSize", "grid-size", "int64_t", /*default=*/"0",
+           "Number of processes given to 1-D grids of dynamic size (0: "
+           "none; such a grid is an error)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::DLTIDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::mpi::MPIDialect",
   ];
 }
 

@@ -40,6 +40,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "tile-sizes",
       llvm::cl::desc("Tile sizes of the innermost loops of other linalg "
                      "operations (default 8,32)")};
+  PassOptions::Option<int64_t> gridSize{
+      *this, "grid-size",
+      llvm::cl::desc("Processes of a data-parallel grid of dynamic size "
+                     "(mp-data-parallel's default; mp-run sets the number of "
+                     "MPI processes); 0: none"),
+      llvm::cl::init(0)};
 };
 
 /// Adds to `pm` (anchored on `builtin.module`) the passes that lower a
@@ -172,11 +178,45 @@ struct MixedPrecisionPipelineOptions
       llvm::cl::desc("Non-finite steps tolerated before backing off (1 = "
                      "GradScaler, 2 = Megatron-LM)"),
       llvm::cl::init(1)};
+  PassOptions::Option<bool> dataParallel{
+      *this, "data-parallel",
+      llvm::cl::desc("All-reduce the gradients across the processes of an "
+                     "MPI launch (mp-data-parallel, after mp-loss-scaling)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<std::string> reduceType{
+      *this, "reduce-type",
+      llvm::cl::desc("With data-parallel: the type gradients are all-reduced "
+                     "in (f32, bf16 or f16)"),
+      llvm::cl::init("f32")};
+  PassOptions::Option<int64_t> gridSize{
+      *this, "grid-size",
+      llvm::cl::desc("With data-parallel: the number of processes (0: set "
+                     "at run time)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<std::string> fp8{
+      *this, "fp8",
+      llvm::cl::desc("FP8 matmuls (mp-fp8-scaling after mp-autodiff): none, "
+                     "delayed or current (the scaling recipe)"),
+      llvm::cl::init("none")};
+  PassOptions::Option<std::string> fp8Format{
+      *this, "fp8-format",
+      llvm::cl::desc("FP8 formats with fp8 != none: hybrid (E4M3 forward, "
+                     "E5M2 gradients) or e4m3"),
+      llvm::cl::init("hybrid")};
+  PassOptions::Option<int64_t> fp8AmaxHistoryLen{
+      *this, "fp8-amax-history-len",
+      llvm::cl::desc("Amax history length of fp8=delayed"),
+      llvm::cl::init(1024)};
+  PassOptions::Option<bool> fp8IncludeFirstLast{
+      *this, "fp8-include-first-last",
+      llvm::cl::desc("With fp8 != none, also run the first and last layers "
+                     "in FP8"),
+      llvm::cl::init(false)};
 };
 
 /// Adds to `pm` (anchored on `builtin.module`) mp-autocast (unless the
 /// compute type is f32), mp-master-weights, mp-loss-scaling (unless none),
-/// mp-autodiff, canonicalize and cse.
+/// mp-autodiff, mp-fp8-scaling (unless fp8=none), canonicalize and cse.
 void buildMixedPrecisionPipeline(OpPassManager &pm,
                                  const MixedPrecisionPipelineOptions &options);
 

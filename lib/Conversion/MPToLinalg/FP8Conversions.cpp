@@ -5,8 +5,8 @@
 // integer arithmetic on i32 and i8, because LLVM has no FP8 type and the
 // upstream lowerings leave these ops in the IR. Other source or target
 // widths (f16, bf16) go through f32, which is exact; f64 sources and
-// truncations with a rounding mode other than to-nearest-even are not
-// matched.
+// truncations with a rounding mode other than to-nearest-even are errors
+// (LLVM could not lower them either).
 //
 // Truncation f32 → FP8 (m mantissa bits, exponent bias B): with a = |bits|,
 //  - a normal result (a ≥ the smallest normal of the target) is a rounded to
@@ -260,7 +260,29 @@ struct MPExpandFP8ConversionsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateExpandFP8ConversionPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation()->emitError()
+          << "mp-expand-fp8-conversions: the rewrite did not converge";
+      return signalPassFailure();
+    }
+    // What is left cannot be lowered to LLVM (which has no FP8 type): an
+    // error at each such conversion rather than IR that lowers "successfully"
+    // with the FP8 op still in it.
+    WalkResult result = getOperation()->walk([](Operation *op) {
+      bool truncToFP8 = isa<arith::TruncFOp>(op) &&
+                        getEncoding(getElementTypeOrSelf(op->getResult(0)));
+      bool extFromFP8 = isa<arith::ExtFOp>(op) &&
+                        getEncoding(getElementTypeOrSelf(op->getOperand(0)));
+      if (!truncToFP8 && !extFromFP8)
+        return WalkResult::advance();
+      op->emitOpError() << "cannot be expanded into integer arithmetic: "
+                        << (truncToFP8 ? "truncation to FP8 is supported from "
+                                         "f32, f16 and bf16 with rounding to "
+                                         "nearest even only"
+                                       : "unsupported extension from FP8");
+      return WalkResult::interrupt();
+    });
+    if (result.wasInterrupted())
       signalPassFailure();
   }
 };

@@ -6,7 +6,8 @@
 // (torch.autocast(enabled=False)); `mp.autocast = true` on a region-holding
 // op re-enables autocast inside, where `mp.autocast = false` on a single op
 // disables it again. Values crossing the boundary are cast to what each side
-// needs; the casts are placed after the values' definitions.
+// needs; the casts are placed after the values' definitions. An enabled
+// matmul whose users all take f32 (a disabled op, a yield) returns f32.
 // CHECK-LABEL: func.func @disabled_function
 // CHECK-SAME: (%[[X:.*]]: tensor<4x4xf32>, %[[W:.*]]: tensor<4x4xf32>)
 // CHECK-SAME: attributes {mp.autocast = false}
@@ -14,9 +15,8 @@
 // CHECK-NEXT: %[[A:.*]] = mp.matmul %[[X]], %[[W]] acc(f32) : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
 // CHECK-NEXT: %[[AH:.*]] = mp.cast %[[A]] : tensor<4x4xf32> to tensor<4x4xf16>
 // CHECK-NEXT: %[[R:.*]] = scf.execute_region -> tensor<4x4xf32> {
-// CHECK-NEXT:   %[[B:.*]] = mp.matmul %[[AH]], %[[WH]] acc(f32) : tensor<4x4xf16>, tensor<4x4xf16> -> tensor<4x4xf16>
-// CHECK-NEXT:   %[[B32:.*]] = mp.cast %[[B]] : tensor<4x4xf16> to tensor<4x4xf32>
-// CHECK-NEXT:   %[[C:.*]] = mp.matmul %[[B32]], %[[W]] acc(f32) {mp.autocast = false} : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+// CHECK-NEXT:   %[[B:.*]] = mp.matmul %[[AH]], %[[WH]] acc(f32) : tensor<4x4xf16>, tensor<4x4xf16> -> tensor<4x4xf32>
+// CHECK-NEXT:   %[[C:.*]] = mp.matmul %[[B]], %[[W]] acc(f32) {mp.autocast = false} : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
 // CHECK-NEXT:   scf.yield %[[C]] : tensor<4x4xf32>
 // CHECK-NEXT: } {mp.autocast = true}
 // CHECK-NEXT: %[[S:.*]] = mp.softmax %[[R]] dim 1 : tensor<4x4xf32>
@@ -42,22 +42,19 @@ func.func @disabled_function(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> (tenso
 // CHECK-SAME: (%[[X:.*]]: tensor<4x4xf32>, %[[W:.*]]: tensor<4x4xf32>)
 // CHECK-NEXT: %[[XH:.*]] = mp.cast %[[X]] : tensor<4x4xf32> to tensor<4x4xf16>
 // CHECK-NEXT: %[[WH:.*]] = mp.cast %[[W]] : tensor<4x4xf32> to tensor<4x4xf16>
-// CHECK-NEXT: %[[A:.*]] = mp.matmul %[[XH]], %[[WH]] acc(f32) : tensor<4x4xf16>, tensor<4x4xf16> -> tensor<4x4xf16>
-// CHECK-NEXT: %[[A32:.*]] = mp.cast %[[A]] : tensor<4x4xf16> to tensor<4x4xf32>
+// CHECK-NEXT: %[[A:.*]] = mp.matmul %[[XH]], %[[WH]] acc(f32) : tensor<4x4xf16>, tensor<4x4xf16> -> tensor<4x4xf32>
 // CHECK-NEXT: %[[R:.*]] = scf.execute_region -> tensor<4x4xf32> {
-// CHECK-NEXT:   %[[B:.*]] = mp.matmul %[[A32]], %[[W]] acc(f32) {mp.precision = "f16"} : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+// CHECK-NEXT:   %[[B:.*]] = mp.matmul %[[A]], %[[W]] acc(f32) {mp.precision = "f16"} : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
 // CHECK-NEXT:   %[[BH:.*]] = mp.cast %[[B]] : tensor<4x4xf32> to tensor<4x4xf16>
 // CHECK-NEXT:   %[[I:.*]] = scf.execute_region -> tensor<4x4xf32> {
-// CHECK-NEXT:     %[[C:.*]] = mp.matmul %[[BH]], %[[WH]] acc(f32) : tensor<4x4xf16>, tensor<4x4xf16> -> tensor<4x4xf16>
-// CHECK-NEXT:     %[[C32:.*]] = mp.cast %[[C]] : tensor<4x4xf16> to tensor<4x4xf32>
-// CHECK-NEXT:     scf.yield %[[C32]] : tensor<4x4xf32>
+// CHECK-NEXT:     %[[C:.*]] = mp.matmul %[[BH]], %[[WH]] acc(f32) : tensor<4x4xf16>, tensor<4x4xf16> -> tensor<4x4xf32>
+// CHECK-NEXT:     scf.yield %[[C]] : tensor<4x4xf32>
 // CHECK-NEXT:   } {mp.autocast = true}
 // CHECK-NEXT:   scf.yield %[[I]] : tensor<4x4xf32>
 // CHECK-NEXT: } {mp.autocast = false}
 // CHECK-NEXT: %[[RH:.*]] = mp.cast %[[R]] : tensor<4x4xf32> to tensor<4x4xf16>
-// CHECK-NEXT: %[[D:.*]] = mp.matmul %[[RH]], %[[WH]] acc(f32) : tensor<4x4xf16>, tensor<4x4xf16> -> tensor<4x4xf16>
-// CHECK-NEXT: %[[D32:.*]] = mp.cast %[[D]] : tensor<4x4xf16> to tensor<4x4xf32>
-// CHECK-NEXT: return %[[D32]]
+// CHECK-NEXT: %[[D:.*]] = mp.matmul %[[RH]], %[[WH]] acc(f32) : tensor<4x4xf16>, tensor<4x4xf16> -> tensor<4x4xf32>
+// CHECK-NEXT: return %[[D]]
 func.func @disabled_region(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %a = mp.matmul %x, %w acc(f32) : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
   %r = scf.execute_region -> tensor<4x4xf32> {

@@ -53,15 +53,16 @@
 
 // Inputs/autocast-policy.json: bf16; softmax and an unregistered attention
 // op allowed, relu denied, add clear (f16 from a pinned matmul stays f16).
+// The unpinned matmul only feeds relu (f32): it returns its f32 accumulator.
+// A pinned matmul keeps exactly its pinned type.
 // FILE-LABEL: func.func @policy
 // FILE-SAME: (%[[X:.*]]: tensor<8x4xf32>, %[[W:.*]]: tensor<4x4xf32>)
 // FILE-NEXT: %[[XB:.*]] = mp.cast %[[X]] : tensor<8x4xf32> to tensor<8x4xbf16>
 // FILE-NEXT: %[[WB:.*]] = mp.cast %[[W]] : tensor<4x4xf32> to tensor<4x4xbf16>
 // FILE-NEXT: %[[XH:.*]] = mp.cast %[[X]] : tensor<8x4xf32> to tensor<8x4xf16>
 // FILE-NEXT: %[[WH:.*]] = mp.cast %[[W]] : tensor<4x4xf32> to tensor<4x4xf16>
-// FILE-NEXT: %[[Y:.*]] = mp.matmul %[[XB]], %[[WB]] acc(f32) : tensor<8x4xbf16>, tensor<4x4xbf16> -> tensor<8x4xbf16>
-// FILE-NEXT: %[[Y32:.*]] = mp.cast %[[Y]] : tensor<8x4xbf16> to tensor<8x4xf32>
-// FILE-NEXT: %[[R:.*]] = mp.relu %[[Y32]] : tensor<8x4xf32>
+// FILE-NEXT: %[[Y:.*]] = mp.matmul %[[XB]], %[[WB]] acc(f32) : tensor<8x4xbf16>, tensor<4x4xbf16> -> tensor<8x4xf32>
+// FILE-NEXT: %[[R:.*]] = mp.relu %[[Y]] : tensor<8x4xf32>
 // FILE-NEXT: %[[RB:.*]] = mp.cast %[[R]] : tensor<8x4xf32> to tensor<8x4xbf16>
 // FILE-NEXT: %[[P:.*]] = mp.softmax %[[RB]] dim 1 : tensor<8x4xbf16>
 // FILE-NEXT: %[[P32:.*]] = mp.cast %[[P]] : tensor<8x4xbf16> to tensor<8x4xf32>
@@ -73,7 +74,7 @@
 // FILE-NEXT: return %[[P32]], %[[A32]], %[[S32]]
 
 // OVERRIDE-LABEL: func.func @policy
-// OVERRIDE: %[[Y:.*]] = mp.matmul %{{.*}}, %{{.*}} acc(f32) : tensor<8x4xf16>, tensor<4x4xf16> -> tensor<8x4xf16>
+// OVERRIDE: %[[Y:.*]] = mp.matmul %{{.*}}, %{{.*}} acc(f32) : tensor<8x4xf16>, tensor<4x4xf16> -> tensor<8x4xf32>
 // OVERRIDE: mp.relu %{{.*}} : tensor<8x4xf32>
 // OVERRIDE: mp.softmax %{{.*}} dim 1 : tensor<8x4xf16>
 // OVERRIDE: "mydialect.attention"(%{{.*}}) : (tensor<8x4xf16>, tensor<8x4xf16>) -> tensor<8x8xf16>
@@ -87,9 +88,8 @@
 // NODEFAULTS-SAME: (%[[X:.*]]: tensor<8x4xf32>, %[[W:.*]]: tensor<4x4xf32>)
 // NODEFAULTS-NEXT: %[[XH:.*]] = mp.cast %[[X]] : tensor<8x4xf32> to tensor<8x4xf16>
 // NODEFAULTS-NEXT: %[[WH:.*]] = mp.cast %[[W]] : tensor<4x4xf32> to tensor<4x4xf16>
-// NODEFAULTS-NEXT: %[[Y:.*]] = mp.matmul %[[XH]], %[[WH]] acc(f32) : tensor<8x4xf16>, tensor<4x4xf16> -> tensor<8x4xf16>
-// NODEFAULTS-NEXT: %[[Y32:.*]] = mp.cast %[[Y]] : tensor<8x4xf16> to tensor<8x4xf32>
-// NODEFAULTS-NEXT: %[[R:.*]] = mp.relu %[[Y32]] : tensor<8x4xf32>
+// NODEFAULTS-NEXT: %[[Y:.*]] = mp.matmul %[[XH]], %[[WH]] acc(f32) : tensor<8x4xf16>, tensor<4x4xf16> -> tensor<8x4xf32>
+// NODEFAULTS-NEXT: %[[R:.*]] = mp.relu %[[Y]] : tensor<8x4xf32>
 // NODEFAULTS-NEXT: %[[P:.*]] = mp.softmax %[[R]] dim 1 : tensor<8x4xf32>
 // NODEFAULTS-NEXT: %[[A:.*]] = "mydialect.attention"(%[[R]], %[[R]]) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
 // NODEFAULTS-NEXT: %[[H:.*]] = mp.matmul %[[XH]], %[[WH]] acc(f32) {mp.precision = "f16"} : tensor<8x4xf16>, tensor<4x4xf16> -> tensor<8x4xf16>
@@ -99,17 +99,18 @@
 
 // docs/examples/policy.json: bf16 and the default lists (plus gelu and
 // sigmoid denied); mydialect.attention is in no list there, so it keeps f32.
+// relu (clear) only feeds f32 users (softmax, the unknown op): it runs in
+// f32 on the matmul's f32 accumulator, with no cast.
 // EXAMPLE-LABEL: func.func @policy
 // EXAMPLE-SAME: (%[[X:.*]]: tensor<8x4xf32>, %[[W:.*]]: tensor<4x4xf32>)
 // EXAMPLE-NEXT: %[[XB:.*]] = mp.cast %[[X]] : tensor<8x4xf32> to tensor<8x4xbf16>
 // EXAMPLE-NEXT: %[[WB:.*]] = mp.cast %[[W]] : tensor<4x4xf32> to tensor<4x4xbf16>
 // EXAMPLE-NEXT: %[[XH:.*]] = mp.cast %[[X]] : tensor<8x4xf32> to tensor<8x4xf16>
 // EXAMPLE-NEXT: %[[WH:.*]] = mp.cast %[[W]] : tensor<4x4xf32> to tensor<4x4xf16>
-// EXAMPLE-NEXT: %[[Y:.*]] = mp.matmul %[[XB]], %[[WB]] acc(f32) : tensor<8x4xbf16>, tensor<4x4xbf16> -> tensor<8x4xbf16>
-// EXAMPLE-NEXT: %[[R:.*]] = mp.relu %[[Y]] : tensor<8x4xbf16>
-// EXAMPLE-NEXT: %[[R32:.*]] = mp.cast %[[R]] : tensor<8x4xbf16> to tensor<8x4xf32>
-// EXAMPLE-NEXT: %[[P:.*]] = mp.softmax %[[R32]] dim 1 : tensor<8x4xf32>
-// EXAMPLE-NEXT: %[[A:.*]] = "mydialect.attention"(%[[R32]], %[[R32]]) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
+// EXAMPLE-NEXT: %[[Y:.*]] = mp.matmul %[[XB]], %[[WB]] acc(f32) : tensor<8x4xbf16>, tensor<4x4xbf16> -> tensor<8x4xf32>
+// EXAMPLE-NEXT: %[[R:.*]] = mp.relu %[[Y]] : tensor<8x4xf32>
+// EXAMPLE-NEXT: %[[P:.*]] = mp.softmax %[[R]] dim 1 : tensor<8x4xf32>
+// EXAMPLE-NEXT: %[[A:.*]] = "mydialect.attention"(%[[R]], %[[R]]) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
 // EXAMPLE-NEXT: %[[H:.*]] = mp.matmul %[[XH]], %[[WH]] acc(f32) {mp.precision = "f16"} : tensor<8x4xf16>, tensor<4x4xf16> -> tensor<8x4xf16>
 // EXAMPLE-NEXT: %[[S:.*]] = mp.add %[[H]], %[[H]] : tensor<8x4xf16>, tensor<8x4xf16>
 // EXAMPLE-NEXT: %[[S32:.*]] = mp.cast %[[S]] : tensor<8x4xf16> to tensor<8x4xf32>

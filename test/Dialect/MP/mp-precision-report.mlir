@@ -19,7 +19,7 @@ func.func @step(%w: tensor<4x8xf32> {mp.param}, %b: tensor<4xf32> {mp.param},
                 %x: tensor<2x8xf32>, %labels: tensor<2xi64>)
     -> (tensor<f32> {mp.loss}, tensor<4x8xf32> {mp.updates = 0 : i64}, tensor<4x8xf32> {mp.updates = 2 : i64}) {
   %h = mp.linear %x, %w, %b acc(f32) : (tensor<2x8xf32>, tensor<4x8xf32>, tensor<4xf32>) -> tensor<2x4xf32>
-  %r = mp.relu %h : tensor<2x4xf32>
+  %r = mp.relu %h {mp.precision = "f16"} : tensor<2x4xf32>
   %s = mp.add %r, %h {mp.precision = "f32"} : tensor<2x4xf32>, tensor<2x4xf32>
   %u = "test.unknown"(%s) : (tensor<2x4xf32>) -> tensor<2x4xf32>
   %e = mp.exp %u {mp.autocast = false} : tensor<2x4xf32>
@@ -31,7 +31,7 @@ func.func @step(%w: tensor<4x8xf32> {mp.param}, %b: tensor<4xf32> {mp.param},
 
 // After mp-autocast: every op with its category, execution type,
 // accumulation type, pin/disable note and location (the inserted casts have
-// the location of the op that needed them).
+// the location of the op that needed them); the f16 pin keeps %h in f16.
 // CHECK-LABEL: mp-precision-report @step
 // CHECK-NEXT: op category type acc note location
 // CHECK-NEXT: mp.cast exempt f32 - - {{.*}}mp-precision-report.mlir:[[#LINEAR:@LINE-16]]:8
@@ -39,7 +39,7 @@ func.func @step(%w: tensor<4x8xf32> {mp.param}, %b: tensor<4xf32> {mp.param},
 // CHECK-NEXT: mp.cast exempt f32 - - {{.*}}mp-precision-report.mlir:[[#LINEAR]]:8
 // CHECK-NEXT: mp.linear allow f16 f32 - {{.*}}mp-precision-report.mlir:[[#LINEAR]]:8
 // CHECK-NEXT: mp.cast exempt f16 - - {{.*}}mp-precision-report.mlir:[[#LINEAR+2]]:8
-// CHECK-NEXT: mp.relu clear f16 - - {{.*}}mp-precision-report.mlir:[[#LINEAR+1]]:8
+// CHECK-NEXT: mp.relu clear f16 - pinned {{.*}}mp-precision-report.mlir:[[#LINEAR+1]]:8
 // CHECK-NEXT: mp.cast exempt f16 - - {{.*}}mp-precision-report.mlir:[[#LINEAR+2]]:8
 // CHECK-NEXT: mp.add promote f32 - pinned {{.*}}mp-precision-report.mlir:[[#LINEAR+2]]:8
 // CHECK-NEXT: test.unknown unknown f32 - - {{.*}}mp-precision-report.mlir:[[#LINEAR+3]]:8
@@ -145,7 +145,7 @@ func.func @step(%w: tensor<4x8xf32> {mp.param}, %b: tensor<4xf32> {mp.param},
 // Before autocast, with deny=mp.relu and allow=test.unknown.
 // POLICY-LABEL: mp-precision-report @step
 // POLICY: mp.linear allow f32 f32 -
-// POLICY-NEXT: mp.relu deny f32 - -
+// POLICY-NEXT: mp.relu deny f32 - pinned
 // POLICY-NEXT: mp.add promote f32 - pinned
 // POLICY-NEXT: test.unknown allow f32 - -
 // POLICY: casts: 0
@@ -163,7 +163,9 @@ func.func @step(%w: tensor<4x8xf32> {mp.param}, %b: tensor<4xf32> {mp.param},
 // An explicit joint graph (after mp-autodiff): gradients are the optimizers'
 // operands; activations are the values of the forward (what the mp.loss
 // result depends on) that the backward uses: x's f16 copy (2x8) and the
-// logits widened to f32 (2x4), not the f16 logits or the loss.
+// logits (2x4), not the loss. The logits only feed deny ops and the weight
+// gradient only the optimizer: both matmuls return f32, so the 3 casts are
+// f32 -> f16 (the weight, x and the logits' gradient).
 func.func @joint(%w: tensor<8x4xf32> {mp.param}, %x: tensor<2x8xf32>, %labels: tensor<2xi64>)
     -> (tensor<f32> {mp.loss}, tensor<8x4xf32> {mp.updates = 0 : i64}) {
   %y = mp.matmul %x, %w acc(f32) : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
@@ -175,7 +177,8 @@ func.func @joint(%w: tensor<8x4xf32> {mp.param}, %x: tensor<2x8xf32>, %labels: t
   return %loss, %w1 : tensor<f32>, tensor<8x4xf32>
 }
 // CHECK-LABEL: mp-precision-report @joint
-// CHECK: casts: 5
+// CHECK: casts: 3
+// CHECK-NEXT: f32 -> f16: 3
 // CHECK: bytes f16 f32 total
 // CHECK-NEXT: parameters 0 128 128
 // CHECK-NEXT: parameter copies 64 0 64

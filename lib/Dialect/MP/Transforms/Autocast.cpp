@@ -13,6 +13,12 @@
 // type, so signatures and the types seen by those ops never change. `mp.grad`
 // keeps its loss type; a differentiated value whose type changed stays
 // differentiated as is and its gradient is cast back for the users.
+// Finally, an mp contraction accumulating in f32 whose result is only
+// consumed in f32 (directly, or through clear and promote ops that are then
+// consumed in f32) returns its f32 accumulator instead of rounding it to the
+// compute type and widening it back, and those clear/promote ops run in f32:
+// fewer casts, one rounding less (docs/Autocast.md, "Results consumed in
+// f32").
 //
 // It assumes SSA dominance in function bodies: ops are visited in pre-order,
 // so a value's definition is visited before its uses. A bad policy or a
@@ -87,6 +93,48 @@ static void adjustContraction(Operation *op, FloatType type) {
           contraction.setCompute(ComputeMode::ieee);
       })
       .Case<LinearOp, Conv2DOp, Conv2DGradInputOp, Conv2DGradFilterOp>(fixAcc);
+}
+
+/// The accumulation type of an mp contraction, or null for other ops.
+static Type getContractionAccType(Operation *op) {
+  return llvm::TypeSwitch<Operation *, Type>(op)
+      .Case<MatmulOp, BatchMatmulOp, LinearOp, Conv2DOp, Conv2DGradInputOp,
+            Conv2DGradFilterOp>(
+          [](auto contraction) { return contraction.getAccType(); })
+      .Default([](Operation *) { return Type(); });
+}
+
+/// The bias operand of an mp contraction that has one (`mp.linear`,
+/// `mp.conv2d`), or null. The bias is added to the accumulator and has the
+/// result's element type.
+static OpOperand *getBiasOperand(Operation *op) {
+  return llvm::TypeSwitch<Operation *, OpOperand *>(op)
+      .Case<LinearOp, Conv2DOp>([](auto contraction) -> OpOperand * {
+        MutableOperandRange bias = contraction.getBiasMutable();
+        return bias.empty() ? nullptr : &bias[0];
+      })
+      .Default([](Operation *) { return nullptr; });
+}
+
+/// True when only casts separate `cast` from the definition of its input (the
+/// start of the block for a block argument).
+static bool followsDefinition(CastOp cast) {
+  Value input = cast.getInput();
+  Block::iterator it;
+  if (auto argument = dyn_cast<BlockArgument>(input)) {
+    if (cast->getBlock() != argument.getOwner())
+      return false;
+    it = argument.getOwner()->begin();
+  } else {
+    Operation *definition = input.getDefiningOp();
+    if (cast->getBlock() != definition->getBlock())
+      return false;
+    it = std::next(definition->getIterator());
+  }
+  for (; &*it != cast.getOperation(); ++it)
+    if (!isa<CastOp>(*it))
+      return false;
+  return true;
 }
 
 namespace {
@@ -173,6 +221,14 @@ private:
   /// cast on first request.
   Value castTo(Value value, Type elementType, Location loc);
 
+  /// Runs in f32 the largest set of ops among `lowOps` such that each result
+  /// is only consumed by casts to f32 made by this rewrite or by clear and
+  /// promote ops of the set, each clear/promote op of the set gets its float
+  /// operands from ops of the set (or already in f32), and each contraction
+  /// accumulates in f32 and had an f32 bias (or none): those casts lose
+  /// their users, and no cast is added.
+  void runInF32WhereConsumedInF32();
+
   const AutocastPolicy &policy;
   FunctionOpInterface function;
   OpBuilder builder;
@@ -190,6 +246,12 @@ private:
   DenseSet<Operation *> visited;
   /// Casts created by this rewrite, some possibly unused in the end.
   SmallVector<CastOp> created;
+  DenseSet<Operation *> createdSet;
+  /// Unpinned allow, clear and promote ops rewritten to run in the compute
+  /// type, in visiting order.
+  SmallVector<Operation *> lowOps;
+  /// The bias a contraction of `lowOps` had before it was rewritten.
+  DenseMap<Operation *, Value> originalBiases;
 };
 
 } // namespace
@@ -208,15 +270,28 @@ void FunctionAutocast::run() {
     }
     if (isAutocastEnabled(op)) {
       AutocastRole role = policy.getRole(op);
-      if (FloatType type = getExecutionType(op, role, getPinnedPrecision(op))) {
-        if (succeeded(rewrite(op, role, type)))
+      FloatType pinned = getPinnedPrecision(op);
+      if (FloatType type = getExecutionType(op, role, pinned)) {
+        OpOperand *bias = getBiasOperand(op);
+        Value oldBias = bias ? bias->get() : Value();
+        if (succeeded(rewrite(op, role, type))) {
+          if (!pinned && type == policy.getComputeType() &&
+              (role == AutocastRole::Allow || role == AutocastRole::Clear ||
+               role == AutocastRole::Promote)) {
+            lowOps.push_back(op);
+            if (oldBias)
+              originalBiases[op] = oldBias;
+          }
           continue;
+        }
       }
     }
     keepOriginalTypes(op);
   }
+  runInF32WhereConsumedInF32();
 
-  // Casts made for an op that was then restored may have no user.
+  // Casts made for an op that was then restored, and the casts bypassed by
+  // runInF32WhereConsumedInF32, have no user.
   for (CastOp cast : llvm::reverse(created)) {
     if (cast->use_empty()) {
       cast->erase();
@@ -467,10 +542,17 @@ Value FunctionAutocast::castTo(Value value, Type elementType, Location loc) {
     }
   }
   if (cast) {
+    // A cast already among those right after the definition dominates every
+    // use: it stays in its place, so that a second run keeps the order.
+    if (followsDefinition(cast)) {
+      casts[key] = cast.getResult();
+      return cast.getResult();
+    }
     cast->moveBefore(builder.getInsertionBlock(), builder.getInsertionPoint());
   } else {
     cast = CastOp::create(builder, loc, type, value);
     created.push_back(cast);
+    createdSet.insert(cast);
     ++numCasts;
   }
 
@@ -480,6 +562,97 @@ Value FunctionAutocast::castTo(Value value, Type elementType, Location loc) {
     lastCastOfResult[value] = cast;
   casts[key] = cast.getResult();
   return cast.getResult();
+}
+
+void FunctionAutocast::runInF32WhereConsumedInF32() {
+  auto f32 = Float32Type::get(function.getContext());
+  auto isAllow = [&](Operation *op) {
+    return policy.getRole(op) == AutocastRole::Allow;
+  };
+
+  // Candidates: contractions that accumulate in f32 and had an f32 bias (or
+  // none); clear and promote ops of the mp dialect, whose float operands and
+  // results share one element type.
+  DenseSet<Operation *> wide;
+  SmallVector<Operation *> candidates;
+  for (Operation *op : lowOps) {
+    if (op->use_empty())
+      continue;
+    if (isAllow(op)) {
+      Type accType = getContractionAccType(op);
+      if (!accType || !accType.isF32())
+        continue;
+      if (getBiasOperand(op)) {
+        Value bias = originalBiases.lookup(op);
+        if (!bias || !getElementTypeOrSelf(bias.getType()).isF32())
+          continue;
+      }
+    } else if (!isa<MPDialect>(op->getDialect()) || op->getNumRegions() != 0) {
+      continue;
+    }
+    wide.insert(op);
+    candidates.push_back(op);
+  }
+
+  // Shrinks the set to the largest one whose ops all satisfy the conditions.
+  auto consumedInF32 = [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (auto cast = dyn_cast<CastOp>(user))
+      return createdSet.contains(user) &&
+             cast.getType().getElementType() == f32;
+    return wide.contains(user) && !isAllow(user);
+  };
+  auto qualifies = [&](Operation *op) {
+    for (OpResult result : op->getResults())
+      if (isFloatTensor(result.getType()) &&
+          !llvm::all_of(result.getUses(), consumedInF32))
+        return false;
+    if (isAllow(op))
+      return true;
+    return llvm::all_of(op->getOperands(), [&](Value operand) {
+      if (!isFloatTensor(operand.getType()) ||
+          getElementTypeOrSelf(operand.getType()) == f32)
+        return true;
+      Operation *definition = operand.getDefiningOp();
+      return definition && wide.contains(definition);
+    });
+  };
+  SmallVector<Operation *> worklist(candidates);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!wide.contains(op) || qualifies(op))
+      continue;
+    wide.erase(op);
+    // Its producers and users may no longer qualify.
+    for (Value operand : op->getOperands())
+      if (Operation *definition = operand.getDefiningOp();
+          definition && wide.contains(definition))
+        worklist.push_back(definition);
+    for (Operation *user : op->getUsers())
+      if (wide.contains(user))
+        worklist.push_back(user);
+  }
+
+  // Retype the set, then bypass the casts to f32 of its results: they and
+  // the casts of the biases lose their users and are erased with the other
+  // unused casts.
+  for (Operation *op : candidates) {
+    if (!wide.contains(op))
+      continue;
+    if (OpOperand *bias = getBiasOperand(op))
+      bias->set(originalBiases.lookup(op));
+    for (OpResult result : op->getResults())
+      if (isFloatTensor(result.getType()))
+        result.setType(cast<RankedTensorType>(result.getType()).clone(f32));
+  }
+  for (Operation *op : candidates) {
+    if (!wide.contains(op))
+      continue;
+    for (OpResult result : op->getResults())
+      for (Operation *user : result.getUsers())
+        if (auto cast = dyn_cast<CastOp>(user))
+          cast.getResult().replaceAllUsesWith(result);
+  }
 }
 
 //===----------------------------------------------------------------------===//

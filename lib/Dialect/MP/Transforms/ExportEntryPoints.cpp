@@ -11,7 +11,9 @@
 // driver can compare results with arguments and reuse unchanged ones.
 //
 // It assumes tensor-level functions: it runs just before bufferization.
-// Functions already carrying `mp.signature` are left unchanged.
+// Functions already carrying `mp.signature` are left unchanged. A public
+// function whose C interface name (`_mlir_ciface_<name>`) is already a symbol
+// of the module is an error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
 
 namespace mlir::mp {
 #define GEN_PASS_DEF_MPEXPORTENTRYPOINTS
@@ -55,6 +58,18 @@ struct ExportEntryPoints
       if (!function.isPublic() || function.isExternal() ||
           function->hasAttr(MPDialect::kSignatureAttrName))
         continue;
+      // The LLVM lowering names the C interface `_mlir_ciface_<name>`; a
+      // symbol of that name already in the module would be defined twice.
+      std::string interfaceName = "_mlir_ciface_" + function.getName().str();
+      if (Operation *clash =
+              SymbolTable::lookupSymbolIn(getOperation(), interfaceName)) {
+        InFlightDiagnostic diagnostic =
+            function.emitOpError()
+            << "cannot be exported: the module already has a symbol '@"
+            << interfaceName << "', the name of its C interface";
+        diagnostic.attachNote(clash->getLoc()) << "defined here";
+        return signalPassFailure();
+      }
       function->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                         builder.getUnitAttr());
 

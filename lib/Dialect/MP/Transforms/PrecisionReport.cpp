@@ -63,6 +63,19 @@ struct CastEntry {
   std::string input;
 };
 
+/// One tensor quantised to FP8 (a saturating `mp.cast` of an `mp.scale`, as
+/// mp-fp8-scaling emits) and where its scale comes from.
+struct FP8TensorEntry {
+  std::string location;
+  std::string input;
+  std::string format;
+  std::string usedBy;
+  /// "delayed" (a `fp8.scale` state argument), "current" (mp.fp8_scale of
+  /// this step's amax) or "other".
+  std::string scaleKind;
+  int64_t scaleArgument = -1, historyArgument = -1, historyLength = 0;
+};
+
 /// The report of one function.
 struct FunctionReport {
   std::string name;
@@ -70,12 +83,18 @@ struct FunctionReport {
   std::map<std::pair<std::string, std::string>, std::vector<CastEntry>> casts;
   unsigned numCasts = 0;
   std::vector<const OpEntry *> unknownOps;
+  std::vector<FP8TensorEntry> fp8Tensors;
   /// Bytes of the parameters, their working copies (casts), gradients,
   /// optimizer state and activations.
   ByteCounts parameters, parameterCopies, gradients, optimizerState,
       activations;
   /// How activations were found: "mp.grad", "mp.loss" or "none".
   std::string activationsFrom;
+  /// Elements of the gradients, and bytes the function's own
+  /// `shard.all_reduce` ops reduce (data-parallel-processes > 0).
+  int64_t gradientElements = 0, allReduceBytes = 0;
+  /// data-parallel-processes (0: no communication section).
+  int64_t processes = 0;
 };
 
 } // namespace
@@ -222,6 +241,61 @@ static void countActivations(FunctionOpInterface function,
   }
 }
 
+/// Describes an FP8 quantisation `cast` of `function`, or returns nullopt
+/// when `cast` is not one.
+static std::optional<FP8TensorEntry>
+describeFP8Tensor(CastOp quantise, FunctionOpInterface function) {
+  Type element = quantise.getType().getElementType();
+  if (!quantise.getSaturate() ||
+      !isa<Float8E4M3FNType, Float8E5M2Type>(element))
+    return std::nullopt;
+  FP8TensorEntry entry;
+  entry.location = locationToString(quantise.getLoc());
+  entry.format = debugString(element);
+  Value input = quantise.getInput();
+  entry.scaleKind = "other";
+  if (auto scale = input.getDefiningOp<ScaleOp>()) {
+    input = scale.getInput();
+    Value factor = scale.getFactor();
+    auto argument = dyn_cast<BlockArgument>(factor);
+    auto kind = argument && argument.getOwner()->isEntryBlock()
+                    ? function.getArgAttrOfType<StringAttr>(
+                          argument.getArgNumber(), MPDialect::kStateAttrName)
+                    : StringAttr();
+    if (kind && kind.getValue() == "fp8.scale") {
+      entry.scaleKind = "delayed";
+      entry.scaleArgument = argument.getArgNumber();
+      // The history the next scale is computed from.
+      for (Operation *user : argument.getUsers()) {
+        auto next = dyn_cast<FP8ScaleOp>(user);
+        auto push = next ? next.getHistory().getDefiningOp<AmaxHistoryPushOp>()
+                         : AmaxHistoryPushOp();
+        if (auto history = push ? dyn_cast<BlockArgument>(push.getHistory())
+                                : BlockArgument()) {
+          entry.historyArgument = history.getArgNumber();
+          entry.historyLength =
+              cast<ShapedType>(history.getType()).getDimSize(0);
+        }
+      }
+    } else if (factor.getDefiningOp<FP8ScaleOp>()) {
+      entry.scaleKind = "current";
+    }
+  }
+  // The value quantised, before its widening to f32.
+  if (auto widen = input.getDefiningOp<CastOp>();
+      widen && widen.getType().getElementType().isF32())
+    input = widen.getInput();
+  entry.input = describeValue(input, function);
+  SmallVector<std::string> users;
+  for (Operation *user : quantise.getResult().getUsers()) {
+    std::string name = user->getName().getStringRef().str();
+    if (!llvm::is_contained(users, name))
+      users.push_back(name);
+  }
+  entry.usedBy = users.empty() ? "-" : llvm::join(users, ", ");
+  return entry;
+}
+
 /// Builds the report of one function.
 static FunctionReport buildReport(FunctionOpInterface function,
                                   const AutocastPolicy &policy) {
@@ -249,6 +323,8 @@ static FunctionReport buildReport(FunctionOpInterface function,
       ++report.numCasts;
       if (isParameterCopy(op, function))
         addBytes(report.parameterCopies, cast.getType());
+      if (std::optional<FP8TensorEntry> fp8 = describeFP8Tensor(cast, function))
+        report.fp8Tensors.push_back(std::move(*fp8));
     }
   });
   for (const OpEntry &entry : report.ops)
@@ -262,11 +338,17 @@ static FunctionReport buildReport(FunctionOpInterface function,
       addBytes(report.optimizerState, argument.getType());
   }
 
+  auto countElements = [](Type type) -> int64_t {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && shaped.hasStaticShape() ? shaped.getNumElements() : 0;
+  };
   bool hasGrad = false;
   function.walk([&](GradOp grad) {
     hasGrad = true;
-    for (Value gradient : grad.getGradients())
+    for (Value gradient : grad.getGradients()) {
       addBytes(report.gradients, gradient.getType());
+      report.gradientElements += countElements(gradient.getType());
+    }
   });
   if (!hasGrad) {
     // After mp-autodiff: the gradients the optimizers consume.
@@ -275,9 +357,19 @@ static FunctionReport buildReport(FunctionOpInterface function,
       if (isa<SGDOp, AdamOp, AdamWOp>(op))
         gradients.insert(op->getOperand(1));
     });
-    for (Value gradient : gradients)
+    for (Value gradient : gradients) {
       addBytes(report.gradients, gradient.getType());
+      report.gradientElements += countElements(gradient.getType());
+    }
   }
+  // mp-data-parallel's collectives (generic: no shard dependency).
+  function.walk([&](Operation *op) {
+    if (op->getName().getStringRef() != "shard.all_reduce")
+      return;
+    ByteCounts reduced;
+    addBytes(reduced, op->getOperand(0).getType());
+    report.allReduceBytes += total(reduced);
+  });
   countActivations(function, report);
   return report;
 }
@@ -285,6 +377,17 @@ static FunctionReport buildReport(FunctionOpInterface function,
 //===----------------------------------------------------------------------===//
 // Output
 //===----------------------------------------------------------------------===//
+
+/// Bytes one process sends in a ring all-reduce of `elements` elements of
+/// `width` bytes over `processes` processes: 2·(N−1)/N × the buffer.
+static int64_t getRingAllReduceBytes(int64_t elements, int64_t width,
+                                     int64_t processes) {
+  return 2 * (processes - 1) * elements * width / processes;
+}
+
+/// The reduce types of mp-data-parallel and their widths in bytes.
+static constexpr std::pair<StringLiteral, int64_t> kReduceTypes[] = {
+    {"f32", 4}, {"bf16", 2}, {"f16", 2}};
 
 static llvm::json::Object toJSON(const ByteCounts &counts) {
   llvm::json::Object object;
@@ -322,6 +425,21 @@ static llvm::json::Value toJSON(const FunctionReport &report) {
   for (const OpEntry *entry : report.unknownOps)
     unknown.push_back(
         llvm::json::Object{{"name", entry->name}, {"loc", entry->location}});
+  llvm::json::Array fp8Tensors;
+  for (const FP8TensorEntry &entry : report.fp8Tensors) {
+    llvm::json::Object tensor{{"loc", entry.location},
+                              {"input", entry.input},
+                              {"format", entry.format},
+                              {"used_by", entry.usedBy},
+                              {"scale", entry.scaleKind}};
+    if (entry.scaleArgument >= 0)
+      tensor["scale_argument"] = entry.scaleArgument;
+    if (entry.historyArgument >= 0) {
+      tensor["history_argument"] = entry.historyArgument;
+      tensor["history_length"] = entry.historyLength;
+    }
+    fp8Tensors.push_back(std::move(tensor));
+  }
   int64_t all = total(report.parameters) + total(report.parameterCopies) +
                 total(report.gradients) + total(report.optimizerState) +
                 total(report.activations);
@@ -339,12 +457,26 @@ static llvm::json::Value toJSON(const FunctionReport &report) {
                           {"optimizer_state", total(report.optimizerState)},
                           {"activations", total(report.activations)},
                           {"all", all}}}};
-  return llvm::json::Object{{"name", report.name},
+  llvm::json::Object object{{"name", report.name},
                             {"ops", std::move(ops)},
                             {"num_casts", int64_t(report.numCasts)},
                             {"casts", std::move(casts)},
                             {"unknown_ops", std::move(unknown)},
                             {"bytes", std::move(bytes)}};
+  if (!fp8Tensors.empty())
+    object["fp8_tensors"] = std::move(fp8Tensors);
+  if (report.processes > 0) {
+    llvm::json::Object ring;
+    for (auto [type, width] : kReduceTypes)
+      ring[type] = getRingAllReduceBytes(report.gradientElements, width,
+                                         report.processes);
+    object["communication"] = llvm::json::Object{
+        {"processes", report.processes},
+        {"gradient_elements", report.gradientElements},
+        {"ring_allreduce_bytes_per_process", std::move(ring)},
+        {"shard_all_reduce_bytes", report.allReduceBytes}};
+  }
+  return object;
 }
 
 static void printTable(raw_ostream &os, const FunctionReport &report) {
@@ -368,6 +500,24 @@ static void printTable(raw_ostream &os, const FunctionReport &report) {
        << entries.size() << "\n";
     for (const CastEntry &entry : entries)
       os << "      " << entry.location << " (" << entry.input << ")\n";
+  }
+
+  if (!report.fp8Tensors.empty())
+    os << "  fp8 tensors: " << report.fp8Tensors.size() << "\n";
+  for (const FP8TensorEntry &entry : report.fp8Tensors) {
+    os << "    " << entry.format << " " << entry.location << " (" << entry.input
+       << ") -> " << entry.usedBy << ": ";
+    if (entry.scaleKind == "delayed") {
+      os << "delayed scale argument " << entry.scaleArgument;
+      if (entry.historyArgument >= 0)
+        os << ", amax history argument " << entry.historyArgument << " ["
+           << entry.historyLength << "]";
+    } else if (entry.scaleKind == "current") {
+      os << "current scale (this step's amax)";
+    } else {
+      os << "scale not from mp-fp8-scaling";
+    }
+    os << "\n";
   }
 
   os << "  unknown ops:";
@@ -417,6 +567,19 @@ static void printTable(raw_ostream &os, const FunctionReport &report) {
                "by the backward"
              : "no mp.grad and no mp.loss result: not counted")
      << ")\n";
+
+  if (report.processes <= 0)
+    return;
+  os << "  communication per step, ring all-reduce of the gradients over "
+     << report.processes << " processes (bytes each sends: 2(N-1)/N x "
+     << "gradient bytes):\n";
+  os << "    gradient elements: " << report.gradientElements << "\n";
+  for (auto [type, width] : kReduceTypes)
+    os << llvm::formatv("    reduce-type={0,-5} {1,16} bytes\n", type,
+                        getRingAllReduceBytes(report.gradientElements, width,
+                                              report.processes));
+  os << "    shard.all_reduce in this function: " << report.allReduceBytes
+     << " bytes reduced\n";
 }
 
 namespace {
@@ -439,9 +602,11 @@ struct PrecisionReportPass
 
     std::vector<FunctionReport> reports;
     module.walk([&](FunctionOpInterface function) {
-      if (!function.isExternal() &&
-          !function->getParentOfType<FunctionOpInterface>())
-        reports.push_back(buildReport(function, *policy));
+      if (function.isExternal() ||
+          function->getParentOfType<FunctionOpInterface>())
+        return;
+      reports.push_back(buildReport(function, *policy));
+      reports.back().processes = dataParallelProcesses;
     });
 
     if (!tableOutput.empty() &&

@@ -66,6 +66,62 @@ def MPLossScaling : Pass<"mp-loss-scaling", "func::FuncOp"> {
   ];
 }
 
+def MPDataParallel : Pass<"mp-data-parallel", "ModuleOp"> {
+  let summary = "All-reduce the gradients of a train step across a "
+                "data-parallel group (shard dialect) and share one skip "
+                "decision";
+  let description = [{
+    Makes each train step of the module (a function with one `mp.grad` in its
+    body) a data-parallel one: every process runs it on its slice of the
+    global batch, and the gradients the optimizers see are reduced across
+    the group with upstream `shard.all_reduce` on a 1-D grid
+    `shard.grid @mp_data_parallel`.
+
+    Each gradient is taken where the step consumes it: the `mp.grad` result,
+    or, after `mp-loss-scaling`, the end of the chain of `mp.cast`/`mp.scale`
+    ops that unscale it (each link the only user of the previous value). So
+    the order is: unscale in f32 → ×1/N (with `average`) → `mp.cast` to
+    `reduce-type` → `shard.all_reduce` (sum) → `mp.cast` back to the
+    gradient's type. Unscaling first keeps the scaled gradients, which
+    dynamic loss scaling drives towards the top of the f16 range, out of the
+    reduction, and dividing by N before summing keeps every partial sum
+    within the largest operand's magnitude, so a bf16 reduction overflows
+    only where the f32 mean would (bf16 has f32's exponent range); with f16,
+    an unscaled gradient beyond f16's range becomes inf and the step is
+    skipped like any other overflow.
+
+    The `mp.all_finite` of `mp-loss-scaling` then checks the reduced
+    gradients, and its result is combined across the group (found_inf as i32,
+    `shard.all_reduce` max: a logical or), so every process takes the same
+    skip decision and keeps the same loss-scale state. The `mp.loss` result
+    is replaced by the mean of the processes' losses (the global batch's
+    loss).
+
+    The grid has `grid-size` processes; 0 (the default) leaves its size
+    dynamic (`shape = ?`, the divisor read with `shard.grid_shape`) for the
+    runtime to fix: `mp-cpu-pipeline{grid-size=N}`, which mp-run sets to the
+    number of MPI processes. Run the pass after `mp-loss-scaling` and before
+    `mp-autodiff`. A function that already holds `shard.all_reduce` is left
+    unchanged. Errors: a train step (a function with an `mp.loss` result)
+    without `mp.grad`, several `mp.grad` ops or one inside a region, an
+    invalid option, a symbol `@mp_data_parallel` that is not a 1-D grid of
+    that size. See docs/DataParallel.md.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::shard::ShardDialect"];
+  let options = [
+    Option<"reduceType", "reduce-type", "std::string", /*default=*/"\"f32\"",
+           "Element type gradients are all-reduced in: f32, bf16 or f16">,
+    Option<"average", "average", "bool", /*default=*/"true",
+           "Divide the summed gradients by the group size (the mean over the "
+           "global batch); false keeps the sum">,
+    Option<"gridSize", "grid-size", "int64_t", /*default=*/"0",
+           "Number of processes of the data-parallel group (0: known only "
+           "at run time, shape = ?)">
+  ];
+}
+
 def MPMasterWeights : Pass<"mp-master-weights", "func::FuncOp"> {
   let summary = "Keep parameters as f32 masters and run the optimizer in f32";
   let description = [{
@@ -257,6 +313,81 @@ defvar MP_AutocastPolicyOptions = [
              "type of their inputs">
 ];
 
+def MPFP8Scaling : Pass<"mp-fp8-scaling", "func::FuncOp"> {
+  let summary = "Run the hidden matmuls of a train step in FP8 with per-tensor "
+                "scaling (Transformer Engine's delayed or current recipe)";
+  let description = [{
+    Quantises the operands of matmul-like ops to FP8, forward and backward, on
+    the joint graph of a train step (run it after `mp-autodiff`, where the
+    backward matmuls are explicit, so no FP8 adjoint is needed):
+
+    - **Which ops.** The forward ops are those the `mp.loss` result depends
+      on. Among the forward ops of the kinds in `ops` (default `matmul`,
+      `linear`) with f32/f16/bf16 operands, the *first layer* is every such op
+      whose operands depend on no other such op, the *last layer* every such
+      op whose result reaches no other such op; they stay in their precision
+      unless `include-first-last` is set. The backward matmuls of a chosen
+      op F (the `dx`/`dW` `mp.matmul`s mp-autodiff built) are found by their
+      operands: one is an operand of F (possibly through `mp.reshape`), the
+      other the gradient of F's result.
+    - **Quantisation.** Each FP8 operand x becomes
+      `mp.cast (mp.scale x_f32 by s) saturate` (through f32, from the f32
+      source of an `mp.cast` when x is one). Forward operands are E4M3;
+      gradient operands are E5M2 with `format=hybrid`, E4M3 with
+      `format=e4m3`; a backward matmul reuses the FP8 copy of its forward
+      operand. The FP8 op accumulates in f32 with an f32 result, which is
+      multiplied by `1/(s_a·s_b)` (f32) and cast to the original result type;
+      a `linear`'s bias is added in f32 before that cast.
+    - **Scales.** Each FP8 tensor (per layer: input, weight, gradient of the
+      output) has its own scale. `recipe=delayed`: the step uses the scale
+      argument `tensor<f32> {mp.state = "fp8.scale", mp.init = 1.0}`, records
+      `mp.amax` of the tensor in its history argument
+      `tensor<Nxf32> {mp.state = "fp8.amax_history"}` (N =
+      `amax-history-len`, zeros) with `mp.amax_history_push`, and returns the
+      next step's scale `mp.fp8_scale` of the new history (`(fp8_max / amax) /
+      2^margin`, the old scale when amax is 0 or not finite) as `mp.updates`
+      results. `recipe=current`: the scale is `mp.fp8_scale` of this step's
+      amax (1.0 when it is 0 or not finite); no state.
+    - **Skipped steps.** When the function has an `mp.skipped` result
+      (mp-loss-scaling), each new state result selects its argument on a
+      skipped step, like every other `mp.updates` result.
+
+    State arguments are appended after the existing ones, per FP8 op in
+    forward order: history and scale of the input, of the weight, of the
+    output gradient. Functions without an `mp.loss` result are left alone;
+    ops already in FP8 are not touched, so running the pass twice changes
+    nothing. Errors: `mp.grad` still present, a matmul-like op in a nested
+    region, a function that is not a single block, invalid options. A
+    backward matmul that cannot be attributed to one FP8 op stays in its
+    precision with a warning. See docs/FP8.md.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"recipe", "recipe", "std::string", /*default=*/"\"delayed\"",
+           "Scaling recipe: 'delayed' (scale from an amax history threaded "
+           "through the signature) or 'current' (scale from this step's "
+           "amax)">,
+    Option<"format", "format", "std::string", /*default=*/"\"hybrid\"",
+           "FP8 formats: 'hybrid' (E4M3 forward operands, E5M2 gradients) or "
+           "'e4m3' (E4M3 everywhere)">,
+    Option<"amaxHistoryLen", "amax-history-len", "int64_t",
+           /*default=*/"1024",
+           "Length of each amax history (recipe=delayed only)">,
+    Option<"amaxCompute", "amax-compute", "std::string", /*default=*/"\"max\"",
+           "Amax from the history: 'max' (of the whole history) or "
+           "'most-recent' (recipe=delayed only)">,
+    Option<"margin", "margin", "int64_t", /*default=*/"0",
+           "Scale margin: the scale is (fp8_max / amax) / 2^margin (>= 0)">,
+    ListOption<"ops", "ops", "std::string",
+               "Kinds of forward ops that go to FP8: matmul, linear, "
+               "batch_matmul (default matmul,linear)">,
+    Option<"includeFirstLast", "include-first-last", "bool",
+           /*default=*/"false",
+           "Also quantise the first and the last layer">
+  ];
+}
+
 def MPAutocast : Pass<"mp-autocast", "ModuleOp"> {
   let summary = "Run each op in the precision of its autocast category, with "
                 "as few mp.cast ops as possible";
@@ -269,7 +400,10 @@ def MPAutocast : Pass<"mp-autocast", "ModuleOp"> {
     - allow: runs in the compute type (f16 or bf16) and accumulates in f32 —
       matmul, batch_matmul, linear, conv2d and their backward convolutions,
       linalg.matmul and linalg.batch_matmul. The result has the compute type
-      (linalg ops keep the type of their `outs` operand, their accumulator).
+      (linalg ops keep the type of their `outs` operand, their accumulator),
+      except that an mp contraction whose result only reaches f32 consumers
+      (directly or through clear and promote ops, which then run in f32)
+      returns its f32 accumulator instead of an f16 value widened back.
     - deny: runs in f32 — exp, log, pow, rsqrt, softmax, log_softmax,
       layer_norm, rms_norm, reduce_sum, reduce_mean, the losses and the
       backward ops of these.
@@ -301,11 +435,15 @@ def MPAutocast : Pass<"mp-autocast", "ModuleOp"> {
     cast rules are described in docs/Autocast.md.
 
     ```mlir
-    %y = mp.matmul %x, %w acc(f32) : tensor<8x4xf32>, tensor<4x2xf32> -> tensor<8x2xf32>
-    // becomes
+    %y = mp.matmul %x, %w acc(f32) : tensor<8x4xf32>, tensor<4x4xf32> -> tensor<8x4xf32>
+    %z = mp.matmul %y, %w acc(f32) : tensor<8x4xf32>, tensor<4x4xf32> -> tensor<8x4xf32>
+    return %z : tensor<8x4xf32>
+    // becomes (%y feeds an f16 matmul; %z only the f32 return)
     %xh = mp.cast %x : tensor<8x4xf32> to tensor<8x4xf16>
-    %wh = mp.cast %w : tensor<4x2xf32> to tensor<4x2xf16>
-    %y = mp.matmul %xh, %wh acc(f32) : tensor<8x4xf16>, tensor<4x2xf16> -> tensor<8x2xf16>
+    %wh = mp.cast %w : tensor<4x4xf32> to tensor<4x4xf16>
+    %y = mp.matmul %xh, %wh acc(f32) : tensor<8x4xf16>, tensor<4x4xf16> -> tensor<8x4xf16>
+    %z = mp.matmul %y, %wh acc(f32) : tensor<8x4xf16>, tensor<4x4xf16> -> tensor<8x4xf32>
+    return %z : tensor<8x4xf32>
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
@@ -351,6 +489,13 @@ def MPPrecisionReport : Pass<"mp-precision-report", "ModuleOp"> {
       `mp.loss` result depends on that other ops use as well; constants and
       working copies excluded), with totals.
 
+    With `data-parallel-processes=N`, a communication section gives the
+    number of gradient elements and, for each reduce type (f32, bf16, f16),
+    the bytes each process sends per step in a ring all-reduce of the
+    gradients over N processes, 2·(N−1)/N × gradient bytes, and the bytes
+    the function's own `shard.all_reduce` ops reduce (after
+    `mp-data-parallel`).
+
     The report is printed as a table to `table-output` (stdout by default)
     and, when `output` is given, written as JSON (format in
     docs/Autocast.md). The category options are those of `mp-autocast`, so
@@ -362,7 +507,13 @@ def MPPrecisionReport : Pass<"mp-precision-report", "ModuleOp"> {
            "empty)">,
     Option<"tableOutput", "table-output", "std::string", /*default=*/"\"-\"",
            "File to print the readable table to ('-' for stdout, the "
-           "default; none when empty)">
+           "default; none when empty)">,
+    Option<"dataParallelProcesses", "data-parallel-processes", "int64_t",
+           /*default=*/"0",
+           "Add the bytes each of N data-parallel processes sends per step "
+           "to all-reduce the gradients in a ring, 2(N-1)/N x gradient "
+           "bytes, for reduce types f32, bf16 and f16 (0: no communication "
+           "section; docs/DataParallel.md)">
   ], MP_AutocastPolicyOptions);
 }
 

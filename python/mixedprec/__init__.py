@@ -1,0 +1,23 @@
+"""mixedprec: MixedPrec's mixed-precision compiler from Python (docs/Python.md).
+
+    import mixedprec
+    text = mixedprec.compile(step_text, compute_type="bf16")   # mp-mixed-precision-pipeline
+    table = mixedprec.report(step_text)                        # precision report (dict)
+    policy = mixedprec.Policy(compute_type="f16", deny=["mp.gelu"])
+    result = mixedprec.run(text, steps=100, data=[x, labels])  # numpy in and out
+
+The compiler is MixedPrec's C API (libMixedPrecCAPI.so) through ctypes;
+`run` trains on the CPU with the mp-run tool.
+"""
+
+from .builder import SGD, Adam, AdamW, BuildError, TrainStep, Value
+from .compiler import (CompileError, FunctionSignature, Session, compile, report,
+                       signature)
+from .policy import Policy
+from .runner import RunError, RunResult, run
+
+__all__ = [
+    "Adam", "AdamW", "BuildError", "CompileError", "FunctionSignature", "Policy",
+    "RunError", "RunResult", "SGD", "Session", "TrainStep", "Value", "compile",
+    "report", "run", "signature",
+]

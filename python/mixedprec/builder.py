@@ -1,0 +1,608 @@
+"""mixedprec.TrainStep: writing mp train steps from Python.
+
+A framework translates its graph by calling one method per op; the builder
+infers shapes, checks them, and emits the train step (forward, loss, `mp.grad`,
+optimizer, docs/TrainStep.md's contract) and optionally a `@predict` function
+for evaluation, as mp IR text:
+
+    step = mixedprec.TrainStep()
+    x = step.input("x", (64, 784))
+    labels = step.input("labels", (64,), "i64")
+    w = step.param("w", (10, 784))
+    b = step.param("b", (10,))
+    logits = step.linear(x, w, b)
+    loss = step.cross_entropy(logits, labels)
+    text = step.build(loss, mixedprec.SGD(lr=0.1), predict=logits)
+"""
+
+import re
+
+FLOAT_TYPES = ("f32", "f16", "bf16", "f64", "f8E4M3FN", "f8E5M2")
+INTEGER_TYPES = ("i64", "i32", "i8", "i1")
+
+
+def _tensor(shape, dtype):
+    return "tensor<%s>" % "x".join([str(d) for d in shape] + [dtype])
+
+
+def _f64(value):
+    """An f64 attribute, printed as Python's repr (which reads back exactly)
+    in MLIR's float syntax (a digit before and after the point)."""
+    value = float(value)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise BuildError("optimizer hyperparameters must be finite, got %r" % value)
+    text = repr(value)
+    mantissa, _, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + ("e" + exponent if exponent else "") + " : f64"
+
+
+def _i64_array(values):
+    return "[%s]" % ", ".join(str(int(v)) for v in values)
+
+
+class BuildError(ValueError):
+    """A graph the builder cannot emit: wrong shapes, types or arguments."""
+
+
+class Value:
+    """A tensor of the graph: an argument (param or input) or an op result.
+    Arithmetic operators build ops: `a + b`, `a - b`, `a * b`, `a / b`,
+    `-a`, `a @ b` (matmul)."""
+
+    def __init__(self, builder, kind, shape, dtype, name=None, op=None):
+        self.builder = builder
+        self.kind = kind  # "param", "input" or "op"
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.name = name
+        self.op = op
+
+    @property
+    def type(self):
+        return _tensor(self.shape, self.dtype)
+
+    def __repr__(self):
+        what = self.name if self.name else (self.op.mnemonic if self.op else "?")
+        return "<mixedprec.Value %s %s %s>" % (self.kind, what, self.type)
+
+    def __add__(self, other):
+        return self.builder.add(self, other)
+
+    def __sub__(self, other):
+        return self.builder.sub(self, other)
+
+    def __mul__(self, other):
+        return self.builder.mul(self, other)
+
+    def __truediv__(self, other):
+        return self.builder.div(self, other)
+
+    def __neg__(self):
+        return self.builder.neg(self)
+
+    def __matmul__(self, other):
+        return self.builder.matmul(self, other)
+
+
+class _Op:
+    """One recorded op: `infer(specs)` gives the result (shape, dtype) from
+    the operands' and `format(result, operands, specs, result_spec)` its text."""
+
+    def __init__(self, mnemonic, operands, infer, format):
+        self.mnemonic = mnemonic
+        self.operands = operands
+        self.infer = infer
+        self.format = format
+
+
+def _broadcast(a, b):
+    result = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x != y and 1 not in (x, y):
+            raise BuildError("shapes %s and %s do not broadcast" % (list(a), list(b)))
+        result.append(max(x, y))
+    return tuple(reversed(result))
+
+
+class Optimizer:
+    """Base of the optimizers: per parameter, the state kinds it threads and
+    how it emits its update."""
+    state_kinds = ()
+    needs_step = False
+
+    def attributes(self):
+        raise NotImplementedError
+
+
+class SGD(Optimizer):
+    """torch.optim.SGD: lr, momentum, dampening, weight_decay, nesterov
+    (`mp.sgd`; a momentum buffer per parameter when momentum != 0)."""
+
+    def __init__(self, lr, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False):
+        self.lr, self.momentum, self.dampening = lr, momentum, dampening
+        self.weight_decay, self.nesterov = weight_decay, nesterov
+        if nesterov and (momentum == 0 or dampening != 0):
+            raise BuildError("nesterov needs a momentum and zero dampening")
+        self.state_kinds = ("sgd.momentum_buffer",) if momentum else ()
+
+    def attributes(self):
+        attrs = ["lr = " + _f64(self.lr)]
+        for name in ("momentum", "dampening", "weight_decay"):
+            if getattr(self, name):
+                attrs.append("%s = %s" % (name, _f64(getattr(self, name))))
+        if self.nesterov:
+            attrs.append("nesterov")
+        return "{" + ", ".join(attrs) + "}"
+
+
+class Adam(Optimizer):
+    """torch.optim.Adam (`mp.adam`): lr, betas, eps, weight_decay (L2)."""
+    mnemonic = "adam"
+    default_weight_decay = 0.0
+    state_kinds = ("adam.exp_avg", "adam.exp_avg_sq")
+    needs_step = True
+
+    def __init__(self, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=None):
+        self.lr, self.betas, self.eps = lr, tuple(betas), eps
+        self.weight_decay = self.default_weight_decay if weight_decay is None else weight_decay
+
+    def attributes(self):
+        return "{lr = %s, beta1 = %s, beta2 = %s, eps = %s, weight_decay = %s}" % (
+            _f64(self.lr), _f64(self.betas[0]), _f64(self.betas[1]), _f64(self.eps),
+            _f64(self.weight_decay))
+
+
+class AdamW(Adam):
+    """torch.optim.AdamW (`mp.adamw`, decoupled weight decay, default 0.01)."""
+    mnemonic = "adamw"
+    default_weight_decay = 1e-2
+
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$.]*$")
+
+
+class TrainStep:
+    """Builds one train step (and its @predict) in the mp dialect."""
+
+    def __init__(self, name="train_step"):
+        self.name = name
+        self.params = []
+        self.inputs = []
+        self._names = set()
+
+    # Arguments -------------------------------------------------------------
+
+    def _argument(self, kind, name, shape, dtype):
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise BuildError("argument name %r is not an identifier" % (name,))
+        if name in self._names:
+            raise BuildError("two arguments are named %r" % name)
+        shape = tuple(int(d) for d in shape)
+        if any(d < 0 for d in shape):
+            raise BuildError("shape %s of %r has a negative dimension" % (list(shape), name))
+        self._names.add(name)
+        value = Value(self, kind, shape, dtype, name=name)
+        (self.params if kind == "param" else self.inputs).append(value)
+        return value
+
+    def param(self, name, shape, dtype="f32"):
+        """A trainable parameter (`mp.param`), float."""
+        if dtype not in FLOAT_TYPES:
+            raise BuildError("parameter %r must be a float tensor, got %s" % (name, dtype))
+        return self._argument("param", name, shape, dtype)
+
+    def input(self, name, shape, dtype="f32"):
+        """A batch input (data argument: no attribute)."""
+        if dtype not in FLOAT_TYPES + INTEGER_TYPES:
+            raise BuildError("input %r has unsupported element type %s" % (name, dtype))
+        return self._argument("input", name, shape, dtype)
+
+    # Ops -------------------------------------------------------------------
+
+    def _check(self, *values):
+        for value in values:
+            if not isinstance(value, Value) or value.builder is not self:
+                raise BuildError("%r is not a value of this train step" % (value,))
+
+    def _op(self, mnemonic, operands, infer, format):
+        self._check(*operands)
+        op = _Op(mnemonic, list(operands), infer, format)
+        shape, dtype = infer([(v.shape, v.dtype) for v in operands])
+        return Value(self, "op", shape, dtype, op=op)
+
+    @staticmethod
+    def _float(spec, what):
+        if spec[1] not in FLOAT_TYPES:
+            raise BuildError("%s must be a float tensor, got %s" % (what, _tensor(*spec)))
+
+    def linear(self, x, weight, bias=None, acc="f32"):
+        """x·weightᵀ + bias (F.linear): x [..., in], weight [out, in], bias [out]."""
+        def infer(specs):
+            (xs, xt), (ws, wt) = specs[0], specs[1]
+            self._float(specs[0], "linear input")
+            if len(ws) != 2 or not xs or xs[-1] != ws[1] or xt != wt:
+                raise BuildError("linear: input %s and weight %s do not fit"
+                                 % (_tensor(xs, xt), _tensor(ws, wt)))
+            if len(specs) == 3 and specs[2] != ((ws[0],), xt):
+                raise BuildError("linear: bias must be %s, got %s"
+                                 % (_tensor((ws[0],), xt), _tensor(*specs[2])))
+            return xs[:-1] + (ws[0],), xt
+
+        def format(result, names, specs, out):
+            return "%s = mp.linear %s acc(%s) : (%s) -> %s" % (
+                result, ", ".join(names), acc, ", ".join(_tensor(*s) for s in specs),
+                _tensor(*out))
+        return self._op("linear", [x, weight] + ([bias] if bias is not None else []),
+                        infer, format)
+
+    def matmul(self, lhs, rhs, transpose_lhs=False, transpose_rhs=False, acc="f32"):
+        """lhs·rhs of 2-D tensors, optionally transposed."""
+        def infer(specs):
+            (ls, lt), (rs, rt) = specs
+            if len(ls) != 2 or len(rs) != 2 or lt != rt:
+                raise BuildError("matmul: operands %s and %s are not matrices of one type"
+                                 % (_tensor(ls, lt), _tensor(rs, rt)))
+            m, k = (ls[1], ls[0]) if transpose_lhs else ls
+            k2, n = (rs[1], rs[0]) if transpose_rhs else rs
+            if k != k2:
+                raise BuildError("matmul: contraction sizes %d and %d differ" % (k, k2))
+            return (m, n), ("i32" if lt == "i8" else lt)
+
+        def format(result, names, specs, out):
+            flags = (" transpose_lhs" if transpose_lhs else "") + \
+                (" transpose_rhs" if transpose_rhs else "")
+            return "%s = mp.matmul %s%s acc(%s) : %s, %s -> %s" % (
+                result, ", ".join(names), flags, acc, _tensor(*specs[0]),
+                _tensor(*specs[1]), _tensor(*out))
+        return self._op("matmul", [lhs, rhs], infer, format)
+
+    def _binary(self, mnemonic, lhs, rhs):
+        def infer(specs):
+            (ls, lt), (rs, rt) = specs
+            self._float(specs[0], mnemonic + " operand")
+            if lt != rt:
+                raise BuildError("%s: element types %s and %s differ" % (mnemonic, lt, rt))
+            return _broadcast(ls, rs), lt
+
+        def format(result, names, specs, out):
+            return "%s = mp.%s %s : %s, %s" % (result, mnemonic, ", ".join(names),
+                                              _tensor(*specs[0]), _tensor(*specs[1]))
+        return self._op(mnemonic, [lhs, rhs], infer, format)
+
+    def add(self, lhs, rhs):
+        return self._binary("add", lhs, rhs)
+
+    def sub(self, lhs, rhs):
+        return self._binary("sub", lhs, rhs)
+
+    def mul(self, lhs, rhs):
+        return self._binary("mul", lhs, rhs)
+
+    def div(self, lhs, rhs):
+        return self._binary("div", lhs, rhs)
+
+    def maximum(self, lhs, rhs):
+        return self._binary("maximum", lhs, rhs)
+
+    def minimum(self, lhs, rhs):
+        return self._binary("minimum", lhs, rhs)
+
+    def _unary(self, mnemonic, x, suffix=""):
+        def infer(specs):
+            self._float(specs[0], mnemonic + " operand")
+            return specs[0]
+
+        def format(result, names, specs, out):
+            return "%s = mp.%s %s%s : %s" % (result, mnemonic, names[0], suffix,
+                                            _tensor(*specs[0]))
+        return self._op(mnemonic, [x], infer, format)
+
+    def relu(self, x):
+        return self._unary("relu", x)
+
+    def tanh(self, x):
+        return self._unary("tanh", x)
+
+    def sigmoid(self, x):
+        return self._unary("sigmoid", x)
+
+    def exp(self, x):
+        return self._unary("exp", x)
+
+    def log(self, x):
+        return self._unary("log", x)
+
+    def sqrt(self, x):
+        return self._unary("sqrt", x)
+
+    def rsqrt(self, x):
+        return self._unary("rsqrt", x)
+
+    def neg(self, x):
+        return self._unary("neg", x)
+
+    def gelu(self, x, approximate="none"):
+        if approximate not in ("none", "tanh"):
+            raise BuildError("gelu: approximate must be 'none' or 'tanh'")
+        return self._unary("gelu", x, "" if approximate == "none" else " approximate tanh")
+
+    def _along(self, mnemonic, x, dim):
+        def infer(specs):
+            self._float(specs[0], mnemonic + " operand")
+            if not -len(specs[0][0]) <= dim < len(specs[0][0]):
+                raise BuildError("%s: dim %d out of range for %s" % (mnemonic, dim,
+                                                                   _tensor(*specs[0])))
+            return specs[0]
+
+        def format(result, names, specs, out):
+            return "%s = mp.%s %s dim %d : %s" % (result, mnemonic, names[0],
+                                                 dim % len(specs[0][0]), _tensor(*specs[0]))
+        return self._op(mnemonic, [x], infer, format)
+
+    def softmax(self, x, dim=-1):
+        return self._along("softmax", x, dim)
+
+    def log_softmax(self, x, dim=-1):
+        return self._along("log_softmax", x, dim)
+
+    def _reduce(self, mnemonic, x, dims, keepdims):
+        dims = [dims] if isinstance(dims, int) else list(dims)
+
+        def normalized(rank):
+            result = sorted({d % rank for d in dims}) if rank else []
+            if any(not -rank <= d < rank for d in dims) or len(result) != len(dims):
+                raise BuildError("%s: dims %s invalid for rank %d" % (mnemonic, dims, rank))
+            return result
+
+        def infer(specs):
+            shape, dtype = specs[0]
+            self._float(specs[0], mnemonic + " operand")
+            reduced = normalized(len(shape))
+            if keepdims:
+                return tuple(1 if i in reduced else d for i, d in enumerate(shape)), dtype
+            return tuple(d for i, d in enumerate(shape) if i not in reduced), dtype
+
+        def format(result, names, specs, out):
+            return "%s = mp.%s %s dims %s%s : %s" % (
+                result, mnemonic, names[0], _i64_array(normalized(len(specs[0][0]))),
+                " keepdims" if keepdims else "", _tensor(*specs[0]))
+        return self._op(mnemonic, [x], infer, format)
+
+    def reduce_sum(self, x, dims, keepdims=False):
+        return self._reduce("reduce_sum", x, dims, keepdims)
+
+    def reduce_mean(self, x, dims, keepdims=False):
+        return self._reduce("reduce_mean", x, dims, keepdims)
+
+    def reduce_max(self, x, dims, keepdims=False):
+        return self._reduce("reduce_max", x, dims, keepdims)
+
+    def reshape(self, x, shape):
+        """Same elements, new static shape; a leading dimension of -1 keeps
+        the batch size (so @predict can change it)."""
+        shape = tuple(int(d) for d in shape)
+
+        def target(input_shape):
+            count = 1
+            for d in input_shape:
+                count *= d
+            if shape.count(-1) > 1:
+                raise BuildError("reshape: at most one -1 dimension")
+            if -1 in shape:
+                known = 1
+                for d in shape:
+                    known *= d if d != -1 else 1
+                if known == 0 or count % known:
+                    raise BuildError("reshape: %s does not fit %s" % (list(shape),
+                                                                      list(input_shape)))
+                return tuple(count // known if d == -1 else d for d in shape)
+            total = 1
+            for d in shape:
+                total *= d
+            if total != count:
+                raise BuildError("reshape: %s has %d elements, %s %d"
+                                 % (list(shape), total, list(input_shape), count))
+            return shape
+
+        def infer(specs):
+            return target(specs[0][0]), specs[0][1]
+
+        def format(result, names, specs, out):
+            return "%s = mp.reshape %s : %s to %s" % (result, names[0], _tensor(*specs[0]),
+                                                    _tensor(*out))
+        return self._op("reshape", [x], infer, format)
+
+    def transpose(self, x, permutation):
+        permutation = [int(p) for p in permutation]
+
+        def infer(specs):
+            shape, dtype = specs[0]
+            if sorted(permutation) != list(range(len(shape))):
+                raise BuildError("transpose: %s is not a permutation of rank %d"
+                                 % (permutation, len(shape)))
+            return tuple(shape[p] for p in permutation), dtype
+
+        def format(result, names, specs, out):
+            return "%s = mp.transpose %s perm %s : %s" % (result, names[0],
+                                                         _i64_array(permutation),
+                                                         _tensor(*specs[0]))
+        return self._op("transpose", [x], infer, format)
+
+    def cast(self, x, dtype):
+        """Explicit cast (round to nearest even)."""
+        def infer(specs):
+            self._float(specs[0], "cast operand")
+            if dtype not in FLOAT_TYPES:
+                raise BuildError("cast: target %s is not a float type" % dtype)
+            return specs[0][0], dtype
+
+        def format(result, names, specs, out):
+            return "%s = mp.cast %s : %s to %s" % (result, names[0], _tensor(*specs[0]),
+                                                 _tensor(*out))
+        return self._op("cast", [x], infer, format)
+
+    def cross_entropy(self, logits, labels):
+        """Mean softmax cross entropy of logits [N, C] against labels [N]."""
+        def infer(specs):
+            (ls, lt), (ys, yt) = specs
+            if len(ls) != 2 or lt not in FLOAT_TYPES or ys != ls[:1] or yt not in ("i32", "i64"):
+                raise BuildError("cross_entropy: logits [N, C] (float) and labels [N] "
+                                 "(i32/i64) expected, got %s and %s"
+                                 % (_tensor(ls, lt), _tensor(ys, yt)))
+            return (), lt
+
+        def format(result, names, specs, out):
+            return "%s = mp.cross_entropy %s : %s, %s" % (
+                result, ", ".join(names), _tensor(*specs[0]), _tensor(*specs[1]))
+        return self._op("cross_entropy", [logits, labels], infer, format)
+
+    def mse(self, x, target):
+        """Mean squared error of two tensors of one type."""
+        def infer(specs):
+            self._float(specs[0], "mse input")
+            if specs[0] != specs[1]:
+                raise BuildError("mse: %s and %s differ" % (_tensor(*specs[0]),
+                                                          _tensor(*specs[1])))
+            return (), specs[0][1]
+
+        def format(result, names, specs, out):
+            return "%s = mp.mse %s : %s" % (result, ", ".join(names), _tensor(*specs[0]))
+        return self._op("mse", [x, target], infer, format)
+
+    # Emission --------------------------------------------------------------
+
+    @staticmethod
+    def _closure(outputs):
+        """The op values `outputs` depend on, operands first; and the
+        arguments reached."""
+        order, seen, arguments = [], set(), set()
+
+        def visit(value):
+            if id(value) in seen:
+                return
+            seen.add(id(value))
+            if value.kind != "op":
+                arguments.add(id(value))
+                return
+            for operand in value.op.operands:
+                visit(operand)
+            order.append(value)
+        for output in outputs:
+            visit(output)
+        return order, arguments
+
+    @staticmethod
+    def _emit_body(order, names, specs, lines):
+        for index, value in enumerate(order):
+            operand_specs = [specs[id(v)] for v in value.op.operands]
+            out = value.op.infer(operand_specs)
+            specs[id(value)] = out
+            names[id(value)] = "%%v%d" % index
+            lines.append("  " + value.op.format(
+                names[id(value)], [names[id(v)] for v in value.op.operands],
+                operand_specs, out))
+
+    def build(self, loss, optimizer, predict=None, predict_batch=None,
+              predict_name="predict"):
+        """The module text: the train step @<name> minimising `loss` (a 0-d
+        float value) over every parameter with `optimizer` (SGD, Adam,
+        AdamW), and with `predict` (a value), a function @<predict_name>
+        taking the parameters and the one input it depends on (batch size
+        `predict_batch`, by default the train step's) and returning it, as
+        `mp-run --eval` calls it."""
+        self._check(loss)
+        if loss.kind != "op" or loss.shape != () or loss.dtype not in FLOAT_TYPES:
+            raise BuildError("the loss must be a 0-d float result of an op, got %r" % (loss,))
+        if not isinstance(optimizer, Optimizer):
+            raise BuildError("optimizer must be mixedprec.SGD, Adam or AdamW")
+        if not self.params:
+            raise BuildError("the train step has no parameters")
+        text = self._train_step(loss, optimizer)
+        if predict is not None:
+            text += "\n" + self._predict(predict, predict_batch, predict_name)
+        return text
+
+    def _train_step(self, loss, optimizer):
+        order, _ = self._closure([loss])
+        names = {id(v): "%" + v.name for v in self.params + self.inputs}
+        specs = {id(v): (v.shape, v.dtype) for v in self.params + self.inputs}
+        arguments = ["%%%s: %s {mp.param}" % (p.name, p.type) for p in self.params]
+        state_names = []
+        for kind in optimizer.state_kinds:
+            per_param = []
+            for p in self.params:
+                name = "%%%s_%s" % (p.name, kind.split(".")[-1])
+                arguments.append('%s: %s {mp.state = "%s"}' % (name, p.type, kind))
+                per_param.append(name)
+            state_names.append(per_param)
+        if optimizer.needs_step:
+            arguments.append('%step: tensor<i64> {mp.state = "step"}')
+        arguments += ["%%%s: %s" % (v.name, v.type) for v in self.inputs]
+
+        lines = []
+        self._emit_body(order, names, specs, lines)
+        loss_name = names[id(loss)]
+        gradients = ["%%grad_%s" % p.name for p in self.params]
+        lines.append("  %s = mp.grad %s wrt %s : %s, %s" % (
+            ", ".join(gradients), loss_name, ", ".join("%" + p.name for p in self.params),
+            loss.type, ", ".join(p.type for p in self.params)))
+        new_params = ["%%new_%s" % p.name for p in self.params]
+        new_states = [["%s_new" % name for name in per_param] for per_param in state_names]
+        if optimizer.needs_step:
+            lines.append("  %one = arith.constant dense<1> : tensor<i64>")
+            lines.append("  %step_new = arith.addi %step, %one : tensor<i64>")
+        for i, p in enumerate(self.params):
+            if isinstance(optimizer, Adam):
+                lines.append("  %s, %s, %s = mp.%s %%%s, %s, %s, %s, %%step_new %s : %s, tensor<i64>"
+                             % (new_params[i], new_states[0][i], new_states[1][i],
+                                optimizer.mnemonic, p.name, gradients[i], state_names[0][i],
+                                state_names[1][i], optimizer.attributes(), p.type))
+            elif optimizer.state_kinds:
+                lines.append("  %s, %s = mp.sgd %%%s, %s momentum_buffer %s %s : %s, %s"
+                             % (new_params[i], new_states[0][i], p.name, gradients[i],
+                                state_names[0][i], optimizer.attributes(), p.type, p.type))
+            else:
+                lines.append("  %s = mp.sgd %%%s, %s %s : %s" % (
+                    new_params[i], p.name, gradients[i], optimizer.attributes(), p.type))
+
+        results = [(loss_name, loss.type, "{mp.loss}")]
+        for i, p in enumerate(self.params):
+            results.append((new_params[i], p.type, "{mp.updates = %d : i64}" % i))
+        for k, per_param in enumerate(new_states):
+            for i, p in enumerate(self.params):
+                results.append((per_param[i], p.type, "{mp.updates = %d : i64}"
+                                % ((k + 1) * len(self.params) + i)))
+        if optimizer.needs_step:
+            results.append(("%step_new", "tensor<i64>", "{mp.updates = %d : i64}"
+                            % ((len(optimizer.state_kinds) + 1) * len(self.params))))
+        lines.append("  return %s : %s" % (", ".join(r[0] for r in results),
+                                           ", ".join(r[1] for r in results)))
+        header = "func.func @%s(\n    %s)\n    -> (%s) {" % (
+            self.name, ",\n    ".join(arguments),
+            ",\n        ".join("%s %s" % (r[1], r[2]) for r in results))
+        return header + "\n" + "\n".join(lines) + "\n}\n"
+
+    def _predict(self, output, batch, name):
+        self._check(output)
+        order, reached = self._closure([output])
+        inputs = [v for v in self.inputs if id(v) in reached]
+        if len(inputs) != 1 or output.kind != "op":
+            raise BuildError("predict: the value must be computed from exactly one input, "
+                             "found %d" % len(inputs))
+        (x,) = inputs
+        x_shape = x.shape if batch is None else (int(batch),) + x.shape[1:]
+        names = {id(v): "%" + v.name for v in self.params + [x]}
+        specs = {id(v): (v.shape, v.dtype) for v in self.params}
+        specs[id(x)] = (x_shape, x.dtype)
+        lines = []
+        self._emit_body(order, names, specs, lines)
+        out = specs[id(output)]
+        arguments = ["%%%s: %s {mp.param}" % (p.name, p.type) for p in self.params]
+        arguments.append("%%%s: %s" % (x.name, _tensor(x_shape, x.dtype)))
+        lines.append("  return %s : %s" % (names[id(output)], _tensor(*out)))
+        return "func.func @%s(\n    %s)\n    -> %s {\n%s\n}\n" % (
+            name, ",\n    ".join(arguments), _tensor(*out), "\n".join(lines))

@@ -1,0 +1,334 @@
+"""Compiling train steps: mixedprec.compile, mixedprec.report and the train
+step's signature, over the C API's session (mp-c/Compiler.h)."""
+
+import json
+import os
+import tempfile
+
+from . import _capi
+
+
+class CompileError(Exception):
+    """A failure of the compiler: `status` (the MpStatus name, such as
+    "parse error" or "pass failure"), `message` (one line) and `diagnostics`
+    (the MLIR diagnostics, `file:line:col: error: ...` lines)."""
+
+    def __init__(self, status, message, diagnostics):
+        self.status = status
+        self.message = message
+        self.diagnostics = diagnostics
+        text = "%s: %s" % (status, message)
+        if diagnostics.strip():
+            text += "\n" + diagnostics.rstrip("\n")
+        super().__init__(text)
+
+
+class Session:
+    """An MLIR context with MixedPrec's dialects and passes (MpSession)."""
+
+    def __init__(self):
+        self._session = None
+        self._lib = _capi.lib()
+        self._session = self._lib.mpSessionCreate()
+
+    def close(self):
+        if self._session is not None:
+            self._lib.mpSessionDestroy(self._session)
+            self._session = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def _check(self, status):
+        if status != 0:
+            raise CompileError(
+                _capi.STATUS_NAMES.get(status, "status %d" % status),
+                self._lib.mpSessionGetMessage(self._session).text(),
+                self._lib.mpSessionGetDiagnostics(self._session).text())
+
+    def parse(self, text, source_name="<module>"):
+        """Parses and verifies `text`; a Module of this session."""
+        module = _capi.MlirModule()
+        self._check(self._lib.mpSessionParseModule(
+            self._session, _capi.MlirStringRef.of(text),
+            _capi.MlirStringRef.of(source_name), module))
+        return Module(self, module)
+
+
+class Module:
+    """A parsed module, owned by its Session."""
+
+    def __init__(self, session, handle):
+        self._session = session
+        self._handle = handle
+
+    def close(self):
+        if self._handle is not None:
+            self._session._lib.mlirModuleDestroy(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def run(self, pipeline):
+        """Runs a textual pass pipeline (on builtin.module) on the module."""
+        session = self._session
+        session._check(session._lib.mpSessionRunPipeline(
+            session._session, self._handle, _capi.MlirStringRef.of(pipeline)))
+
+    def text(self):
+        session = self._session
+        session._check(session._lib.mpSessionPrintModule(session._session, self._handle))
+        return session._lib.mpSessionGetOutput(session._session).text()
+
+    def precision_report(self, options=""):
+        session = self._session
+        session._check(session._lib.mpSessionPrecisionReport(
+            session._session, self._handle, _capi.MlirStringRef.of(options)))
+        return json.loads(session._lib.mpSessionGetOutput(session._session).text())
+
+    def functions(self):
+        """The func.func ops of the module, as (name, FunctionSignature)."""
+        lib = self._session._lib
+        op = lib.mlirBlockGetFirstOperation(lib.mlirModuleGetBody(self._handle))
+        result = []
+        while op.ptr:
+            if lib.mlirIdentifierStr(lib.mlirOperationGetName(op)).text() == "func.func":
+                result.append(_read_signature(lib, op))
+            op = lib.mlirOperationGetNextInBlock(op)
+        return result
+
+
+class TensorSpec:
+    """Shape and element type (MLIR's name: f32, bf16, i64, ...) of a tensor."""
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+
+    def __repr__(self):
+        return "tensor<%s>" % "x".join([str(d) for d in self.shape] + [self.dtype])
+
+
+class Argument:
+    """An argument of a train step: role "param", "state" or "data"."""
+
+    def __init__(self, index, spec, role, state_kind=None):
+        self.index = index
+        self.spec = spec
+        self.role = role
+        self.state_kind = state_kind
+
+    def __repr__(self):
+        kind = "" if self.state_kind is None else " %s" % self.state_kind
+        return "<argument %d %s %r%s>" % (self.index, self.role, self.spec, kind)
+
+
+class FunctionSignature:
+    """A function's arguments and results, by the train-step contract
+    (docs/TrainStep.md)."""
+
+    def __init__(self, name, arguments, results, loss_result, updates):
+        self.name = name
+        self.arguments = arguments
+        self.results = results
+        self.loss_result = loss_result
+        self.updates = updates  # result index -> argument index
+
+    @property
+    def is_train_step(self):
+        return self.loss_result is not None
+
+    def of_role(self, role):
+        return [a for a in self.arguments if a.role == role]
+
+
+def _spec(lib, mlir_type):
+    rank = lib.mlirShapedTypeGetRank(mlir_type)
+    shape = [lib.mlirShapedTypeGetDimSize(mlir_type, i) for i in range(rank)]
+    return TensorSpec(shape, _capi.type_to_string(lib.mlirShapedTypeGetElementType(mlir_type)))
+
+
+def _dict_entry(lib, attrs, index, name):
+    """Entry `name` of dictionary `index` of the array attribute `attrs`."""
+    if not attrs.ptr or index >= lib.mlirArrayAttrGetNumElements(attrs):
+        return None
+    entry = lib.mlirDictionaryAttrGetElementByName(
+        lib.mlirArrayAttrGetElement(attrs, index), _capi.MlirStringRef.of(name))
+    return entry if entry.ptr else None
+
+
+def _read_signature(lib, op):
+    def attr(name):
+        return lib.mlirOperationGetAttributeByName(op, _capi.MlirStringRef.of(name))
+
+    name = lib.mlirStringAttrGetValue(attr("sym_name")).text()
+    function_type = lib.mlirTypeAttrGetValue(attr("function_type"))
+    arg_attrs, res_attrs = attr("arg_attrs"), attr("res_attrs")
+    arguments = []
+    for i in range(lib.mlirFunctionTypeGetNumInputs(function_type)):
+        spec = _spec(lib, lib.mlirFunctionTypeGetInput(function_type, i))
+        state = _dict_entry(lib, arg_attrs, i, "mp.state")
+        if _dict_entry(lib, arg_attrs, i, "mp.param") is not None:
+            arguments.append(Argument(i, spec, "param"))
+        elif state is not None:
+            kind = lib.mlirStringAttrGetValue(state).text() \
+                if lib.mlirAttributeIsAString(state) else None
+            arguments.append(Argument(i, spec, "state", kind))
+        else:
+            arguments.append(Argument(i, spec, "data"))
+    results, loss_result, updates = [], None, {}
+    for i in range(lib.mlirFunctionTypeGetNumResults(function_type)):
+        results.append(_spec(lib, lib.mlirFunctionTypeGetResult(function_type, i)))
+        if _dict_entry(lib, res_attrs, i, "mp.loss") is not None:
+            loss_result = i
+        target = _dict_entry(lib, res_attrs, i, "mp.updates")
+        if target is not None and lib.mlirAttributeIsAInteger(target):
+            updates[i] = lib.mlirIntegerAttrGetValueInt(target)
+    return FunctionSignature(name, arguments, results, loss_result, updates)
+
+
+def _option_value(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(_option_value(v) for v in value)
+    return str(value)
+
+
+def _options_text(options):
+    """`key=value` pairs of pass options; Python names take dashes
+    (compute_type -> compute-type)."""
+    return " ".join("%s=%s" % (key.replace("_", "-"), _option_value(value))
+                    for key, value in options.items() if value is not None)
+
+
+class _PolicyFile:
+    """A Policy (or a path) as a policy-file option; temporary files are
+    removed on exit."""
+
+    def __init__(self, policy):
+        self.policy = policy
+        self.path = None
+        self.temporary = False
+
+    def __enter__(self):
+        if self.policy is None:
+            return None
+        if isinstance(self.policy, (str, os.PathLike)):
+            self.path = os.fspath(self.policy)
+        else:
+            handle, self.path = tempfile.mkstemp(prefix="mixedprec-policy-", suffix=".json")
+            os.close(handle)
+            self.temporary = True
+            self.policy.write(self.path)
+        return self.path
+
+    def __exit__(self, *exc):
+        if self.temporary:
+            os.unlink(self.path)
+
+
+def pipeline_with_options(pipeline, options):
+    """`pipeline{options}` for a single pass or pipeline name."""
+    text = _options_text(options)
+    if not text:
+        return pipeline
+    if not pipeline.strip():
+        raise ValueError("options (%s) need a pipeline" % text)
+    if any(c in pipeline for c in "{}(),"):
+        raise ValueError(
+            "options can only be given for a single pass or pipeline name, "
+            "not for %r: write them into the pipeline string" % pipeline)
+    return "%s{%s}" % (pipeline, text)
+
+
+DEFAULT_PIPELINE = "mp-mixed-precision-pipeline"
+
+
+def _policy_compute_type(policy):
+    """The compute type a Policy or policy file names, or None."""
+    if isinstance(policy, (str, os.PathLike)):
+        try:
+            with open(policy) as file:
+                data = json.load(file)
+        except (OSError, ValueError):
+            return None  # the pass reports the bad file
+        value = data.get("compute-type") if isinstance(data, dict) else None
+        return value if isinstance(value, str) else None
+    return policy.compute_type
+
+
+def compile(module_text, pipeline=DEFAULT_PIPELINE, policy=None,
+            source_name="<module>", **options):
+    """Parses `module_text`, runs `pipeline` on it and returns the result as
+    text.
+
+    `pipeline` is a textual pass pipeline on builtin.module (for example
+    "mp-mixed-precision-pipeline", "mp-autocast,func.func(mp-autodiff)" or
+    "builtin.module(...)"); None or "" only parses and verifies. Keyword
+    options are options of that pass or pipeline, with underscores for dashes
+    (compute_type="bf16", loss_scaling="dynamic", growth_interval=100; lists
+    become comma lists). `policy` is a Policy or the path of a policy file,
+    given as the `policy-file` option; with mp-mixed-precision-pipeline and
+    no `compute_type` option, the policy's compute type is the pipeline's.
+    Raises CompileError (status, message, diagnostics) on any failure."""
+    pipeline_name = (pipeline or "").strip()
+    if (policy is not None and "compute_type" not in options
+            and pipeline_name == DEFAULT_PIPELINE):
+        # The pipeline's compute type (default f16) overrides the file's:
+        # take the policy's.
+        compute_type = _policy_compute_type(policy)
+        if compute_type is not None:
+            options = dict(options, compute_type=compute_type)
+    with _PolicyFile(policy) as policy_path:
+        if policy_path is not None:
+            options = dict(options, policy_file=policy_path)
+        text = pipeline_with_options(pipeline or "", options) if options else (pipeline or "")
+        with Session() as session:
+            with session.parse(module_text, source_name) as module:
+                if text.strip():
+                    module.run(text)
+                return module.text()
+
+
+def report(module_text, policy=None, source_name="<module>", **options):
+    """The precision report (mp-precision-report's JSON, docs/Autocast.md) of
+    `module_text` as a dict. Options are those of mp-precision-report
+    (allow, deny, promote, clear: lists of op names); `policy` a Policy or a
+    policy file path. Raises CompileError."""
+    with _PolicyFile(policy) as policy_path:
+        if policy_path is not None:
+            options = dict(options, policy_file=policy_path)
+        with Session() as session:
+            with session.parse(module_text, source_name) as module:
+                return module.precision_report(_options_text(options))
+
+
+def signature(module_text, function=None, source_name="<module>"):
+    """The FunctionSignature of `function` in `module_text` (by default the
+    only function with an `mp.loss` result). Raises CompileError or
+    ValueError."""
+    with Session() as session:
+        with session.parse(module_text, source_name) as module:
+            functions = module.functions()
+    if function is not None:
+        for candidate in functions:
+            if candidate.name == function:
+                return candidate
+        raise ValueError("no function @%s in the module" % function)
+    steps = [f for f in functions if f.is_train_step]
+    if len(steps) != 1:
+        raise ValueError("expected exactly one function with an mp.loss result, found %d%s"
+                         % (len(steps), "" if not steps else
+                            " (" + ", ".join("@" + f.name for f in steps) + ")"))
+    return steps[0]

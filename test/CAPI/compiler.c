@@ -1,0 +1,250 @@
+/*===- compiler.c - The C API of MixedPrec, as a C program uses it --------===*/
+/*
+ * Built by CMake as `mp-capi-test` (C, linking only libMixedPrecCAPI.so) and
+ * run here: dialect registration and the generated per-pass entry points
+ * through MLIR's C API, then the session API (parse, run a pipeline, print,
+ * precision report, diagnostics), including every failure status.
+ */
+// RUN: mp-capi-test %mp_src_root/docs/examples/mlp_train_step.mlir %t.json 2>&1 | FileCheck %s
+// The precision report (with deny=mp.linear) is the pass's JSON report.
+// RUN: %python -c "import json, sys; f = json.load(open(sys.argv[1]))['functions'][0]; print(f['name'], sorted({o['category'] for o in f['ops'] if o['name'] == 'mp.linear'}), f['bytes']['totals']['parameters'])" %t.json | FileCheck %s --check-prefix=JSON
+// JSON: train_step ['deny'] 814120
+
+#include "mp-c/Compiler.h"
+#include "mp-c/Dialects.h"
+#include "mp-c/Passes.h"
+
+#include "mlir-c/Dialect/Func.h"
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void printToStdout(MlirStringRef text, void *userData) {
+  (void)userData;
+  fwrite(text.data, 1, text.length, stdout);
+}
+
+static MlirStringRef ref(const char *text) {
+  return mlirStringRefCreateFromCString(text);
+}
+
+/* Prints a call's status, message and diagnostics. */
+static void printFailure(MpSession session, const char *what, MpStatus status) {
+  printf("%s: %s\n", what, mpStatusGetName(status));
+  printf("  message: %s\n", mpSessionGetMessage(session).data);
+  printf("  diagnostics: %s", mpSessionGetDiagnostics(session).data);
+}
+
+static char *readFile(const char *path) {
+  FILE *file = fopen(path, "rb");
+  if (!file)
+    return NULL;
+  fseek(file, 0, SEEK_END);
+  long size = ftell(file);
+  fseek(file, 0, SEEK_SET);
+  char *text = malloc(size + 1);
+  size_t read = fread(text, 1, size, file);
+  text[read] = 0;
+  fclose(file);
+  return text;
+}
+
+static const char *kMatmul =
+    "func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> "
+    "{\n"
+    "  %c = mp.matmul %a, %b acc(f32) : tensor<4x8xf32>, tensor<8x2xf32> -> "
+    "tensor<4x2xf32>\n"
+    "  return %c : tensor<4x2xf32>\n"
+    "}\n";
+
+/* The dialect handle and a generated pass constructor, with MLIR's C API. */
+static void testDialectAndGeneratedPasses(void) {
+  MlirContext context = mlirContextCreate();
+  mlirDialectHandleRegisterDialect(mlirGetDialectHandle__func__(), context);
+  mlirDialectHandleRegisterDialect(mlirGetDialectHandle__mp__(), context);
+  MlirStringRef ns =
+      mlirDialectHandleGetNamespace(mlirGetDialectHandle__mp__());
+  printf("dialect namespace: %.*s\n", (int)ns.length, ns.data);
+  // CHECK-LABEL: dialect namespace: mp
+
+  MlirModule module = mlirModuleCreateParse(context, ref(kMatmul));
+  if (mlirModuleIsNull(module)) {
+    printf("FAILED to parse with the registered mp dialect\n");
+    exit(1);
+  }
+  MlirPassManager pm = mlirPassManagerCreate(context);
+  /* mp-autocast (a module pass) from its generated constructor. */
+  mlirPassManagerAddOwnedPass(pm, mlirCreateMPMPAutocast());
+  MlirLogicalResult result =
+      mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module));
+  printf("mlirCreateMPMPAutocast: %s\n",
+         mlirLogicalResultIsSuccess(result) ? "success" : "failure");
+  mlirOperationPrint(mlirModuleGetOperation(module), printToStdout, NULL);
+  // CHECK: mlirCreateMPMPAutocast: success
+  // CHECK: mp.cast %{{.*}} : tensor<4x8xf32> to tensor<4x8xf16>
+  // CHECK: mp.matmul {{.*}} acc(f32) : tensor<4x8xf16>, tensor<8x2xf16> -> tensor<4x2xf32>
+  mlirPassManagerDestroy(pm);
+
+  /* Registered pipelines parse from text after mpRegisterAllPasses. */
+  mpRegisterAllPasses();
+  mpRegisterAllPasses(); /* a second call does nothing */
+  pm = mlirPassManagerCreate(context);
+  MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
+  result = mlirParsePassPipeline(
+      opm, ref("builtin.module(mp-autocast{compute-type=bf16})"), printToStdout,
+      NULL);
+  printf("\nparsed pipeline: %s\n",
+         mlirLogicalResultIsSuccess(result) ? "success" : "failure");
+  // CHECK: parsed pipeline: success
+  mlirPassManagerDestroy(pm);
+  mlirModuleDestroy(module);
+  mlirContextDestroy(context);
+}
+
+static void testSession(const char *examplePath, const char *reportPath) {
+  MpSession session = mpSessionCreate();
+  char *example = readFile(examplePath);
+  if (!example) {
+    printf("FAILED to read %s\n", examplePath);
+    exit(1);
+  }
+
+  /* Parse, run the mixed-precision pipeline, print. */
+  MlirModule module;
+  MpStatus status =
+      mpSessionParseModule(session, ref(example), ref("mlp.mlir"), &module);
+  printf("parse: %s\n", mpStatusGetName(status));
+  // CHECK-LABEL: parse: success
+  status = mpSessionRunPipeline(
+      session, module, ref("mp-mixed-precision-pipeline{compute-type=bf16}"));
+  printf("pipeline: %s\n", mpStatusGetName(status));
+  // CHECK: pipeline: success
+  status = mpSessionPrintModule(session, module);
+  printf("print: %s\n%s", mpStatusGetName(status),
+         mpSessionGetOutput(session).data);
+  // CHECK: print: success
+  // CHECK: func.func @train_step
+  // CHECK-NOT: mp.grad
+  // CHECK: mp.linear {{.*}} acc(f32) : (tensor<64x784xbf16>, tensor<256x784xbf16>, tensor<256xbf16>) -> tensor<64x256xbf16>
+  // CHECK: mp.adam
+  mlirModuleDestroy(module);
+
+  /* The precision report of the original step, with a policy. */
+  status =
+      mpSessionParseModule(session, ref(example), ref("mlp.mlir"), &module);
+  status = mpSessionPrecisionReport(session, module, ref("deny=mp.linear"));
+  printf("report: %s\n", mpStatusGetName(status));
+  FILE *json = fopen(reportPath, "w");
+  fputs(mpSessionGetOutput(session).data, json);
+  fclose(json);
+  // CHECK: report: success
+  status = mpSessionPrecisionReport(session, module, ref(""));
+  printf("report without options: %s\n", mpStatusGetName(status));
+  // CHECK: report without options: success
+
+  /* Failure paths. A bad policy file fails mp-autocast. */
+  status = mpSessionRunPipeline(
+      session, module,
+      ref("mp-autocast{policy-file=/nonexistent/policy.json}"));
+  printFailure(session, "bad policy file", status);
+  // CHECK-LABEL: bad policy file: pass failure
+  // CHECK-NEXT: message: the pass pipeline 'mp-autocast{policy-file=/nonexistent/policy.json}' failed
+  // CHECK-NEXT: diagnostics: mlp.mlir:0:0: error: mp-autocast: policy file '/nonexistent/policy.json': cannot read it: No such file or directory
+
+  status = mpSessionRunPipeline(session, module, ref("mp-no-such-pass"));
+  printFailure(session, "bad pipeline", status);
+  // CHECK-LABEL: bad pipeline: invalid pipeline
+  // CHECK-NEXT: message: invalid pass pipeline 'mp-no-such-pass'
+  // CHECK-NEXT: diagnostics: MLIR Textual PassPipeline Parser:1:1: error: 'mp-no-such-pass' does not refer to a registered pass or pass pipeline
+
+  status = mpSessionRunPipeline(session, module,
+                                ref("mp-autocast{compute-type=f16 bogus=1}"));
+  printFailure(session, "bad pass option", status);
+  // CHECK-LABEL: bad pass option: invalid pipeline
+  // CHECK-NEXT: message: invalid pass pipeline 'mp-autocast{compute-type=f16 bogus=1}'
+  // CHECK-NEXT: diagnostics: <Pass-Options-Parser>: no such option bogus
+
+  status = mpSessionPrecisionReport(session, module,
+                                    ref("policy-file=/nonexistent.json"));
+  printFailure(session, "report with a bad policy file", status);
+  // CHECK-LABEL: report with a bad policy file: pass failure
+  // CHECK-NEXT: message: the pass pipeline mp-precision-report{policy-file=/nonexistent.json} failed
+  // CHECK-NEXT: diagnostics: mlp.mlir:0:0: error: mp-precision-report: policy file '/nonexistent.json': cannot read it
+  mlirModuleDestroy(module);
+
+  status = mpSessionParseModule(session, ref("func.func @f( {"),
+                                ref("bad.mlir"), &module);
+  printFailure(session, "bad syntax", status);
+  printf("  module is null: %d\n", mlirModuleIsNull(module));
+  // CHECK-LABEL: bad syntax: parse error
+  // CHECK-NEXT: message: cannot parse 'bad.mlir'
+  // CHECK-NEXT: diagnostics: bad.mlir:1:14: error: expected non-function type
+  // CHECK: module is null: 1
+
+  status = mpSessionParseModule(
+      session,
+      ref("func.func @f(%a: tensor<2x4x8xf32>, %b: tensor<8x4xf32>) {\n"
+          "  %0 = mp.matmul %a, %b acc(f32) : tensor<2x4x8xf32>, "
+          "tensor<8x4xf32> -> tensor<4x4xf32>\n"
+          "  return\n}\n"),
+      ref("invalid.mlir"), &module);
+  printFailure(session, "verifier", status);
+  // CHECK-LABEL: verifier: verify error
+  // CHECK-NEXT: message: 'invalid.mlir' does not verify
+  // CHECK-NEXT: diagnostics: invalid.mlir:2:8: error: 'mp.matmul' op expects lhs of rank 2, got rank 3
+
+  status = mpSessionRunPipeline(session, (MlirModule){NULL}, ref("cse"));
+  printFailure(session, "null module", status);
+  // CHECK-LABEL: null module: invalid argument
+  // CHECK-NEXT: message: null module
+  status = mpSessionParseModule(session, ref(kMatmul), ref("m.mlir"), NULL);
+  printFailure(session, "null result pointer", status);
+  // CHECK-LABEL: null result pointer: invalid argument
+  // CHECK-NEXT: message: null pointer for the parsed module
+  status = mpSessionPrintModule(session, (MlirModule){NULL});
+  printf("print null: %s\n", mpStatusGetName(status));
+  status = mpSessionPrecisionReport(session, (MlirModule){NULL}, ref(""));
+  printf("report null: %s\n", mpStatusGetName(status));
+  printf("null session: %s\n",
+         mpStatusGetName(mpSessionParseModule((MpSession){NULL}, ref(kMatmul),
+                                              ref("m.mlir"), &module)));
+  // CHECK: print null: invalid argument
+  // CHECK-NEXT: report null: invalid argument
+  // CHECK-NEXT: null session: invalid argument
+
+  /* After a success, no message and no diagnostics are left. */
+  status = mpSessionCompile(session, ref(kMatmul), ref("m.mlir"),
+                            ref("mp-autocast{compute-type=bf16},canonicalize"));
+  printf("compile: %s, message '%s', diagnostics '%s'\n%s",
+         mpStatusGetName(status), mpSessionGetMessage(session).data,
+         mpSessionGetDiagnostics(session).data,
+         mpSessionGetOutput(session).data);
+  // CHECK-LABEL: compile: success, message '', diagnostics ''
+  // CHECK: mp.matmul {{.*}} acc(f32) : tensor<4x8xbf16>, tensor<8x2xbf16> -> tensor<4x2xf32>
+
+  status =
+      mpSessionCompile(session, ref(kMatmul), ref("m.mlir"),
+                       ref("builtin.module(mp-autocast{compute-type=f64})"));
+  printFailure(session, "compile failure", status);
+  // CHECK-LABEL: compile failure: pass failure
+  // CHECK-NEXT: message: the pass pipeline 'builtin.module(mp-autocast{compute-type=f64})' failed
+  // CHECK-NEXT: diagnostics: m.mlir:0:0: error: mp-autocast: option 'compute-type': unknown compute type 'f64' (expected f16 or bf16)
+
+  free(example);
+  mpSessionDestroy(session);
+  printf("done\n");
+  // CHECK-LABEL: done
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s train_step.mlir report.json\n", argv[0]);
+    return 2;
+  }
+  testDialectAndGeneratedPasses();
+  testSession(argv[1], argv[2]);
+  return 0;
+}

@@ -1,0 +1,119 @@
+# mixedprec.run: numpy arrays in, trajectory and final parameters out, through
+# mp-run. The numbers are checked against NumPy: the losses and parameters of
+# three SGD steps of a linear regression, and the accuracy mp-run reports
+# against the returned parameters' predictions.
+# REQUIRES: numpy
+# RUN: %python %s | FileCheck %s
+
+import numpy as np
+
+import mixedprec
+
+rng = np.random.default_rng(7)
+
+# Linear regression, full batch (8 samples, batch 8, file order), SGD.
+step = mixedprec.TrainStep()
+w = step.param("w", (3, 4))
+x = step.input("x", (8, 4))
+t = step.input("t", (8, 3))
+pred = step.linear(x, w)
+text = step.build(step.mse(pred, t), mixedprec.SGD(lr=0.1), predict=pred)
+X = rng.normal(size=(8, 4)).astype(np.float32)
+T = rng.normal(size=(8, 3)).astype(np.float32)
+W = rng.normal(size=(3, 4)).astype(np.float32)
+
+result = mixedprec.run(text, steps=3, data=[X, T], params=[W], shuffle=False)
+losses, Wn = [], W.astype(np.float64)
+for _ in range(3):
+    error = X @ Wn.T - T
+    losses.append((error ** 2).mean())
+    Wn = Wn - 0.1 * 2 * error.T @ X / error.size
+print(result)
+print("losses match:", np.allclose(result.losses, losses, rtol=1e-5))
+print("params match:", len(result.params), result.params[0].dtype,
+      np.allclose(result.params[0], Wn, rtol=1e-5, atol=1e-6))
+print("skipped:", result.skipped.tolist(), "scales:", result.loss_scales.tolist())
+print("indices:", result.param_indices, "accuracy:", result.accuracy)
+# CHECK: <mixedprec.RunResult 3 steps, final loss {{[0-9.]+}}, 0 skipped>
+# CHECK-NEXT: losses match: True
+# CHECK-NEXT: params match: 1 float32 True
+# CHECK-NEXT: skipped: [False, False, False] scales: [nan, nan, nan]
+# CHECK-NEXT: indices: [0] accuracy: None
+
+# The same step compiled for f16 with dynamic loss scaling (GradScaler): the
+# first scaled loss (about 2.5 * 65536) overflows f16, so step 1 is skipped
+# and the scale halves; steps 2 and 3 are then the f32 steps 1 and 2 (within
+# f16 rounding). The masters stay f32.
+f16 = mixedprec.run(mixedprec.compile(text, compute_type="f16"), steps=3, data={2: T, 1: X},
+                    params={0: W}, shuffle=False)
+print("f16:", f16.loss_scales.tolist(), f16.skipped.tolist(), f16.params[0].dtype,
+      np.allclose(f16.losses, [losses[0], losses[0], losses[1]], rtol=1e-2))
+# CHECK-NEXT: f16: [65536.0, 32768.0, 32768.0] [True, False, False] float32 True
+
+# A classifier: mp-run's accuracy is that of @predict with the returned
+# parameters, which NumPy recomputes.
+step = mixedprec.TrainStep()
+w1 = step.param("w1", (16, 6))
+b1 = step.param("b1", (16,))
+w2 = step.param("w2", (3, 16))
+x = step.input("x", (10, 6))
+labels = step.input("labels", (10,), "i64")
+logits = step.linear(step.relu(step.linear(x, w1, b1)), w2)
+text = step.build(step.cross_entropy(logits, labels), mixedprec.Adam(lr=0.05),
+                  predict=logits, predict_batch=7)
+inputs = rng.normal(size=(100, 6)).astype(np.float32)
+classes = (inputs[:, 0] > 0).astype(np.int64) + (inputs[:, 1] > 0.5)
+result = mixedprec.run(text, steps=40, data=[inputs, classes],
+                       eval_data=(inputs[:50], classes[:50]), seed=3)
+p1, q1, p2 = result.params
+ours = (np.maximum(inputs[:50] @ p1.T + q1, 0) @ p2.T).argmax(axis=1)
+print("accuracy:", result.accuracy == (ours == classes[:50]).mean(), result.accuracy > 0.6,
+      "loss falls:", result.losses[-5:].mean() < result.losses[:5].mean())
+print("eval:", result.eval["correct"], result.eval["total"])
+# CHECK-NEXT: accuracy: True True loss falls: True
+# CHECK-NEXT: eval: {{[0-9]+}} 50
+
+# Random data and initialisation from the seed: reproducible.
+a = mixedprec.run(text, steps=2, seed=5)
+b = mixedprec.run(text, steps=2, seed=5)
+print("random:", a.losses.tolist() == b.losses.tolist(),
+      [p.shape for p in a.params], all((p == q).all() for p, q in zip(a.params, b.params)))
+# CHECK-NEXT: random: True [(16, 6), (16,), (3, 16)] True
+
+# Errors: arrays that do not fit (ValueError), failures of mp-run (RunError,
+# with its message and diagnostics), a module that does not parse.
+for attempt in [
+        lambda: mixedprec.run(text, steps=1, data=[inputs]),
+        lambda: mixedprec.run(text, steps=1, data=[inputs[:, :5], classes]),
+        lambda: mixedprec.run(text, steps=1, data={9: inputs, 11: classes}),
+        lambda: mixedprec.run(text, steps=1, params=[np.zeros((16, 6))]),
+        lambda: mixedprec.run(text, steps=1, params=[np.zeros((16, 5)), np.zeros(16), np.zeros((3, 16))]),
+        lambda: mixedprec.run(text, steps=1, eval_data=(inputs, classes)),
+        lambda: mixedprec.run(text, steps=1, data=[inputs, classes],
+                              eval_data=(inputs, classes[:3])),
+        lambda: mixedprec.run(text, steps=1, pipeline="mp-no-such-pass"),
+        lambda: mixedprec.run(text, steps=1, data=[inputs[:5], classes[:5]]),
+        lambda: mixedprec.run(text, steps=1, data=[inputs, classes], eval_data=(inputs, classes),
+                              eval_function="nope"),
+        lambda: mixedprec.run("func.func @f() {", steps=1),
+        lambda: mixedprec.run("func.func @f() { return }", steps=1),
+]:
+    try:
+        attempt()
+        print("no error")
+    except mixedprec.RunError as error:
+        print("RunError:", error.message, "| exit", error.returncode)
+    except (ValueError, mixedprec.CompileError) as error:
+        print("%s: %s" % (type(error).__name__, str(error).splitlines()[0]))
+# CHECK-NEXT: ValueError: data: 2 arrays expected (arguments [10, 11]), got 1
+# CHECK-NEXT: ValueError: data argument 10: shape [100, 5] does not fit tensor<10x6xf32> (samples along dimension 0)
+# CHECK-NEXT: ValueError: data: no data argument number [9] (they are [10, 11])
+# CHECK-NEXT: ValueError: params: 3 arrays expected (arguments [0, 1, 2]), got 1
+# CHECK-NEXT: ValueError: parameter 0: shape [16, 5] does not fit tensor<16x6xf32>
+# CHECK-NEXT: ValueError: eval_data arrays need data given as arrays
+# CHECK-NEXT: ValueError: eval_data: labels must be [N] for inputs [N, ...]
+# CHECK-NEXT: RunError: mp-run: error: invalid --pipeline 'mp-no-such-pass'{{.*}} | exit 1
+# CHECK-NEXT: RunError: mp-run: error: the data holds 5 samples, fewer than one batch of 10 | exit 1
+# CHECK-NEXT: RunError: mp-run: error: --eval: no function '@nope' in '{{.*}}step.mlir' | exit 1
+# CHECK-NEXT: CompileError: parse error: cannot parse '<module>'
+# CHECK-NEXT: ValueError: expected exactly one function with an mp.loss result, found 0
