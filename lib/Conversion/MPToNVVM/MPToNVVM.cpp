@@ -54,6 +54,8 @@ struct MatmulLowering {
   Operation *op = nullptr;
   /// The mp.relu/mp.gelu fused into the epilogue, if any.
   Operation *activation = nullptr;
+  /// Operands as analysed; rewrite() reads them from `op` again (operands 0,
+  /// 1 and 2) because earlier rewrites can replace them.
   Value lhs, rhs, bias;
   int64_t batch = 1, m = 0, n = 0, k = 0;
   TensorCoreKernelSpec spec;
@@ -302,7 +304,10 @@ void ConvertMPToNVVMPass::rewrite(const MatmulLowering &lowering,
         tensor, /*read_only=*/true);
     return getBufferPointer(builder, loc, buffer);
   };
-  SmallVector<Value> args = {bufferOf(lowering.lhs), bufferOf(lowering.rhs)};
+  // Read the operands from the op now: an earlier rewrite may have replaced
+  // them (a fused activation feeding this op is erased with its producer).
+  SmallVector<Value> args = {bufferOf(op->getOperand(0)),
+                             bufferOf(op->getOperand(1))};
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   Value resultBuffer = memref::AllocOp::create(
       builder, loc,
@@ -310,7 +315,7 @@ void ConvertMPToNVVMPass::rewrite(const MatmulLowering &lowering,
       builder.getI64IntegerAttr(64));
   args.push_back(getBufferPointer(builder, loc, resultBuffer));
   if (lowering.bias)
-    args.push_back(bufferOf(lowering.bias));
+    args.push_back(bufferOf(op->getOperand(2)));
   for (int64_t size : {lowering.batch, lowering.m, lowering.n, lowering.k})
     args.push_back(arith::ConstantIntOp::create(builder, loc, size, 64));
   LLVM::CallOp::create(builder, loc, launcher, args);

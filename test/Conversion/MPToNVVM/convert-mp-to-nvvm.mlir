@@ -286,3 +286,23 @@ func.func @no_matmul(%x: tensor<4xf32>, %a: tensor<0x16xf16>, %b: tensor<16x8xf1
   %y = mp.matmul %a, %b acc(f32) : tensor<0x16xf16>, tensor<16x8xf16> -> tensor<0x8xf16>
   return %r, %y : tensor<4xf32>, tensor<0x8xf16>
 }
+
+// -----
+
+// A linear whose fused ReLU feeds the next linear (an MLP's hidden layer):
+// the second launch reads the first launch's buffer, not the erased ReLU.
+// CHECK-LABEL: func.func @fused_activation_feeds_next_linear
+// CHECK:         %[[H:.*]] = bufferization.to_tensor %{{.*}} restrict writable : memref<64x256xbf16> to tensor<64x256xbf16>
+// CHECK-NOT:     mp.relu
+// CHECK:         bufferization.to_buffer %[[H]] read_only : tensor<64x256xbf16> to memref<64x256xbf16>
+// CHECK:         llvm.call @mp_tc_sm80_mma_bf16k_bf16k_accf32_outf32_{{.*}}_bias_launch(
+// NOFUSE-LABEL: func.func @fused_activation_feeds_next_linear
+// NOFUSE:         mp.relu
+func.func @fused_activation_feeds_next_linear(
+    %x: tensor<64x784xbf16>, %w1: tensor<256x784xbf16>, %b1: tensor<256xbf16>,
+    %w2: tensor<10x256xbf16>, %b2: tensor<10xf32>) -> tensor<64x10xf32> {
+  %h = mp.linear %x, %w1, %b1 acc(f32) : (tensor<64x784xbf16>, tensor<256x784xbf16>, tensor<256xbf16>) -> tensor<64x256xbf16>
+  %r = mp.relu %h : tensor<64x256xbf16>
+  %y = mp.linear %r, %w2, %b2 acc(f32) : (tensor<64x256xbf16>, tensor<10x256xbf16>, tensor<10xf32>) -> tensor<64x10xf32>
+  return %y : tensor<64x10xf32>
+}
