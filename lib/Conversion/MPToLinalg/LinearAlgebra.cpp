@@ -16,6 +16,8 @@
 //                   convolved with the flipped, channel-transposed filter;
 //   conv2d_grad_filter → one linalg.generic correlating the padded input
 //                   with the gradient.
+// FP8 operands are extended to the accumulator type once before the
+// contraction (exact, so the result is the same as extending in the loop).
 // `compute tf32` first rounds the f32 operands to TF32 (10-bit mantissa,
 // nearest with ties away from zero, as cvt.rna.tf32.f32) in integer
 // arithmetic.
@@ -94,11 +96,27 @@ Value addBiasAndRound(OpBuilder &b, Location loc, Value acc, Value bias,
       .front();
 }
 
+/// `tensor` with FP8 elements extended to `accType` once (exact), so that
+/// the contraction's inner loop multiplies floats instead of decoding the
+/// same FP8 operand bits M or N times; other tensors are returned as they are.
+Value widenFP8Operand(OpBuilder &b, Location loc, Value tensor, Type accType) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (!isa<Float8E4M3FNType, Float8E5M2Type>(type.getElementType()))
+    return tensor;
+  return buildElementwise(
+      b, loc, ValueRange{tensor}, type.clone(accType),
+      [](OpBuilder &, Location, ValueRange in, ValueRange)
+          -> SmallVector<Value> { return {in[0]}; },
+      accType);
+}
+
 /// `op(lhs) × op(rhs)` of rank-2 (or, `batched`, rank-3) operands into a
 /// zero accumulator of `accType`, with the transposes as indexing maps.
 Value buildContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
                        bool transposeLhs, bool transposeRhs, Type accType,
                        bool batched) {
+  lhs = widenFP8Operand(b, loc, lhs, accType);
+  rhs = widenFP8Operand(b, loc, rhs, accType);
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   int64_t rank = lhsType.getRank();

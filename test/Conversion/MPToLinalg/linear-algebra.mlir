@@ -55,9 +55,13 @@ func.func @matmul_f16_acc_f16(%a: tensor<4x8xf16>, %b: tensor<8x3xf16>) -> tenso
 
 // -----
 
-// FP8 operands (mixed formats) are extended by linalg.matmul itself.
+// FP8 operands (mixed formats) are extended to f32 once, before the matmul.
 // CHECK-LABEL: func.func @matmul_fp8(
-// CHECK:         %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x32xf8E4M3FN>, tensor<32x8xf8E5M2>) outs(%{{.*}} : tensor<16x8xf32>)
+// CHECK:         %[[A:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<16x32xf8E4M3FN>) outs(%{{.*}} : tensor<16x32xf32>)
+// CHECK:           arith.extf %{{.*}} : f8E4M3FN to f32
+// CHECK:         %[[B:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<32x8xf8E5M2>) outs(%{{.*}} : tensor<32x8xf32>)
+// CHECK:           arith.extf %{{.*}} : f8E5M2 to f32
+// CHECK:         %[[MM:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<16x32xf32>, tensor<32x8xf32>) outs(%{{.*}} : tensor<16x8xf32>)
 // CHECK:         linalg.generic
 // CHECK-SAME:      ins(%[[MM]] : tensor<16x8xf32>) outs(%{{.*}} : tensor<16x8xbf16>)
 // CHECK:           arith.truncf %{{.*}} : f32 to bf16
