@@ -52,16 +52,6 @@ static Value f32Factor(ImplicitLocOpBuilder &b, double value) {
   return scalarConstant(b, b.getF32Type(), value);
 }
 
-/// `value` with its elements converted to `elementType` (unchanged when it
-/// already has it).
-static Value castElements(ImplicitLocOpBuilder &b, Value value,
-                          Type elementType) {
-  RankedTensorType type = tensorType(value);
-  if (type.getElementType() == elementType)
-    return value;
-  return CastOp::create(b, type.clone(elementType), value);
-}
-
 /// `value` reshaped to `type` (unchanged when it already has it).
 static Value reshapeTo(ImplicitLocOpBuilder &b, Value value,
                        RankedTensorType type) {
@@ -148,7 +138,7 @@ buildMatmulAdjoints(OpTy op, OpBuilder &builder, ArrayRef<Value> resultAdjoints,
   if (failed(checkDifferentiableContraction(op, elementType)))
     return failure();
   ImplicitLocOpBuilder b(op.getLoc(), builder);
-  Value dC = castElements(b, resultAdjoints[0], elementType);
+  Value dC = castElements(b, b.getLoc(), resultAdjoints[0], elementType);
   Value lhs = op.getLhs(), rhs = op.getRhs();
   bool transposeLhs = op.getTransposeLhs(), transposeRhs = op.getTransposeRhs();
   auto matmul = [&](Type resultType, Value l, Value r, bool tl, bool tr) {
@@ -198,7 +188,7 @@ LinearOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
   int64_t rows = inputType.getNumElements() / inFeatures;
   // dy and x as matrices of M rows, in the operands' element type.
   Value dyMatrix =
-      reshapeTo(b, castElements(b, dy, elementType),
+      reshapeTo(b, castElements(b, b.getLoc(), dy, elementType),
                 RankedTensorType::get({rows, outFeatures}, elementType));
   SmallVector<Value> adjoints(getNumOperands());
   if (requested[0]) {
@@ -236,7 +226,7 @@ Conv2DOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
     return failure();
   ImplicitLocOpBuilder b(getLoc(), builder);
   Value dy = resultAdjoints[0];
-  Value dyOperand = castElements(b, dy, elementType);
+  Value dyOperand = castElements(b, b.getLoc(), dy, elementType);
   SmallVector<Value> adjoints(getNumOperands());
   if (requested[0])
     adjoints[0] = Conv2DGradInputOp::create(

@@ -55,24 +55,6 @@ private:
 
 } // namespace
 
-/// A 0-d tensor constant.
-static Value createScalar(OpBuilder &builder, Location loc, Type elementType,
-                          Attribute value) {
-  auto type = RankedTensorType::get({}, elementType);
-  return arith::ConstantOp::create(builder, loc,
-                                   DenseElementsAttr::get(type, value));
-}
-
-/// Casts `value` to `elementType` with `mp.cast` unless it has it already.
-static Value castTo(OpBuilder &builder, Location loc, Value value,
-                    Type elementType) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (type.getElementType() == elementType)
-    return value;
-  return CastOp::create(builder, loc, type.clone(elementType), value)
-      .getResult();
-}
-
 /// The gradient `gradient` as the step consumes it: the end of the chain of
 /// `mp.cast`/`mp.scale` ops (each the only user of the previous value) that
 /// mp-loss-scaling puts on an `mp.grad` result to unscale it.
@@ -197,7 +179,7 @@ void DataParallelPass::distribute(func::FuncOp func, GradOp grad,
   builder.setInsertionPointAfter(grad);
   Value inverseSize;
   if (gridSize > 0) {
-    inverseSize = createScalar(
+    inverseSize = createScalarTensor(
         builder, loc, f32,
         builder.getF32FloatAttr(static_cast<float>(1.0 / gridSize)));
   } else {
@@ -220,14 +202,15 @@ void DataParallelPass::distribute(func::FuncOp func, GradOp grad,
     Type elementType = cast<RankedTensorType>(value.getType()).getElementType();
     Value result = value;
     if (mean)
-      result = ScaleOp::create(b, loc, castTo(b, loc, result, f32), inverseSize)
+      result = ScaleOp::create(b, loc, castElements(b, loc, result, f32),
+                               inverseSize)
                    .getResult();
-    result = castTo(b, loc, result, reduceType);
+    result = castElements(b, loc, result, reduceType);
     result = shard::AllReduceOp::create(b, loc, result.getType(), kGridName,
                                         ArrayRef<int16_t>{0}, result,
                                         shard::ReductionKind::Sum)
                  .getResult();
-    return castTo(b, loc, result, elementType);
+    return castElements(b, loc, result, elementType);
   };
   for (Value gradient : grad.getGradients()) {
     Value consumed = getConsumedGradient(gradient);
@@ -250,8 +233,8 @@ void DataParallelPass::distribute(func::FuncOp func, GradOp grad,
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointAfter(check);
     Location checkLoc = check.getLoc();
-    Value trueTensor = createScalar(builder, checkLoc, builder.getI1Type(),
-                                    builder.getBoolAttr(true));
+    Value trueTensor = createScalarTensor(
+        builder, checkLoc, builder.getI1Type(), builder.getBoolAttr(true));
     Value localInf =
         arith::XOrIOp::create(builder, checkLoc, check.getResult(), trueTensor);
     Value wide = arith::ExtUIOp::create(
@@ -260,8 +243,8 @@ void DataParallelPass::distribute(func::FuncOp func, GradOp grad,
                         builder, checkLoc, wide.getType(), kGridName,
                         ArrayRef<int16_t>{0}, wide, shard::ReductionKind::Max)
                         .getResult();
-    Value zero =
-        createScalar(builder, checkLoc, i32, builder.getI32IntegerAttr(0));
+    Value zero = createScalarTensor(builder, checkLoc, i32,
+                                    builder.getI32IntegerAttr(0));
     Value anyInf = arith::CmpIOp::create(
         builder, checkLoc, arith::CmpIPredicate::ne, anyWide, zero);
     Value allFinite =

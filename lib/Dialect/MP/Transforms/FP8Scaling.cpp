@@ -145,14 +145,6 @@ private:
 
 } // namespace
 
-/// A 0-d tensor constant.
-static Value createScalar(OpBuilder &builder, Location loc, Type elementType,
-                          Attribute value) {
-  auto type = RankedTensorType::get({}, elementType);
-  return arith::ConstantOp::create(builder, loc,
-                                   DenseElementsAttr::get(type, value));
-}
-
 static bool isContraction(Operation *op) {
   return isa<MatmulOp, BatchMatmulOp, LinearOp>(op);
 }
@@ -447,7 +439,8 @@ Value FunctionRewriter::createScale(Value source, FP8Format format) {
   if (!config.delayed) {
     Value history =
         ReshapeOp::create(builder, loc, RankedTensorType::get({1}, f32), amax);
-    Value one = createScalar(builder, loc, f32, builder.getF32FloatAttr(1.0));
+    Value one =
+        createScalarTensor(builder, loc, f32, builder.getF32FloatAttr(1.0));
     return FP8ScaleOp::create(builder, loc, f32Scalar, history, one, format,
                               config.margin, AmaxCompute::max);
   }
@@ -480,8 +473,8 @@ Value FunctionRewriter::quantise(Value value, Value scale, FP8Format format) {
 Value FunctionRewriter::createInverseProduct(Value a, Value b) {
   Location loc = a.getLoc();
   Value product = MulOp::create(builder, loc, a, b);
-  Value one = createScalar(builder, loc, builder.getF32Type(),
-                           builder.getF32FloatAttr(1.0));
+  Value one = createScalarTensor(builder, loc, builder.getF32Type(),
+                                 builder.getF32FloatAttr(1.0));
   return DivOp::create(builder, loc, one, product);
 }
 

@@ -55,14 +55,6 @@ private:
 
 } // namespace
 
-/// A 0-d tensor constant.
-static Value createScalar(OpBuilder &builder, Location loc, Type elementType,
-                          Attribute value) {
-  auto type = RankedTensorType::get({}, elementType);
-  return arith::ConstantOp::create(builder, loc,
-                                   DenseElementsAttr::get(type, value));
-}
-
 FailureOr<ScalingConfig> LossScalingPass::validateOptions(Location loc) {
   auto fail = [&](const Twine &message) -> FailureOr<ScalingConfig> {
     emitError(loc) << "mp-loss-scaling: " << message;
@@ -142,9 +134,8 @@ LogicalResult LossScalingPass::scale(func::FuncOp func, GradOp grad,
   // The scale S, its reciprocal and (dynamic mode) the threaded state.
   auto addStateArgument = [&](Type type, StringRef kind,
                               Attribute init) -> Value {
-    SmallVector<NamedAttribute> attrs{
-        builder.getNamedAttr(MPDialect::kStateAttrName,
-                             builder.getStringAttr(kind))};
+    SmallVector<NamedAttribute> attrs{builder.getNamedAttr(
+        MPDialect::kStateAttrName, builder.getStringAttr(kind))};
     if (init)
       attrs.push_back(builder.getNamedAttr(MPDialect::kInitAttrName, init));
     unsigned index = func.getNumArguments();
@@ -163,8 +154,8 @@ LogicalResult LossScalingPass::scale(func::FuncOp func, GradOp grad,
           i32Scalar, "hysteresis_tracker",
           builder.getI32IntegerAttr(static_cast<int32_t>(hysteresis)));
   } else {
-    scale = createScalar(builder, loc, f32,
-                         builder.getF32FloatAttr(config.initScale));
+    scale = createScalarTensor(builder, loc, f32,
+                               builder.getF32FloatAttr(config.initScale));
   }
 
   // loss * S feeds the backward; the function still returns the loss itself.
@@ -178,15 +169,14 @@ LogicalResult LossScalingPass::scale(func::FuncOp func, GradOp grad,
   if (config.dynamic) {
     auto f64Scalar = RankedTensorType::get({}, builder.getF64Type());
     Value wide = arith::ExtFOp::create(builder, loc, f64Scalar, scale);
-    Value one =
-        createScalar(builder, loc, builder.getF64Type(),
-                     builder.getF64FloatAttr(1.0));
+    Value one = createScalarTensor(builder, loc, builder.getF64Type(),
+                                   builder.getF64FloatAttr(1.0));
     Value reciprocal = arith::DivFOp::create(builder, loc, one, wide);
     inverse = arith::TruncFOp::create(builder, loc, f32Scalar, reciprocal);
   } else {
     float reciprocal = static_cast<float>(1.0 / config.initScale);
-    inverse = createScalar(builder, loc, f32,
-                           builder.getF32FloatAttr(reciprocal));
+    inverse = createScalarTensor(builder, loc, f32,
+                                 builder.getF32FloatAttr(reciprocal));
   }
 
   // Unscale every gradient in f32; users keep the types they expect.
@@ -229,14 +219,14 @@ LogicalResult LossScalingPass::scale(func::FuncOp func, GradOp grad,
   builder.setInsertionPoint(returnOp);
   Location returnLoc = returnOp.getLoc();
   Value allFinite = AllFiniteOp::create(builder, loc, unscaled).getResult();
-  Value trueTensor =
-      createScalar(builder, loc, builder.getI1Type(), builder.getBoolAttr(true));
+  Value trueTensor = createScalarTensor(builder, loc, builder.getI1Type(),
+                                        builder.getBoolAttr(true));
   Value foundInf = arith::XOrIOp::create(builder, loc, allFinite, trueTensor);
 
   SmallVector<Value> results(returnOp.getOperands());
   if (config.skip) {
-    Value finite = tensor::ExtractOp::create(builder, returnLoc, allFinite,
-                                             ValueRange{});
+    Value finite =
+        tensor::ExtractOp::create(builder, returnLoc, allFinite, ValueRange{});
     for (unsigned i = 0; i < numOriginalResults; ++i) {
       auto target =
           func.getResultAttrOfType<IntegerAttr>(i, MPDialect::kUpdatesAttrName);
@@ -257,7 +247,8 @@ LogicalResult LossScalingPass::scale(func::FuncOp func, GradOp grad,
   auto updatesAttr = [&](Value argument) {
     return builder.getNamedAttr(
         MPDialect::kUpdatesAttrName,
-        builder.getI64IntegerAttr(cast<BlockArgument>(argument).getArgNumber()));
+        builder.getI64IntegerAttr(
+            cast<BlockArgument>(argument).getArgNumber()));
   };
   if (config.dynamic) {
     auto update = UpdateLossScaleOp::create(
@@ -275,9 +266,8 @@ LogicalResult LossScalingPass::scale(func::FuncOp func, GradOp grad,
                    updatesAttr(hysteresisTracker));
   }
   if (config.skip)
-    appendResult(foundInf,
-                 builder.getNamedAttr(MPDialect::kSkippedAttrName,
-                                      builder.getUnitAttr()));
+    appendResult(foundInf, builder.getNamedAttr(MPDialect::kSkippedAttrName,
+                                                builder.getUnitAttr()));
   returnOp->setOperands(results);
   func->setAttr(MPDialect::kLossScalingAttrName,
                 builder.getStringAttr(config.dynamic ? "dynamic" : "static"));

@@ -94,13 +94,6 @@ static RankedTensorType findWorkingType(BlockArgument param) {
   return working;
 }
 
-/// Returns `value` as `type`, casting when the types differ.
-static Value castTo(OpBuilder &builder, Location loc, Value value, Type type) {
-  if (value.getType() == type)
-    return value;
-  return CastOp::create(builder, loc, type, value).getResult();
-}
-
 void MasterWeightsPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (style != "cast-per-step" && style != "stored-copy") {
@@ -189,8 +182,7 @@ void MasterWeightsPass::runOnOperation() {
     }
     for (OpOperand &use : llvm::make_early_inc_range(plan.master.getUses())) {
       Operation *user = use.getOwner();
-      if (user == plan.working.getDefiningOp() ||
-          isa<func::ReturnOp>(user) ||
+      if (user == plan.working.getDefiningOp() || isa<func::ReturnOp>(user) ||
           (isOptimizer(user) && use.getOperandNumber() == 0))
         continue;
       if (isa<GradOp>(user)) {
@@ -215,8 +207,8 @@ void MasterWeightsPass::runOnOperation() {
   SmallVector<GradOp> grads(body.getOps<GradOp>());
   for (GradOp grad : grads) {
     builder.setInsertionPoint(grad);
-    auto rebuilt =
-        GradOp::create(builder, grad.getLoc(), grad.getLoss(), grad.getValues());
+    auto rebuilt = GradOp::create(builder, grad.getLoc(), grad.getLoss(),
+                                  grad.getValues());
     builder.setInsertionPointAfter(rebuilt);
     for (auto [oldResult, newResult] :
          llvm::zip(grad.getGradients(), rebuilt.getGradients())) {
@@ -231,8 +223,8 @@ void MasterWeightsPass::runOnOperation() {
           continue;
         }
         if (!castBack)
-          castBack = castTo(builder, grad.getLoc(), newResult,
-                            oldResult.getType());
+          castBack = castElements(builder, grad.getLoc(), newResult,
+                                  getElementTypeOrSelf(oldResult.getType()));
         use.set(castBack);
       }
     }
@@ -247,8 +239,8 @@ void MasterWeightsPass::runOnOperation() {
     Location loc = optimizer->getLoc();
     builder.setInsertionPoint(optimizer);
     optimizer->setOperand(
-        1, castTo(builder, loc, optimizer->getOperand(1),
-                  plan.master.getType()));
+        1, castElements(builder, loc, optimizer->getOperand(1),
+                        getElementTypeOrSelf(plan.master.getType())));
     for (OpOperand *state : getStateOperands(optimizer)) {
       auto stateArg = cast<BlockArgument>(state->get());
       auto stateType = cast<RankedTensorType>(stateArg.getType());
@@ -262,7 +254,8 @@ void MasterWeightsPass::runOnOperation() {
         if (use.getOwner() == optimizer || isa<func::ReturnOp>(use.getOwner()))
           continue;
         if (!narrow)
-          narrow = castTo(builder, loc, stateArg, stateType);
+          narrow = castElements(builder, loc, stateArg,
+                                getElementTypeOrSelf(stateType));
         use.set(narrow);
       }
     }
@@ -286,7 +279,8 @@ void MasterWeightsPass::runOnOperation() {
           continue;
         }
         if (!castBack)
-          castBack = castTo(builder, loc, newResult, oldResult.getType());
+          castBack = castElements(builder, loc, newResult,
+                                  getElementTypeOrSelf(oldResult.getType()));
         use.set(castBack);
       }
     }
@@ -295,8 +289,8 @@ void MasterWeightsPass::runOnOperation() {
     // Refresh the working copy from the updated master.
     if (storedCopy) {
       builder.setInsertionPoint(returnOp);
-      Value refreshed =
-          castTo(builder, loc, widened->getResult(0), plan.workingType);
+      Value refreshed = castElements(builder, loc, widened->getResult(0),
+                                     getElementTypeOrSelf(plan.workingType));
       unsigned index = func.getNumResults();
       (void)func.insertResult(
           index, refreshed.getType(),
@@ -308,6 +302,6 @@ void MasterWeightsPass::runOnOperation() {
     }
   }
 
-  func.setFunctionType(builder.getFunctionType(
-      body.getArgumentTypes(), returnOp.getOperandTypes()));
+  func.setFunctionType(builder.getFunctionType(body.getArgumentTypes(),
+                                               returnOp.getOperandTypes()));
 }

@@ -19,4 +19,19 @@
 #define GET_OP_CLASSES
 #include "mp/Dialect/MP/IR/MPOps.h.inc"
 
+namespace mlir {
+class OpBuilder;
+namespace mp {
+/// A 0-d tensor `arith.constant` of `elementType` holding `value` (an
+/// attribute of that element type). Passes use it for scales and flags.
+Value createScalarTensor(OpBuilder &builder, Location loc, Type elementType,
+                         Attribute value);
+
+/// `value` (a ranked tensor) with its elements converted to `elementType` by
+/// `mp.cast`, or `value` itself when it already has that element type.
+Value castElements(OpBuilder &builder, Location loc, Value value,
+                   Type elementType);
+} // namespace mp
+} // namespace mlir
+
 #endif // MP_DIALECT_MP_IR_MPOPS_H
