@@ -67,10 +67,20 @@ static SmallVector<std::unique_ptr<PassManager>> &getPassManagers() {
   static SmallVector<std::unique_ptr<PassManager>> passManagers = [] {
     SmallVector<std::unique_ptr<PassManager>> result;
     for (const char *pipeline : kPipelines) {
-      auto pm = std::make_unique<PassManager>(&mpfuzz::getContext());
+      // Anchored on the module: the pipeline text is the list inside
+      // `builtin.module(...)`.
+      auto pm = std::make_unique<PassManager>(&mpfuzz::getContext(),
+                                              ModuleOp::getOperationName());
+      StringRef passes = pipeline;
+      if (!passes.consume_front("builtin.module(") ||
+          !passes.consume_back(")")) {
+        llvm::errs() << "mp-fuzz-passes: '" << pipeline
+                     << "' is not of the form builtin.module(...)\n";
+        std::abort();
+      }
       std::string error;
       llvm::raw_string_ostream errorStream(error);
-      if (failed(parsePassPipeline(pipeline, *pm, errorStream))) {
+      if (failed(parsePassPipeline(passes, *pm, errorStream))) {
         llvm::errs() << "mp-fuzz-passes: bad pipeline '" << pipeline
                      << "': " << error << "\n";
         std::abort();
@@ -94,7 +104,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (auto [pipeline, pm] : llvm::zip_equal(kPipelines, passManagers)) {
     OwningOpRef<ModuleOp> copy = module->clone();
     unsigned errorsBefore = diagnostics.getNumErrors();
-    if (failed(pm->run(*copy)) && diagnostics.getNumErrors() == errorsBefore)
+    LogicalResult result = pm->run(*copy);
+    static const bool verbose = std::getenv("MP_FUZZ_VERBOSE");
+    if (verbose)
+      llvm::errs() << pipeline << ": "
+                   << (succeeded(result) ? "success" : "failure") << "\n";
+    if (failed(result) && diagnostics.getNumErrors() == errorsBefore)
       mpfuzz::reportBug(
           ("'" + StringRef(pipeline) + "' failed without an error diagnostic")
               .str(),

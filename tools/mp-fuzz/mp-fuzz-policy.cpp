@@ -82,10 +82,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       kTrainStep, ParserConfig(&context), "train-step");
   if (!module)
     mpfuzz::reportBug("the fixed train step does not parse");
-  PassManager pm(&context);
-  std::string pipeline = "builtin.module(mp-autocast{policy-file=" + path +
+  PassManager pm(&context, ModuleOp::getOperationName());
+  std::string pipeline = "mp-autocast{policy-file=" + path +
                          "},mp-precision-report{policy-file=" + path +
-                         " table-output=})";
+                         " table-output=}";
   if (failed(parsePassPipeline(pipeline, pm)))
     mpfuzz::reportBug("bad pipeline: " + pipeline);
   if (failed(pm.run(*module))) {

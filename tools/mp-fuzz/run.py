@@ -6,7 +6,8 @@
 
 BUILD_DIR is a build configured with -DMP_ENABLE_FUZZERS=ON and built with
 `ninja mp-fuzzers`. Each target runs for --seconds under `nice -n 10` with
--max_len=4096 -timeout=10 -rss_limit_mb=4096; its corpus lives in
+-max_len=4096 -timeout=10 -rss_limit_mb=4096 (and -only_ascii=1 for the IR
+targets); its corpus lives in
 WORK/<target>/corpus (kept between runs), crashes in WORK/<target>/artifacts.
 Seeds: the .mlir tests and examples split on `// -----` (comment lines
 dropped) for parse and passes, the .json policy files under test/ for policy
@@ -56,7 +57,8 @@ def write_dictionary(path):
               "mp.autocast", "mp.precision", "func.func", "return", "tensor<",
               "xf32>", "xf16>", "xbf16>", "xf8E4M3FN>", "xf8E5M2>", "xi64>",
               "acc(f32)", "wrt", "dims", "arith.constant", "dense<",
-              "// -----"}
+              "// -----", "9223372036854775807", "4611686018427387903",
+              "-1", "0x7FC00000", "1.0e+39", "nan", "inf", "?x"}
     with open(path, "w") as out:
         for word in sorted(words):
             out.write('"%s"\n' % word.replace("\\", "\\\\").replace('"', '\\"'))
@@ -69,6 +71,8 @@ def main():
     parser.add_argument("--targets", default="parse,passes,policy")
     parser.add_argument("--work", default=None)
     parser.add_argument("--max-len", type=int, default=4096)
+    parser.add_argument("--timeout", type=int, default=10,
+                        help="seconds one input may take (libFuzzer -timeout)")
     args = parser.parse_args()
     work = args.work or os.path.join(args.build, "fuzz")
     found_any = False
@@ -96,11 +100,13 @@ def main():
             remaining = int(args.seconds - (time.time() - start))
             command = ["nice", "-n", "10", binary, corpus, seeds,
                        "-max_total_time=%d" % remaining,
-                       "-max_len=%d" % args.max_len, "-timeout=10",
+                       "-max_len=%d" % args.max_len,
+                       "-timeout=%d" % args.timeout,
                        "-rss_limit_mb=4096", "-print_final_stats=1",
                        "-artifact_prefix=" + artifacts]
             if target != "policy":
-                command.append("-dict=" + dictionary)
+                # MLIR is text: mutations stay printable ASCII.
+                command += ["-dict=" + dictionary, "-only_ascii=1"]
             if runs == 0:
                 print("== %s: %s" % (target, " ".join(command)), flush=True)
             with open(log_path, "a") as log:
@@ -119,7 +125,9 @@ def main():
                 executions += int(stats[-1]) if stats else (
                     int(last[-1]) if last else 0)
         elapsed = time.time() - start
-        findings = sorted(os.listdir(artifacts))
+        # slow-unit-* files name the slowest input, they are not findings.
+        findings = sorted(f for f in os.listdir(artifacts)
+                          if not f.startswith("slow-unit-"))
         found_any |= bool(findings) or any(statuses)
         print("%s: %d executions in %.0f s (%d runs), corpus %d files, "
               "findings: %s" % (target, executions, elapsed, runs,

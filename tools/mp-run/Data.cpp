@@ -187,8 +187,8 @@ readIdx(llvm::StringRef dir, llvm::StringRef name, unsigned rank) {
     int64_t size = (int64_t)byteAt(at) << 24 | byteAt(at + 1) << 16 |
                    byteAt(at + 2) << 8 | byteAt(at + 3);
     dims.push_back(size);
-    count = llvm::SaturatingMultiply(count, static_cast<uint64_t>(size),
-                                     &overflow);
+    count =
+        llvm::SaturatingMultiply(count, static_cast<uint64_t>(size), &overflow);
   }
   if (overflow)
     return corrupt("its header claims more than 2^64 data bytes");

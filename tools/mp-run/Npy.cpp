@@ -152,11 +152,11 @@ llvm::Expected<HostTensor> mp_run::readNpy(llvm::StringRef path) {
     claimed = llvm::SaturatingMultiply(claimed, static_cast<uint64_t>(size),
                                        &overflow);
   if (overflow || claimed != dataBytes)
-    return fail("holds " + llvm::Twine(dataBytes) +
-                " data bytes, but its header says " +
-                (overflow ? std::string("more than 2^64")
-                          : std::to_string(claimed)) +
-                " (" + spec.str() + ")");
+    return fail(
+        "holds " + llvm::Twine(dataBytes) +
+        " data bytes, but its header says " +
+        (overflow ? std::string("more than 2^64") : std::to_string(claimed)) +
+        " (" + spec.str() + ")");
   HostTensor tensor(spec);
   std::memcpy(tensor.data(), bytes.data() + dataStart, tensor.getNumBytes());
   return std::move(tensor);

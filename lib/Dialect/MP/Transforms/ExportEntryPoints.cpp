@@ -11,9 +11,14 @@
 // driver can compare results with arguments and reuse unchanged ones.
 //
 // It assumes tensor-level functions: it runs just before bufferization.
-// Functions already carrying `mp.signature` are left unchanged. A public
+// Functions already carrying `mp.signature` are left unchanged; private and
+// external functions lose their `mp.*` argument and result attributes (they
+// are not entry points, and the attributes would not verify on memrefs). A
+// public
 // function whose C interface name (`_mlir_ciface_<name>`) is already a symbol
-// of the module is an error.
+// of the module is an error. A tensor a function returns more than once is
+// returned as a copy the second time (every result gets its own buffer, as
+// buffer-results-to-out-params needs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,15 +54,57 @@ static DictionaryAttr takeContractAttributes(MLIRContext *context,
   return contract.getDictionary(context);
 }
 
+/// Removes the `mp.*` attributes of the arguments and results of `function`.
+static void dropContractAttributes(func::FuncOp function) {
+  MLIRContext *context = function.getContext();
+  for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i) {
+    DictionaryAttr attrs = function.getArgAttrDict(i);
+    takeContractAttributes(context, attrs);
+    function.setArgAttrs(i, attrs);
+  }
+  for (unsigned i = 0, e = function.getNumResults(); i < e; ++i) {
+    DictionaryAttr attrs = function.getResultAttrDict(i);
+    takeContractAttributes(context, attrs);
+    function.setResultAttrs(i, attrs);
+  }
+}
+
+/// Gives every tensor result of `function` its own value: a tensor returned
+/// a second time is returned as a copy (`bufferization.alloc_tensor copy`).
+/// Results become separate out-parameters after bufferization
+/// (buffer-results-to-out-params), which crashes on one buffer returned twice.
+static void copyRepeatedResults(func::FuncOp function) {
+  function.walk([](func::ReturnOp returnOp) {
+    llvm::SmallPtrSet<Value, 8> seen;
+    OpBuilder builder(returnOp);
+    for (OpOperand &operand : returnOp->getOpOperands()) {
+      Value value = operand.get();
+      auto type = dyn_cast<RankedTensorType>(value.getType());
+      if (!type || seen.insert(value).second)
+        continue;
+      operand.set(bufferization::AllocTensorOp::create(
+          builder, returnOp.getLoc(), type, /*dynamicSizes=*/ValueRange(),
+          /*copy=*/value));
+    }
+  });
+}
+
 struct ExportEntryPoints
     : public mp::impl::MPExportEntryPointsBase<ExportEntryPoints> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     Builder builder(context);
+    for (auto function : getOperation().getOps<func::FuncOp>())
+      copyRepeatedResults(function);
     for (auto function : getOperation().getOps<func::FuncOp>()) {
-      if (!function.isPublic() || function.isExternal() ||
-          function->hasAttr(MPDialect::kSignatureAttrName))
+      if (function->hasAttr(MPDialect::kSignatureAttrName))
         continue;
+      if (!function.isPublic() || function.isExternal()) {
+        // Not an entry point: the contract attributes mean nothing here and
+        // would not verify on the memrefs bufferization gives its signature.
+        dropContractAttributes(function);
+        continue;
+      }
       // The LLVM lowering names the C interface `_mlir_ciface_<name>`; a
       // symbol of that name already in the module would be defined twice.
       std::string interfaceName = "_mlir_ciface_" + function.getName().str();

@@ -181,6 +181,9 @@ LogicalResult LossScalingPass::scale(func::FuncOp func, GradOp grad,
 
   // Unscale every gradient in f32; users keep the types they expect.
   SmallVector<Value> unscaled;
+  // Casts made redundant, erased once no op is inserted next to them (the
+  // builder's insertion point may be one of them).
+  SmallVector<Operation *> redundantCasts;
   for (Value gradient : grad.getGradients()) {
     auto type = cast<RankedTensorType>(gradient.getType());
     auto f32Type = type.clone(f32);
@@ -203,7 +206,7 @@ LogicalResult LossScalingPass::scale(func::FuncOp func, GradOp grad,
       if (auto cast = dyn_cast<CastOp>(user);
           cast && cast.getResult().getType() == f32Type) {
         cast.getResult().replaceAllUsesWith(result);
-        cast->erase();
+        redundantCasts.push_back(cast);
         continue;
       }
       if (!castBack) {
@@ -214,6 +217,8 @@ LogicalResult LossScalingPass::scale(func::FuncOp func, GradOp grad,
       use.set(castBack);
     }
   }
+  for (Operation *cast : redundantCasts)
+    cast->erase();
 
   // found_inf, the skip decision and the scale update, right before return.
   builder.setInsertionPoint(returnOp);

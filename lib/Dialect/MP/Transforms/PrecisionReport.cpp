@@ -30,6 +30,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include <map>
 
@@ -118,13 +119,20 @@ static void addBytes(ByteCounts &counts, Type type) {
                                          : 0;
   if (bits == 0)
     return;
-  counts[debugString(element)] += shaped.getNumElements() * ((bits + 7) / 8);
+  // Saturating: a huge static shape reports INT64_MAX bytes instead of
+  // overflowing.
+  uint64_t product = llvm::SaturatingMultiply<uint64_t>(shaped.getNumElements(),
+                                                        (bits + 7) / 8);
+  int64_t bytes = product > INT64_MAX ? INT64_MAX : product;
+  int64_t &count = counts[debugString(element)];
+  count = llvm::AddOverflow(count, bytes, count) ? INT64_MAX : count;
 }
 
 static int64_t total(const ByteCounts &counts) {
   int64_t sum = 0;
   for (const auto &entry : counts)
-    sum += entry.second;
+    if (llvm::AddOverflow(sum, entry.second, sum))
+      return INT64_MAX;
   return sum;
 }
 

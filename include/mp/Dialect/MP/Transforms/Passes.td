@@ -230,6 +230,15 @@ def MPExportEntryPoints : Pass<"mp-export-entry-points", "ModuleOp"> {
       would otherwise write into them), so a driver may compare results with
       arguments and keep arguments it does not replace.
 
+    Private and external functions are not entry points: they only lose
+    their `mp.*` argument and result attributes (which would not verify on
+    memrefs). In every function, a tensor returned more than once is
+    returned as a copy (`bufferization.alloc_tensor copy`) from its second
+    occurrence on, so that each result gets its own buffer (what
+    `buffer-results-to-out-params` needs). A public function whose C
+    interface name `_mlir_ciface_<name>` is already a symbol of the module is
+    an error.
+
     Run it on tensors, just before bufferization. Functions that already have
     `mp.signature` are left unchanged.
 
