@@ -56,9 +56,10 @@ if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"
     config.available_features.add("fashion-mnist")
 
 # Data-parallel tests run mp-run under OpenMPI's mpirun (Debian openmpi-bin),
-# as root and with more processes than cores; they skip cleanly without it.
+# as root and with more processes than cores; they skip cleanly without it,
+# or when mp-run was built without MPI (Debian libopenmpi-dev).
 mpirun = shutil.which("mpirun")
-if mpirun:
+if mpirun and config.mp_run_have_mpi:
     config.available_features.add("mpi")
     config.substitutions.append(("%mpirun", " ".join([
         mpirun, "--allow-run-as-root", "--oversubscribe",
