@@ -2,6 +2,7 @@
 
 #include "FuzzSupport.h"
 
+#include "mlir/Conversion/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -26,6 +27,9 @@ extern "C" const char *__asan_default_options() {
 MLIRContext &mpfuzz::getContext() {
   static MLIRContext *context = [] {
     mlir::mp::registerAllPasses();
+    // Upstream passes the fuzzed pipelines name directly (mp-opt registers
+    // all of them).
+    registerConvertShardToMPIPass();
     DialectRegistry registry;
     registerAllDialects(registry);
     registerAllExtensions(registry);

@@ -4,7 +4,9 @@
 // and verifies, each pipeline of kPipelines runs on its own copy: every
 // mixed-precision pass alone and as mp-mixed-precision-pipeline, the CPU
 // lowering (convert-mp-to-linalg, mp-cpu-pipeline, and both pipelines in a
-// row as mp-run does), and the remaining passes of the project. The pass
+// row as mp-run does, also with FP8 scaling and data parallelism),
+// mp-fp8-scaling, mp-data-parallel, mp-legalize-mpi, convert-mp-to-nvvm on
+// each Tensor Core chip, and the remaining passes of the project. The pass
 // manager's own verifier is off; instead the IR is verified after every pass
 // that succeeds. A bug is:
 // - a crash, an assert or a sanitizer report (libFuzzer catches them);
@@ -46,6 +48,31 @@ static constexpr const char *kPipelines[] = {
     "builtin.module(mp-cpu-pipeline)",
     "builtin.module(mp-mixed-precision-pipeline,mp-cpu-pipeline)",
     "builtin.module(convert-mp-to-nvvm)",
+    // FP8 scaling, data parallelism and its MPI lowering.
+    "builtin.module(func.func(mp-fp8-scaling))",
+    "builtin.module(func.func(mp-fp8-scaling{recipe=current format=e4m3 "
+    "include-first-last=true}))",
+    "builtin.module(func.func(mp-fp8-scaling{amax-history-len=4 "
+    "amax-compute=most-recent margin=1 ops=matmul,linear,batch_matmul}))",
+    "builtin.module(func.func(mp-autodiff,mp-fp8-scaling))",
+    "builtin.module(mp-data-parallel{grid-size=2})",
+    "builtin.module(mp-data-parallel{reduce-type=f16 average=false})",
+    "builtin.module(func.func(mp-loss-scaling),mp-data-parallel{reduce-type="
+    "bf16})",
+    "builtin.module(mp-legalize-mpi{grid-size=2})",
+    "builtin.module(mp-legalize-mpi{grid-size=2},convert-shard-to-mpi,"
+    "mp-legalize-mpi)",
+    "builtin.module(mp-mixed-precision-pipeline{fp8=delayed})",
+    "builtin.module(mp-mixed-precision-pipeline{fp8=current fp8-format=e4m3})",
+    "builtin.module(mp-mixed-precision-pipeline{data-parallel=true "
+    "reduce-type=bf16})",
+    "builtin.module(mp-mixed-precision-pipeline{fp8=delayed},mp-cpu-pipeline)",
+    "builtin.module(mp-mixed-precision-pipeline{fp8=current},mp-cpu-pipeline)",
+    "builtin.module(mp-mixed-precision-pipeline{data-parallel=true "
+    "reduce-type=bf16},mp-cpu-pipeline{grid-size=2})",
+    "builtin.module(convert-mp-to-nvvm{chip=sm_80})",
+    "builtin.module(convert-mp-to-nvvm{chip=sm_89})",
+    "builtin.module(convert-mp-to-nvvm{chip=sm_90a})",
 };
 
 namespace {

@@ -10,8 +10,10 @@ BUILD_DIR is a build configured with -DMP_ENABLE_FUZZERS=ON and built with
 targets); its corpus lives in
 WORK/<target>/corpus (kept between runs), crashes in WORK/<target>/artifacts.
 Seeds: the .mlir tests and examples split on `// -----` (comment lines
-dropped) for parse and passes, the .json policy files under test/ for policy
-(both include the regression inputs of test/Fuzz/). A dictionary of the mp
+dropped; a piece over --max-len also one seed per top-level function, with
+the module's other top-level ops) for parse and passes, the .json policy
+files under test/ for policy (both include the regression inputs of
+test/Fuzz/). A dictionary of the mp
 op names and attribute names is generated from MPOps.td. Prints one line per target:
 executions, corpus size, findings; exits non-zero when a target found one.
 """
@@ -29,7 +31,26 @@ TARGETS = {"parse": "mp-fuzz-parse", "passes": "mp-fuzz-passes",
            "policy": "mp-fuzz-policy"}
 
 
-def mlir_seeds():
+def split_top_level(text):
+    """The top-level ops of a module's text (a new op starts at column 0):
+    each `func.func` with the other top-level ops (symbol declarations such as
+    `shard.grid`) before it, so that a seed over -max_len, which libFuzzer
+    would truncate into text that no longer parses, still reaches the passes
+    one function at a time."""
+    blocks = []
+    for line in text.splitlines():
+        starts_op = line and not line[0].isspace() and line[0] != "}"
+        if starts_op or not blocks:
+            blocks.append([])
+        blocks[-1].append(line)
+    blocks = ["\n".join(b) for b in blocks]
+    functions = [b for b in blocks if b.startswith("func.func")]
+    others = "\n".join(b for b in blocks if not b.startswith("func.func"))
+    for function in functions:
+        yield (others + "\n" + function).strip() + "\n"
+
+
+def mlir_seeds(max_len):
     files = sorted(glob.glob(os.path.join(ROOT, "test", "**", "*.mlir"),
                              recursive=True) +
                    glob.glob(os.path.join(ROOT, "docs", "examples", "*.mlir")))
@@ -40,6 +61,8 @@ def mlir_seeds():
             text = "\n".join(lines).strip()
             if text:
                 yield text + "\n"
+                if len(text) + 1 > max_len:
+                    yield from split_top_level(text)
 
 
 def policy_seeds():
@@ -83,7 +106,8 @@ def main():
         artifacts = os.path.join(work, target, "artifacts") + os.sep
         for directory in (corpus, seeds, artifacts):
             os.makedirs(directory, exist_ok=True)
-        inputs = list(policy_seeds() if target == "policy" else mlir_seeds())
+        inputs = list(policy_seeds() if target == "policy"
+                      else mlir_seeds(args.max_len))
         for text in inputs:
             data = text.encode()
             name = hashlib.sha1(data).hexdigest()

@@ -152,6 +152,10 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
     operands that do not match an explicit `format`, FP8 results, tile
     options that do not divide, shared memory beyond the chip's limit, and
     shapes the grid cannot hold (more than 65535 batches or row blocks).
+    Also errors: a matmul in a nested module (or other nested symbol table),
+    a symbol `@mp_tensor_core_kernels` or `@<kernel>_launch` the module
+    already has, and an `mgpu*` wrapper declared with another type than the
+    launchers call.
   }];
   let options = [
     Option<"chip", "chip", "::mlir::mp::TensorCoreChip",
@@ -231,7 +235,9 @@ def MPLegalizeMPI : Pass<"mp-legalize-mpi", "ModuleOp"> {
       `mpi.comm_world` becomes a call of the runtime shim
       `mp_mpi_allreduce_sum_f16`/`_bf16(i64 address, i64 count)` (MPI has no
       16-bit float datatypes; mp-run's shim sums with an MPI user op in the
-      16-bit type, rounding each partial sum to nearest even).
+      16-bit type, rounding each partial sum to nearest even). A symbol of
+      the shim's name that is not a `func.func` of type `(i64, i64) -> ()`
+      is an error.
     - A 0-d buffer is all-reduced as a 1-element one (`memref.expand_shape`):
       the mpi lowering of 0-d buffers fails outside a full
       `convert-to-llvm`.

@@ -11,7 +11,8 @@
 // verifier guarantees it) and formats Tensor Cores multiply after mp-autocast
 // (f16, bf16, f32 with `compute tf32`, f8E4M3FN/f8E5M2 in any pairing, i8).
 // Every op is checked first: if one cannot be lowered (format, chip, tile or
-// shape), the pass reports each such op and changes nothing.
+// shape, or it is in a nested module), or a symbol the pass would create is
+// taken, the pass reports each such op and changes nothing.
 //
 // The host side is deliberately plain tensor code (to_buffer, memref.alloc,
 // llvm.call of an llvm.func, to_tensor) rather than gpu.alloc/memcpy ops:
@@ -38,6 +39,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/ScopedPrinter.h"
+
+#include <set>
 
 namespace mlir::mp {
 #define GEN_PASS_DEF_CONVERTMPTONVVM
@@ -348,12 +351,39 @@ void ConvertMPToNVVMPass::runOnOperation() {
   SmallVector<MatmulLowering> lowerings;
   bool failed = false;
   for (Operation *op : ops) {
+    // The launchers and kernels are symbols of the module the pass runs on:
+    // a call from a nested symbol table (a nested module, a gpu.module)
+    // could not reference them.
+    if (SymbolTable::getNearestSymbolTable(op->getParentOp()) != module) {
+      op->emitOpError() << "convert-mp-to-nvvm lowers the matmuls of the "
+                           "module it runs on, not those of a nested symbol "
+                           "table (run it on that module)";
+      failed = true;
+      continue;
+    }
     FailureOr<MatmulLowering> lowering = analyze(op);
     if (::mlir::failed(lowering))
       failed = true;
     else
       lowerings.push_back(*lowering);
   }
+  // The symbols the pass creates must be free, and the runtime wrappers it
+  // declares, if declared already, of the right type.
+  constexpr StringLiteral kernelsName = "mp_tensor_core_kernels";
+  std::set<std::string> createdSymbols = {kernelsName.str()};
+  for (const MatmulLowering &lowering : lowerings)
+    createdSymbols.insert(lowering.spec.kernelName() + "_launch");
+  for (const std::string &name : createdSymbols) {
+    if (Operation *existing = module.lookupSymbol(name)) {
+      existing->emitOpError()
+          << "convert-mp-to-nvvm: symbol '@" << name
+          << "' is already defined; the pass creates it (run the pass once, "
+             "before anything else defines it)";
+      failed = true;
+    }
+  }
+  if (::mlir::failed(checkTensorCoreRuntimeSymbols(module)))
+    failed = true;
   if (failed)
     return signalPassFailure();
 
@@ -361,7 +391,6 @@ void ConvertMPToNVVMPass::runOnOperation() {
   OpBuilder builder(context);
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   builder.getUnitAttr());
-  constexpr StringLiteral kernelsName = "mp_tensor_core_kernels";
   auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(kernelsName);
   if (!kernels) {
     builder.setInsertionPointToEnd(module.getBody());

@@ -608,17 +608,78 @@ mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
 // The host launcher
 //===----------------------------------------------------------------------===//
 
-/// Returns the declaration of the runtime wrapper `name`, creating it.
+/// MLIR's CUDA runtime wrappers (libmlir_cuda_runtime) the launchers call,
+/// with their types as gpu-to-llvm declares them.
+enum class RuntimeFunction {
+  StreamCreate,
+  StreamSynchronize,
+  StreamDestroy,
+  MemAlloc,
+  MemFree,
+  Memcpy,
+};
+static constexpr int kNumRuntimeFunctions = 6;
+static constexpr StringLiteral kRuntimeFunctionNames[kNumRuntimeFunctions] = {
+    "mgpuStreamCreate", "mgpuStreamSynchronize", "mgpuStreamDestroy",
+    "mgpuMemAlloc",     "mgpuMemFree",           "mgpuMemcpy"};
+
+/// The type of runtime wrapper `function`.
+static LLVM::LLVMFunctionType getRuntimeFunctionType(MLIRContext *context,
+                                                     RuntimeFunction function) {
+  auto ptr = LLVM::LLVMPointerType::get(context);
+  Type i8 = IntegerType::get(context, 8), i64 = IntegerType::get(context, 64);
+  Type voidType = LLVM::LLVMVoidType::get(context);
+  switch (function) {
+  case RuntimeFunction::StreamCreate:
+    return LLVM::LLVMFunctionType::get(ptr, {});
+  case RuntimeFunction::StreamSynchronize:
+  case RuntimeFunction::StreamDestroy:
+    return LLVM::LLVMFunctionType::get(voidType, {ptr});
+  case RuntimeFunction::MemAlloc:
+    return LLVM::LLVMFunctionType::get(ptr, {i64, ptr, i8});
+  case RuntimeFunction::MemFree:
+    return LLVM::LLVMFunctionType::get(voidType, {ptr, ptr});
+  case RuntimeFunction::Memcpy:
+    break;
+  }
+  return LLVM::LLVMFunctionType::get(voidType, {ptr, ptr, i64, ptr});
+}
+
+LogicalResult mlir::mp::checkTensorCoreRuntimeSymbols(ModuleOp module) {
+  bool valid = true;
+  for (int function = 0; function < kNumRuntimeFunctions; ++function) {
+    StringRef name = kRuntimeFunctionNames[function];
+    Operation *existing = module.lookupSymbol(name);
+    if (!existing)
+      continue;
+    LLVM::LLVMFunctionType type = getRuntimeFunctionType(
+        module.getContext(), static_cast<RuntimeFunction>(function));
+    auto func = dyn_cast<LLVM::LLVMFuncOp>(existing);
+    if (func && func.getFunctionType() == type)
+      continue;
+    existing->emitOpError()
+        << "convert-mp-to-nvvm: symbol '@" << name
+        << "' names a CUDA runtime wrapper the Tensor Core launchers call: it "
+           "must be an llvm.func of type "
+        << type;
+    valid = false;
+  }
+  return success(valid);
+}
+
+/// Returns the declaration of runtime wrapper `function`, creating it
+/// (checkTensorCoreRuntimeSymbols checked an existing one).
 static LLVM::LLVMFuncOp getOrDeclareRuntimeFunction(OpBuilder &builder,
                                                     ModuleOp module,
-                                                    StringRef name, Type result,
-                                                    ArrayRef<Type> args) {
+                                                    RuntimeFunction function) {
+  StringRef name = kRuntimeFunctionNames[static_cast<int>(function)];
   if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
     return existing;
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(module.getBody());
-  return LLVM::LLVMFuncOp::create(builder, module.getLoc(), name,
-                                  LLVM::LLVMFunctionType::get(result, args));
+  return LLVM::LLVMFuncOp::create(
+      builder, module.getLoc(), name,
+      getRuntimeFunctionType(builder.getContext(), function));
 }
 
 LLVM::LLVMFuncOp
@@ -633,20 +694,18 @@ mlir::mp::buildTensorCoreLauncher(OpBuilder &builder, ModuleOp module,
        i64 = builder.getI64Type();
   Type voidType = LLVM::LLVMVoidType::get(context);
 
-  // MLIR's CUDA runtime wrappers (libmlir_cuda_runtime), as gpu-to-llvm
-  // declares them.
-  auto streamCreate =
-      getOrDeclareRuntimeFunction(builder, module, "mgpuStreamCreate", ptr, {});
+  auto streamCreate = getOrDeclareRuntimeFunction(
+      builder, module, RuntimeFunction::StreamCreate);
   auto streamSynchronize = getOrDeclareRuntimeFunction(
-      builder, module, "mgpuStreamSynchronize", voidType, {ptr});
+      builder, module, RuntimeFunction::StreamSynchronize);
   auto streamDestroy = getOrDeclareRuntimeFunction(
-      builder, module, "mgpuStreamDestroy", voidType, {ptr});
-  auto memAlloc = getOrDeclareRuntimeFunction(builder, module, "mgpuMemAlloc",
-                                              ptr, {i64, ptr, i8});
-  auto memFree = getOrDeclareRuntimeFunction(builder, module, "mgpuMemFree",
-                                             voidType, {ptr, ptr});
-  auto memcpy = getOrDeclareRuntimeFunction(builder, module, "mgpuMemcpy",
-                                            voidType, {ptr, ptr, i64, ptr});
+      builder, module, RuntimeFunction::StreamDestroy);
+  auto memAlloc =
+      getOrDeclareRuntimeFunction(builder, module, RuntimeFunction::MemAlloc);
+  auto memFree =
+      getOrDeclareRuntimeFunction(builder, module, RuntimeFunction::MemFree);
+  auto memcpy =
+      getOrDeclareRuntimeFunction(builder, module, RuntimeFunction::Memcpy);
 
   unsigned numBuffers = spec.hasBias ? 4 : 3;
   SmallVector<Type> argTypes(numBuffers, ptr);

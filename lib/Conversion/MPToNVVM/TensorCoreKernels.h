@@ -119,6 +119,12 @@ gpu::GPUFuncOp buildTensorCoreKernel(OpBuilder &builder,
                                      gpu::GPUModuleOp module,
                                      const TensorCoreKernelSpec &spec);
 
+/// Checks that the module-level symbols the launchers need can be declared
+/// or reused: a symbol named like one of MLIR's CUDA runtime wrappers
+/// (mgpuMemAlloc, ...) must be an `llvm.func` of that wrapper's type. Emits
+/// an error at each op that is not and returns failure.
+LogicalResult checkTensorCoreRuntimeSymbols(ModuleOp module);
+
 /// Builds at the end of `module` the host launcher of `kernel`: an
 /// `llvm.func` taking (ptr A, ptr B, ptr C, [ptr bias,] i64 batch, i64 M,
 /// i64 N, i64 K) host pointers, which copies the operands to the device,

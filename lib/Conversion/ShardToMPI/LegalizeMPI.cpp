@@ -106,6 +106,9 @@ LogicalResult LegalizeMPIPass::replaceHalfAllReduces(ModuleOp module) {
              .empty())
       reduces.push_back(op);
   });
+  // Check every all-reduce and the shims' symbols before changing anything.
+  Type i64 = IntegerType::get(module.getContext(), 64);
+  auto shimType = FunctionType::get(module.getContext(), {i64, i64}, {});
   for (mpi::AllReduceOp op : reduces) {
     MemRefType type = op.getSendbuf().getType();
     StringRef shim = getHalfAllReduceShim(type.getElementType());
@@ -118,10 +121,21 @@ LogicalResult LegalizeMPIPass::replaceHalfAllReduces(ModuleOp module) {
                           "be an in-place MPI_SUM over mpi.comm_world of a "
                           "statically shaped buffer, without a used retval");
     auto parent = op->getParentOfType<ModuleOp>();
+    Operation *existing = parent.lookupSymbol(shim);
+    auto function = dyn_cast_or_null<func::FuncOp>(existing);
+    if (existing && (!function || function.getFunctionType() != shimType))
+      return existing->emitOpError()
+             << "mp-legalize-mpi: symbol '@" << shim
+             << "' names the runtime shim of f16/bf16 all-reduces: it must "
+                "be a func.func of type "
+             << shimType;
+  }
+  for (mpi::AllReduceOp op : reduces) {
+    MemRefType type = op.getSendbuf().getType();
+    StringRef shim = getHalfAllReduceShim(type.getElementType());
+    auto parent = op->getParentOfType<ModuleOp>();
     OpBuilder builder(op);
     Location loc = op.getLoc();
-    Type i64 = builder.getI64Type();
-    auto shimType = builder.getFunctionType({i64, i64}, {});
     if (!parent.lookupSymbol<func::FuncOp>(shim)) {
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPointToStart(parent.getBody());

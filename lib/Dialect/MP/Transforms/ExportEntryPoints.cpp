@@ -14,11 +14,11 @@
 // Functions already carrying `mp.signature` are left unchanged; private and
 // external functions lose their `mp.*` argument and result attributes (they
 // are not entry points, and the attributes would not verify on memrefs). A
-// public
-// function whose C interface name (`_mlir_ciface_<name>`) is already a symbol
-// of the module is an error. A tensor a function returns more than once is
-// returned as a copy the second time (every result gets its own buffer, as
-// buffer-results-to-out-params needs).
+// public function whose C interface name (`_mlir_ciface_<name>`) is already a
+// symbol of the module is an error, and so is a function in a nested module
+// (the CPU lowering would leave it half lowered). A tensor a function returns
+// more than once is returned as a copy the second time (every result gets its
+// own buffer, as buffer-results-to-out-params needs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,6 +94,19 @@ struct ExportEntryPoints
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     Builder builder(context);
+    // The CPU lowering after this pass runs its function passes on the
+    // functions of this module only: those of a nested module would reach
+    // the LLVM conversions half lowered.
+    for (auto nested : getOperation().getOps<ModuleOp>()) {
+      if (nested->walk([](func::FuncOp) { return WalkResult::interrupt(); })
+              .wasInterrupted()) {
+        nested.emitOpError()
+            << "mp-export-entry-points: functions in a nested module are not "
+               "supported (the CPU lowering handles the functions of the "
+               "top-level module only)";
+        return signalPassFailure();
+      }
+    }
     for (auto function : getOperation().getOps<func::FuncOp>())
       copyRepeatedResults(function);
     for (auto function : getOperation().getOps<func::FuncOp>()) {

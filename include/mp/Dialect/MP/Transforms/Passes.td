@@ -237,7 +237,8 @@ def MPExportEntryPoints : Pass<"mp-export-entry-points", "ModuleOp"> {
     occurrence on, so that each result gets its own buffer (what
     `buffer-results-to-out-params` needs). A public function whose C
     interface name `_mlir_ciface_<name>` is already a symbol of the module is
-    an error.
+    an error, and so is a function in a nested module (the CPU lowering
+    handles the functions of the top-level module only).
 
     Run it on tensors, just before bufferization. Functions that already have
     `mp.signature` are left unchanged.
