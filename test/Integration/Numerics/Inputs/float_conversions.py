@@ -220,6 +220,15 @@ def build_module(inputs):
             f'  call @print{count}(%p{k}) : (tensor<{count}xi32>) -> ()',
         ]
         cases.append(('ext', fmt, False))
+    lines += print_functions(sizes)
+    lines += ['func.func @main() {'] + body + ['  return', '}']
+    return '\n'.join(lines) + '\n', cases
+
+
+def print_functions(sizes):
+    """Lines of one `@print<N>` function per size N: prints a tensor<Nxi32>
+    (bit patterns) with printMemrefI32."""
+    lines = []
     for size in sorted(sizes):
         lines += [
             f'func.func @print{size}(%t: tensor<{size}xi32>) {{',
@@ -229,8 +238,7 @@ def build_module(inputs):
             '  return',
             '}',
         ]
-    lines += ['func.func @main() {'] + body + ['  return', '}']
-    return '\n'.join(lines) + '\n', cases
+    return lines
 
 
 def run(mp_opt, lowering, runner, module):

@@ -24,7 +24,8 @@ import sys
 from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from float_conversions import F32, Format, f32_bits, int_list, run  # noqa
+from float_conversions import (F32, Format, f32_bits, int_list,  # noqa
+                               print_functions, run)
 
 E4M3 = Format('f8E4M3FN', 4, 3, True)
 E5M2 = Format('f8E5M2', 5, 2, False)
@@ -95,15 +96,7 @@ def build_module():
             f'  %db{k} = arith.bitcast %d{k} : tensor<{n}xf32> to tensor<{n}xi32>',
             f'  call @print{n}(%db{k}) : (tensor<{n}xi32>) -> ()',
         ]
-    for size in sorted(sizes):
-        lines += [
-            f'func.func @print{size}(%t: tensor<{size}xi32>) {{',
-            f'  %m = bufferization.to_buffer %t : tensor<{size}xi32> to memref<{size}xi32>',
-            f'  %u = memref.cast %m : memref<{size}xi32> to memref<*xi32>',
-            '  call @printMemrefI32(%u) : (memref<*xi32>) -> ()',
-            '  return',
-            '}',
-        ]
+    lines += print_functions(sizes)
     lines += ['func.func @main() {'] + body + ['  return', '}']
     return '\n'.join(lines) + '\n'
 
