@@ -1,16 +1,33 @@
 //===- MPBuilders.cpp - Small IR builders shared by mp passes -------------===//
 //
 // Builders of the few values that gradients and the training passes all
-// create: 0-d constants and element-type casts.
+// create: state arguments, 0-d constants and element-type casts.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mp/Dialect/MP/IR/MPOps.h"
 
 using namespace mlir;
 using namespace mlir::mp;
+
+BlockArgument
+mp::appendStateArgument(FunctionOpInterface function, Type type, StringRef kind,
+                        Attribute init,
+                        ArrayRef<NamedAttribute> otherAttributes) {
+  Builder builder(function.getContext());
+  SmallVector<NamedAttribute> attrs{builder.getNamedAttr(
+      MPDialect::kStateAttrName, builder.getStringAttr(kind))};
+  if (init)
+    attrs.push_back(builder.getNamedAttr(MPDialect::kInitAttrName, init));
+  llvm::append_range(attrs, otherAttributes);
+  unsigned index = function.getNumArguments();
+  (void)function.insertArgument(index, type, builder.getDictionaryAttr(attrs),
+                                function.getLoc());
+  return function.getArgument(index);
+}
 
 Value mp::createScalarTensor(OpBuilder &builder, Location loc, Type elementType,
                              Attribute value) {

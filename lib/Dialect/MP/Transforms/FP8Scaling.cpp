@@ -414,14 +414,7 @@ void FunctionRewriter::attributeBackward() {
 
 BlockArgument FunctionRewriter::addState(Type type, StringRef kind,
                                          Attribute init) {
-  SmallVector<NamedAttribute> attrs{builder.getNamedAttr(
-      MPDialect::kStateAttrName, builder.getStringAttr(kind))};
-  if (init)
-    attrs.push_back(builder.getNamedAttr(MPDialect::kInitAttrName, init));
-  unsigned index = func.getNumArguments();
-  (void)func.insertArgument(index, type, builder.getDictionaryAttr(attrs),
-                            func.getLoc());
-  return func.getArgument(index);
+  return appendStateArgument(func, type, kind, init);
 }
 
 Value FunctionRewriter::getQuantisationSource(Value value) {

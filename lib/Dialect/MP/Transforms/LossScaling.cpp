@@ -134,14 +134,7 @@ LogicalResult LossScalingPass::scale(func::FuncOp func, GradOp grad,
   // The scale S, its reciprocal and (dynamic mode) the threaded state.
   auto addStateArgument = [&](Type type, StringRef kind,
                               Attribute init) -> Value {
-    SmallVector<NamedAttribute> attrs{builder.getNamedAttr(
-        MPDialect::kStateAttrName, builder.getStringAttr(kind))};
-    if (init)
-      attrs.push_back(builder.getNamedAttr(MPDialect::kInitAttrName, init));
-    unsigned index = func.getNumArguments();
-    (void)func.insertArgument(index, type, builder.getDictionaryAttr(attrs),
-                              func.getLoc());
-    return func.getArgument(index);
+    return appendStateArgument(func, type, kind, init);
   };
   Value scale, tracker, hysteresisTracker;
   builder.setInsertionPoint(grad);

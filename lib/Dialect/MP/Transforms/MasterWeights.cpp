@@ -166,16 +166,11 @@ void MasterWeightsPass::runOnOperation() {
     if (plan.widenArgument)
       plan.master.setType(plan.workingType.clone(f32));
     if (storedCopy) {
-      unsigned index = func.getNumArguments();
-      NamedAttribute attrs[] = {
-          builder.getNamedAttr(MPDialect::kStateAttrName,
-                               builder.getStringAttr("working_copy")),
+      plan.working = appendStateArgument(
+          func, plan.workingType, "working_copy", /*init=*/{},
           builder.getNamedAttr(
               MPDialect::kCopyOfAttrName,
-              builder.getI64IntegerAttr(plan.master.getArgNumber()))};
-      (void)func.insertArgument(index, plan.workingType,
-                                builder.getDictionaryAttr(attrs), loc);
-      plan.working = func.getArgument(index);
+              builder.getI64IntegerAttr(plan.master.getArgNumber())));
     } else {
       plan.working =
           CastOp::create(builder, loc, plan.workingType, plan.master);

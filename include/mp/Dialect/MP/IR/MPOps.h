@@ -21,7 +21,16 @@
 
 namespace mlir {
 class OpBuilder;
+class FunctionOpInterface;
 namespace mp {
+/// Appends an argument of `type` to `function` marked as threaded state of
+/// `kind` (`mp.state`), with `init` as its `mp.init` when given and any
+/// `otherAttributes`; returns it. The caller adds the result that updates it.
+BlockArgument
+appendStateArgument(FunctionOpInterface function, Type type, StringRef kind,
+                    Attribute init = {},
+                    ArrayRef<NamedAttribute> otherAttributes = {});
+
 /// A 0-d tensor `arith.constant` of `elementType` holding `value` (an
 /// attribute of that element type). Passes use it for scales and flags.
 Value createScalarTensor(OpBuilder &builder, Location loc, Type elementType,
