@@ -37,7 +37,7 @@ void mlir::mp::buildMixedPrecisionPipeline(
 
   MPMasterWeightsOptions masterWeights;
   masterWeights.style = options.masterWeights;
-  pm.addNestedPass<func::FuncOp>(createMPMasterWeights(masterWeights));
+  pm.addPass(createMPMasterWeights(masterWeights));
 
   // GradScaler's default: dynamic scaling for f16, none for bf16 and f32.
   std::string lossScaling = options.lossScaling;
@@ -49,7 +49,7 @@ void mlir::mp::buildMixedPrecisionPipeline(
     scaling.initScale = options.initScale;
     scaling.growthInterval = options.growthInterval;
     scaling.hysteresis = options.hysteresis;
-    pm.addNestedPass<func::FuncOp>(createMPLossScaling(scaling));
+    pm.addPass(createMPLossScaling(scaling));
   }
 
   // Data parallelism: the unscaled gradients are all-reduced, and the
@@ -70,7 +70,7 @@ void mlir::mp::buildMixedPrecisionPipeline(
     fp8.format = options.fp8Format;
     fp8.amaxHistoryLen = options.fp8AmaxHistoryLen;
     fp8.includeFirstLast = options.fp8IncludeFirstLast;
-    pm.addNestedPass<func::FuncOp>(createMPFP8Scaling(fp8));
+    pm.addPass(createMPFP8Scaling(fp8));
   }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

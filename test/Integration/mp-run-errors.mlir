@@ -92,7 +92,7 @@
 // RUN: mkdir -p %t/nan
 // RUN: %python -c "import struct; open('%t/nan/arg1.npy', 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', 118) + b\"{'descr': '<f4', 'fortran_order': False, 'shape': (4, 2), }\".ljust(117) + b'\n' + struct.pack('<8f', *[float('nan')] * 8))"
 // RUN: not mp-run %s --function=step --data=npy:%t/nan --steps 10 --json %t/min.json --save %t/min-saved \
-// RUN:     --pipeline='func.func(mp-loss-scaling{init-scale=4 min-scale=1},mp-autodiff)' 2>&1 | FileCheck %s --check-prefix=MIN-SCALE
+// RUN:     --pipeline='mp-loss-scaling{init-scale=4 min-scale=1},func.func(mp-autodiff)' 2>&1 | FileCheck %s --check-prefix=MIN-SCALE
 // MIN-SCALE: step 1 loss nan scale 4 skipped
 // MIN-SCALE: step 2 loss nan scale 2 skipped
 // MIN-SCALE: step 3 loss nan scale 1 skipped
@@ -100,10 +100,10 @@
 // RUN: not ls %t/min.json
 // RUN: not ls %t/min-saved/arg0.npy
 // RUN: not mp-run %s --function=step --data=npy:%t/nan --steps 400 --print-every=0 \
-// RUN:     --pipeline='func.func(mp-loss-scaling{init-scale=4},mp-autodiff)' 2>&1 | FileCheck %s --check-prefix=ZERO-SCALE
+// RUN:     --pipeline='mp-loss-scaling{init-scale=4},func.func(mp-autodiff)' 2>&1 | FileCheck %s --check-prefix=ZERO-SCALE
 // ZERO-SCALE: mp-run: error: step {{1[0-9][0-9]}}: the gradients are not finite and the loss scale cannot back off below its minimum 0;
 // RUN: not mp-run %s --function=step --data=npy:%t/nan --steps 10 \
-// RUN:     --pipeline='func.func(mp-loss-scaling{init-scale=4 min-scale=1 hysteresis=2},mp-autodiff)' 2>&1 | FileCheck %s --check-prefix=HYSTERESIS
+// RUN:     --pipeline='mp-loss-scaling{init-scale=4 min-scale=1 hysteresis=2},func.func(mp-autodiff)' 2>&1 | FileCheck %s --check-prefix=HYSTERESIS
 // HYSTERESIS: step 1 loss nan scale 4 skipped
 // HYSTERESIS: step 2 loss nan scale 4 skipped
 // HYSTERESIS: step 3 loss nan scale 2 skipped

@@ -31,12 +31,12 @@ static constexpr const char *kPipelines[] = {
     "builtin.module(mp-autocast)",
     "builtin.module(mp-autocast{compute-type=bf16 level=tensor-cores-only})",
     "builtin.module(func.func(mp-autodiff))",
-    "builtin.module(func.func(mp-loss-scaling))",
-    "builtin.module(func.func(mp-loss-scaling{mode=static}))",
-    "builtin.module(func.func(mp-loss-scaling{hysteresis=2 min-scale=1 "
-    "max-scale=65536}))",
-    "builtin.module(func.func(mp-master-weights))",
-    "builtin.module(func.func(mp-master-weights{style=stored-copy}))",
+    "builtin.module(mp-loss-scaling)",
+    "builtin.module(mp-loss-scaling{mode=static})",
+    "builtin.module(mp-loss-scaling{hysteresis=2 min-scale=1 "
+    "max-scale=65536})",
+    "builtin.module(mp-master-weights)",
+    "builtin.module(mp-master-weights{style=stored-copy})",
     "builtin.module(mp-precision-report{table-output=})",
     "builtin.module(mp-mixed-precision-pipeline)",
     "builtin.module(mp-mixed-precision-pipeline{compute-type=bf16 "
@@ -49,15 +49,15 @@ static constexpr const char *kPipelines[] = {
     "builtin.module(mp-mixed-precision-pipeline,mp-cpu-pipeline)",
     "builtin.module(convert-mp-to-nvvm)",
     // FP8 scaling, data parallelism and its MPI lowering.
-    "builtin.module(func.func(mp-fp8-scaling))",
-    "builtin.module(func.func(mp-fp8-scaling{recipe=current format=e4m3 "
-    "include-first-last=true}))",
-    "builtin.module(func.func(mp-fp8-scaling{amax-history-len=4 "
-    "amax-compute=most-recent margin=1 ops=matmul,linear,batch_matmul}))",
-    "builtin.module(func.func(mp-autodiff,mp-fp8-scaling))",
+    "builtin.module(mp-fp8-scaling)",
+    "builtin.module(mp-fp8-scaling{recipe=current format=e4m3 "
+    "include-first-last=true})",
+    "builtin.module(mp-fp8-scaling{amax-history-len=4 "
+    "amax-compute=most-recent margin=1 ops=matmul,linear,batch_matmul})",
+    "builtin.module(func.func(mp-autodiff),mp-fp8-scaling)",
     "builtin.module(mp-data-parallel{grid-size=2})",
     "builtin.module(mp-data-parallel{reduce-type=f16 average=false})",
-    "builtin.module(func.func(mp-loss-scaling),mp-data-parallel{reduce-type="
+    "builtin.module(mp-loss-scaling,mp-data-parallel{reduce-type="
     "bf16})",
     "builtin.module(mp-legalize-mpi{grid-size=2})",
     "builtin.module(mp-legalize-mpi{grid-size=2},convert-shard-to-mpi,"

@@ -135,7 +135,7 @@ static cl::opt<std::string> prePipeline(
     "pipeline",
     cl::desc("Passes run on the input module before mp-cpu-pipeline: a "
              "textual pass pipeline on builtin.module, nested explicitly as "
-             "for mlir-opt (e.g. 'func.func(mp-loss-scaling,mp-autodiff)'), "
+             "for mlir-opt (e.g. 'mp-loss-scaling,func.func(mp-autodiff)'), "
              "'auto' (func.func(mp-autodiff) when the module holds mp.grad) "
              "or 'none'"),
     cl::init("auto"), cl::value_desc("pipeline"), cl::cat(runCategory));

@@ -1,5 +1,5 @@
 // RUN: mp-opt %s -split-input-file --mp-data-parallel='grid-size=2' | FileCheck %s --check-prefix=F32
-// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-loss-scaling),mp-data-parallel{reduce-type=bf16})' | FileCheck %s --check-prefix=BF16
+// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-loss-scaling,mp-data-parallel{reduce-type=bf16})' | FileCheck %s --check-prefix=BF16
 // RUN: mp-opt %s -split-input-file --mp-data-parallel='reduce-type=f16 average=false grid-size=4' | FileCheck %s --check-prefix=F16
 // Idempotent: a second run adds nothing.
 // RUN: mp-opt %s -split-input-file --mp-data-parallel='grid-size=2' --mp-data-parallel='grid-size=2' | FileCheck %s --check-prefix=TWICE

@@ -1,14 +1,14 @@
 // RUN: mp-opt %s -split-input-file -verify-diagnostics \
-// RUN:     --pass-pipeline='builtin.module(func.func(mp-fp8-scaling))'
+// RUN:     --pass-pipeline='builtin.module(mp-fp8-scaling)'
 // Bad options: reported at the function, which stays unchanged.
-// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-fp8-scaling{recipe=just-in-time}))' 2>&1 | FileCheck %s --check-prefix=RECIPE
-// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-fp8-scaling{format=e5m2}))' 2>&1 | FileCheck %s --check-prefix=FORMAT
-// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-fp8-scaling{recipe=current amax-history-len=16}))' 2>&1 | FileCheck %s --check-prefix=CURRENT
-// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-fp8-scaling{recipe=current amax-compute=most-recent}))' 2>&1 | FileCheck %s --check-prefix=CURRENT
-// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-fp8-scaling{amax-history-len=0}))' 2>&1 | FileCheck %s --check-prefix=LENGTH
-// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-fp8-scaling{amax-compute=mean}))' 2>&1 | FileCheck %s --check-prefix=COMPUTE
-// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-fp8-scaling{margin=-1}))' 2>&1 | FileCheck %s --check-prefix=MARGIN
-// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-fp8-scaling{ops=matmul,conv2d}))' 2>&1 | FileCheck %s --check-prefix=OPS
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=just-in-time})' 2>&1 | FileCheck %s --check-prefix=RECIPE
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{format=e5m2})' 2>&1 | FileCheck %s --check-prefix=FORMAT
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=current amax-history-len=16})' 2>&1 | FileCheck %s --check-prefix=CURRENT
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=current amax-compute=most-recent})' 2>&1 | FileCheck %s --check-prefix=CURRENT
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{amax-history-len=0})' 2>&1 | FileCheck %s --check-prefix=LENGTH
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{amax-compute=mean})' 2>&1 | FileCheck %s --check-prefix=COMPUTE
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{margin=-1})' 2>&1 | FileCheck %s --check-prefix=MARGIN
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{ops=matmul,conv2d})' 2>&1 | FileCheck %s --check-prefix=OPS
 // The same through mp-mixed-precision-pipeline's fp8 options.
 // RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=sometimes" 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=current fp8-amax-history-len=16" 2>&1 | FileCheck %s --check-prefix=CURRENT

@@ -1,18 +1,18 @@
 // mp-fp8-scaling on joint graphs built by mp-autodiff. Prefix DEFAULT is
 // delayed scaling, hybrid formats, history 1024 (also run twice: nothing changes
 // the second time). Other prefixes: one option each, on @mlp3.
-// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff,mp-fp8-scaling))' | FileCheck %s --check-prefix=DEFAULT
-// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff,mp-fp8-scaling,mp-fp8-scaling))' | FileCheck %s --check-prefix=DEFAULT
-// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff,mp-fp8-scaling{recipe=current}))' | FileCheck %s --check-prefix=CURRENT
-// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff,mp-fp8-scaling{format=e4m3}))' | FileCheck %s --check-prefix=E4M3
-// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff,mp-fp8-scaling{amax-history-len=4 amax-compute=most-recent margin=2}))' | FileCheck %s --check-prefix=HISTORY
-// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff,mp-fp8-scaling{include-first-last=true}))' | FileCheck %s --check-prefix=ALL
-// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff,mp-fp8-scaling{ops=matmul}))' | FileCheck %s --check-prefix=MATMUL
+// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling)' | FileCheck %s --check-prefix=DEFAULT
+// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling,mp-fp8-scaling)' | FileCheck %s --check-prefix=DEFAULT
+// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{recipe=current})' | FileCheck %s --check-prefix=CURRENT
+// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{format=e4m3})' | FileCheck %s --check-prefix=E4M3
+// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{amax-history-len=4 amax-compute=most-recent margin=2})' | FileCheck %s --check-prefix=HISTORY
+// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{include-first-last=true})' | FileCheck %s --check-prefix=ALL
+// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{ops=matmul})' | FileCheck %s --check-prefix=MATMUL
 // The JSON precision report of the current recipe (first function).
-// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff,mp-fp8-scaling{recipe=current}),mp-precision-report{output=- table-output=})' -o /dev/null | FileCheck %s --check-prefix=JSON
+// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{recipe=current},mp-precision-report{output=- table-output=})' -o /dev/null | FileCheck %s --check-prefix=JSON
 // ops=linear,batch_matmul on the transformer block: the attention's batch
 // matmuls (between the q/k/v projections and the output projection) too.
-// RUN: mp-opt %mp_src_root/docs/examples/transformer_block_train_step.mlir --pass-pipeline='builtin.module(mp-autocast{compute-type=bf16},func.func(mp-master-weights,mp-autodiff,mp-fp8-scaling{ops=linear,batch_matmul recipe=current}))' | FileCheck %s --check-prefix=BATCH
+// RUN: mp-opt %mp_src_root/docs/examples/transformer_block_train_step.mlir --pass-pipeline='builtin.module(mp-autocast{compute-type=bf16},mp-master-weights,func.func(mp-autodiff),mp-fp8-scaling{ops=linear,batch_matmul recipe=current})' | FileCheck %s --check-prefix=BATCH
 // The pipeline with f16 (dynamic loss scaling): the FP8 state results select
 // their arguments on a skipped step (%64 is the mp.skipped result).
 // RUN: mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=f16 fp8=delayed fp8-amax-history-len=8" | FileCheck %s --check-prefix=PIPE

@@ -8,7 +8,7 @@
 // dequantised with 1/(s_dy · s_x).
 // REQUIRES: numpy
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: mp-opt %s --pass-pipeline='builtin.module(func.func(mp-autodiff,mp-fp8-scaling{include-first-last=true amax-history-len=4 margin=1}))' -o %t/step.mlir
+// RUN: mp-opt %s --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{include-first-last=true amax-history-len=4 margin=1})' -o %t/step.mlir
 // RUN: %python %S/Inputs/fp8_delayed_scaling.py driver %t/step.mlir > %t/main.mlir
 // RUN: mp-opt %t/main.mlir --mp-export-entry-points --convert-mp-to-linalg %lower_to_llvm | %mlir_runner > %t/out.txt
 // RUN: %python %S/Inputs/fp8_delayed_scaling.py check %t/out.txt | FileCheck %s

@@ -16,9 +16,13 @@
 // on. Functions without an `mp.loss` result are left unchanged, as are ops
 // already in FP8 (so the pass is idempotent).
 //
+// It runs on the module, one function at a time; a function whose signature
+// it changes must not be referenced in the module (mp::rewriteTrainSteps).
+//
 //===----------------------------------------------------------------------===//
 
 #include "mp/Dialect/MP/Transforms/Passes.h"
+#include "mp/Dialect/MP/Transforms/TrainSteps.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -86,6 +90,9 @@ struct FP8ScalingPass : public mp::impl::MPFP8ScalingBase<FP8ScalingPass> {
   void runOnOperation() override;
 
 private:
+  /// Rewrites one function of the module; fails after reporting an error.
+  LogicalResult rewriteFunction(func::FuncOp func);
+
   /// Checks the options; reports the first conflict at `loc`.
   FailureOr<FP8Config> validateOptions(Location loc);
 };
@@ -203,19 +210,24 @@ FailureOr<FP8Config> FP8ScalingPass::validateOptions(Location loc) {
 }
 
 void FP8ScalingPass::runOnOperation() {
-  func::FuncOp func = getOperation();
+  if (failed(rewriteTrainSteps(
+          getOperation(), getArgument(),
+          [&](func::FuncOp func) { return rewriteFunction(func); })))
+    signalPassFailure();
+}
+
+LogicalResult FP8ScalingPass::rewriteFunction(func::FuncOp func) {
   FailureOr<FP8Config> config = validateOptions(func.getLoc());
   if (failed(config))
-    return signalPassFailure();
+    return failure();
   if (func.isExternal())
-    return;
+    return success();
   bool isTrainStep = false;
   for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
     isTrainStep |= bool(func.getResultAttr(i, MPDialect::kLossAttrName));
   if (!isTrainStep)
-    return;
-  if (failed(FunctionRewriter(func, *config).run()))
-    return signalPassFailure();
+    return success();
+  return FunctionRewriter(func, *config).run();
 }
 
 //===----------------------------------------------------------------------===//

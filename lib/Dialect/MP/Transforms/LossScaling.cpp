@@ -13,9 +13,13 @@
 // before mp-autodiff. Functions without `mp.grad`, or already marked
 // `mp.loss_scaling`, are left unchanged.
 //
+// It runs on the module, one function at a time; a function whose signature
+// it changes must not be referenced in the module (mp::rewriteTrainSteps).
+//
 //===----------------------------------------------------------------------===//
 
 #include "mp/Dialect/MP/Transforms/Passes.h"
+#include "mp/Dialect/MP/Transforms/TrainSteps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -46,6 +50,9 @@ struct LossScalingPass : public mp::impl::MPLossScalingBase<LossScalingPass> {
   void runOnOperation() override;
 
 private:
+  /// Rewrites one function of the module; fails after reporting an error.
+  LogicalResult rewriteFunction(func::FuncOp func);
+
   /// Checks the options; reports the first conflict at `loc`.
   FailureOr<ScalingConfig> validateOptions(Location loc);
   /// Rewrites `grad` (in `func`) per `config`.
@@ -91,29 +98,34 @@ FailureOr<ScalingConfig> LossScalingPass::validateOptions(Location loc) {
 }
 
 void LossScalingPass::runOnOperation() {
-  func::FuncOp func = getOperation();
+  if (failed(rewriteTrainSteps(
+          getOperation(), getArgument(),
+          [&](func::FuncOp func) { return rewriteFunction(func); })))
+    signalPassFailure();
+}
+
+LogicalResult LossScalingPass::rewriteFunction(func::FuncOp func) {
   SmallVector<GradOp> grads;
   func.walk([&](GradOp grad) { grads.push_back(grad); });
   if (grads.empty() || func->hasAttr(MPDialect::kLossScalingAttrName))
-    return;
+    return success();
 
   FailureOr<ScalingConfig> config = validateOptions(func.getLoc());
   if (failed(config))
-    return signalPassFailure();
+    return failure();
   if (grads.size() > 1) {
     grads[1].emitError("mp-loss-scaling expects one mp.grad per function, "
                        "found ")
         << grads.size();
-    return signalPassFailure();
+    return failure();
   }
   GradOp grad = grads.front();
   if (!func.getBody().hasOneBlock() || grad->getParentOp() != func) {
     grad.emitError("mp-loss-scaling expects mp.grad directly in the body of "
                    "a single-block function");
-    return signalPassFailure();
+    return failure();
   }
-  if (failed(scale(func, grad, *config)))
-    return signalPassFailure();
+  return scale(func, grad, *config);
 }
 
 LogicalResult LossScalingPass::scale(func::FuncOp func, GradOp grad,

@@ -15,10 +15,13 @@
 // It assumes a single-block function following the train-step contract whose
 // optimizer ops take their parameter and state directly from arguments; it
 // runs after mp-autocast and before mp-loss-scaling and mp-autodiff.
+// It runs on the module, one function at a time; a function whose signature
+// it changes must not be referenced in the module (mp::rewriteTrainSteps).
 //
 //===----------------------------------------------------------------------===//
 
 #include "mp/Dialect/MP/Transforms/Passes.h"
+#include "mp/Dialect/MP/Transforms/TrainSteps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -52,6 +55,10 @@ struct MasterWeightsPass
   using MPMasterWeightsBase::MPMasterWeightsBase;
 
   void runOnOperation() override;
+
+private:
+  /// Rewrites one function of the module; fails after reporting an error.
+  LogicalResult rewriteFunction(func::FuncOp func);
 };
 
 } // namespace
@@ -95,27 +102,33 @@ static RankedTensorType findWorkingType(BlockArgument param) {
 }
 
 void MasterWeightsPass::runOnOperation() {
-  func::FuncOp func = getOperation();
+  if (failed(rewriteTrainSteps(
+          getOperation(), getArgument(),
+          [&](func::FuncOp func) { return rewriteFunction(func); })))
+    signalPassFailure();
+}
+
+LogicalResult MasterWeightsPass::rewriteFunction(func::FuncOp func) {
   if (style != "cast-per-step" && style != "stored-copy") {
     func.emitError("mp-master-weights: style must be 'cast-per-step' or "
                    "'stored-copy', got '")
         << style << "'";
-    return signalPassFailure();
+    return failure();
   }
   if (masterType != "f32") {
     func.emitError("mp-master-weights: master-type must be 'f32', got '")
         << masterType << "'";
-    return signalPassFailure();
+    return failure();
   }
   if (func.isExternal())
-    return;
+    return success();
   bool storedCopy = style == "stored-copy";
   Block &body = func.front();
   auto returnOp = dyn_cast<func::ReturnOp>(body.getTerminator());
   if (!func.getBody().hasOneBlock() || !returnOp) {
     func.emitError("mp-master-weights expects a single-block function ending "
                    "in func.return");
-    return signalPassFailure();
+    return failure();
   }
   OpBuilder builder(func.getContext());
   Type f32 = builder.getF32Type();
@@ -141,7 +154,7 @@ void MasterWeightsPass::runOnOperation() {
       plans.push_back({arg, working, /*widenArgument=*/false, {}});
   }
   if (plans.empty())
-    return;
+    return success();
 
   // Each optimizer must take its parameter and state from arguments.
   llvm::MapVector<Value, Operation *> optimizerOf;
@@ -154,7 +167,7 @@ void MasterWeightsPass::runOnOperation() {
     if (!fromArguments) {
       op.emitError("mp-master-weights expects the optimizer's parameter and "
                    "state to be function arguments");
-      return signalPassFailure();
+      return failure();
     }
     optimizerOf[op.getOperand(0)] = &op;
   }
@@ -299,4 +312,5 @@ void MasterWeightsPass::runOnOperation() {
 
   func.setFunctionType(builder.getFunctionType(body.getArgumentTypes(),
                                                returnOp.getOperandTypes()));
+  return success();
 }

@@ -11,7 +11,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def MPLossScaling : Pass<"mp-loss-scaling", "func::FuncOp"> {
+def MPLossScaling : Pass<"mp-loss-scaling", "ModuleOp"> {
   let summary = "Scale the loss before mp.grad, unscale the gradients in f32 "
                 "and skip steps whose gradients are not finite";
   let description = [{
@@ -39,6 +39,11 @@ def MPLossScaling : Pass<"mp-loss-scaling", "func::FuncOp"> {
     cast back to it. The function is marked `mp.loss_scaling = "dynamic"` or
     `"static"`; running the pass again leaves it unchanged. A function without
     `mp.grad` is left alone. Run it before `mp-autodiff`.
+
+    It runs on the module and rewrites each `func.func` directly in it. A
+    function whose signature it changes must not be referenced in the module
+    (for example by a `func.call`): the caller cannot supply the new state,
+    so such a reference is an error; write the caller after the pass.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect"];
@@ -122,7 +127,7 @@ def MPDataParallel : Pass<"mp-data-parallel", "ModuleOp"> {
   ];
 }
 
-def MPMasterWeights : Pass<"mp-master-weights", "func::FuncOp"> {
+def MPMasterWeights : Pass<"mp-master-weights", "ModuleOp"> {
   let summary = "Keep parameters as f32 masters and run the optimizer in f32";
   let description = [{
     Materialises FP32 master weights in a train step:
@@ -142,6 +147,11 @@ def MPMasterWeights : Pass<"mp-master-weights", "func::FuncOp"> {
     their state arguments run in f32. Run it after `mp-autocast` and before
     `mp-loss-scaling` and `mp-autodiff`. A function without parameters in a
     lower precision is left unchanged (so the pass is idempotent).
+
+    It runs on the module and rewrites each `func.func` directly in it. A
+    function whose signature it changes must not be referenced in the module
+    (for example by a `func.call`): the caller cannot supply the new state,
+    so such a reference is an error; write the caller after the pass.
   }];
   let options = [
     Option<"style", "style", "std::string", /*default=*/"\"cast-per-step\"",
@@ -323,7 +333,7 @@ defvar MP_AutocastPolicyOptions = [
              "type of their inputs">
 ];
 
-def MPFP8Scaling : Pass<"mp-fp8-scaling", "func::FuncOp"> {
+def MPFP8Scaling : Pass<"mp-fp8-scaling", "ModuleOp"> {
   let summary = "Run the hidden matmuls of a train step in FP8 with per-tensor "
                 "scaling (Transformer Engine's delayed or current recipe)";
   let description = [{
@@ -370,6 +380,11 @@ def MPFP8Scaling : Pass<"mp-fp8-scaling", "func::FuncOp"> {
     region, a function that is not a single block, invalid options. A
     backward matmul that cannot be attributed to one FP8 op stays in its
     precision with a warning. See docs/FP8.md.
+
+    It runs on the module and rewrites each `func.func` directly in it. A
+    function whose signature it changes must not be referenced in the module
+    (for example by a `func.call`): the caller cannot supply the new state,
+    so such a reference is an error; write the caller after the pass.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect"];
