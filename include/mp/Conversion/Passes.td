@@ -227,6 +227,15 @@ def MPLegalizeMPI : Pass<"mp-legalize-mpi", "ModuleOp"> {
     - A module with shard or mpi ops gets
       `dlti.map = #dlti.map<"MPI:Implementation" = "OpenMPI">` unless it has
       a `dlti.map` (without it the MPICH ABI is used silently).
+    - A symbol named like one that the mpi lowering to LLVM declares or
+      refers to (`MPI_Init`, `MPI_Finalize`, `MPI_Comm_rank`,
+      `MPI_Comm_split`, `MPI_Send`, `MPI_Recv`, `MPI_Allreduce`; for OpenMPI
+      the globals `ompi_mpi_comm_world`, `ompi_mpi_<datatype>`,
+      `ompi_mpi_<op>` and `ompi_mpi_op_<op>`) is an error unless it has the
+      kind and type that the lowering gives it for the module's MPI
+      implementation (an `llvm.func`, or a `func.func` of the same
+      signature; an `llvm.mlir.global` of the opaque OpenMPI struct): the
+      lowering reuses such a symbol whatever its type.
     - `mpi.comm_split` with a constant color (every process in one group,
       what `convert-shard-to-mpi` emits for a 1-D grid) is replaced by the
       communicator it splits: its LLVM lowering loads the new communicator
@@ -258,6 +267,7 @@ def MPLegalizeMPI : Pass<"mp-legalize-mpi", "ModuleOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::DLTIDialect",
     "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::mpi::MPIDialect",
   ];

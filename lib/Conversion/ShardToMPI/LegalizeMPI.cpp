@@ -3,12 +3,15 @@
 // mp-legalize-mpi fills the gaps of MLIR 22.1's shard → mpi → LLVM lowering
 // that the data-parallel train steps of mp-data-parallel run into with
 // Debian's OpenMPI (docs/DataParallel.md): it sizes dynamic 1-D grids, adds
-// the OpenMPI `dlti.map` attribute, replaces `mpi.comm_split` with a constant
-// color by its communicator, turns f16/bf16 all-reduces into calls of a
-// runtime shim, erases `shard.grid` once nothing refers to it and renames the
-// reduction-op globals to the symbols libmpi exports. Each fix applies only
-// when the module is at the stage it concerns, so the pass runs before
-// `convert-shard-to-mpi`, before the conversions to LLVM and after them.
+// the OpenMPI `dlti.map` attribute, rejects symbols named like those the mpi
+// → LLVM lowering declares (`MPI_Allreduce`, `ompi_mpi_comm_world`, ...) but
+// of another kind or type, since the lowering would reuse them whatever their
+// type, replaces `mpi.comm_split` with a constant color by its communicator,
+// turns f16/bf16 all-reduces into calls of a runtime shim, erases
+// `shard.grid` once nothing refers to it and renames the reduction-op globals
+// to the symbols libmpi exports. Each fix applies only when the module is at
+// the stage it concerns, so the pass runs before `convert-shard-to-mpi`,
+// before the conversions to LLVM and after them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,6 +59,100 @@ static StringRef getHalfAllReduceShim(Type element) {
   if (element.isBF16())
     return "mp_mpi_allreduce_sum_bf16";
   return "";
+}
+
+/// The symbols that MLIR 22.1's mpi → LLVM lowering (MPIToLLVM.cpp) declares
+/// unless the module has one of that name and kind, which it then uses
+/// whatever its type, with the type it declares them with for OpenMPI or the
+/// MPICH ABI; for OpenMPI also the libmpi names that renameReductionGlobals
+/// gives the reduction-op globals. A function type stands for an llvm.func,
+/// any other type for an llvm.mlir.global.
+static SmallVector<std::pair<std::string, Type>>
+getMPILoweringSymbols(MLIRContext *context, bool openMPI) {
+  Type i32 = IntegerType::get(context, 32);
+  Type ptr = LLVM::LLVMPointerType::get(context);
+  // Communicators, datatypes and reduction ops: pointers to OpenMPI's
+  // globals, integer handles in the MPICH ABI.
+  Type handle = openMPI ? ptr : i32;
+  auto function = [&](ArrayRef<Type> params) -> Type {
+    return LLVM::LLVMFunctionType::get(i32, params);
+  };
+  SmallVector<std::pair<std::string, Type>> symbols = {
+      {"MPI_Init", function({ptr, ptr})},
+      {"MPI_Finalize", function({})},
+      {"MPI_Comm_rank", function({handle, ptr})},
+      {"MPI_Comm_split", function({handle, i32, i32, ptr})},
+      {"MPI_Send", function({ptr, i32, handle, i32, i32, handle})},
+      {"MPI_Recv", function({ptr, i32, handle, i32, i32, handle, ptr})},
+      {"MPI_Allreduce", function({ptr, ptr, i32, handle, handle, handle})},
+  };
+  if (!openMPI)
+    return symbols;
+  symbols.emplace_back(
+      "ompi_mpi_comm_world",
+      LLVM::LLVMStructType::getOpaque("ompi_communicator_t", context));
+  Type datatype =
+      LLVM::LLVMStructType::getOpaque("ompi_predefined_datatype_t", context);
+  for (StringRef name :
+       {"float", "double", "int64_t", "uint64_t", "int32_t", "uint32_t",
+        "int16_t", "uint16_t", "int8_t", "uint8_t"})
+    symbols.emplace_back(("ompi_mpi_" + name).str(), datatype);
+  Type op = LLVM::LLVMStructType::getOpaque("ompi_predefined_op_t", context);
+  for (StringRef name :
+       {"no_op", "max", "min", "sum", "prod", "land", "band", "lor", "bor",
+        "lxor", "bxor", "minloc", "maxloc", "replace"}) {
+    symbols.emplace_back(("ompi_mpi_" + name).str(), op);
+    symbols.emplace_back(("ompi_mpi_op_" + name).str(), op);
+  }
+  return symbols;
+}
+
+/// Emits an error at every symbol of `module` that is named like one of the
+/// MPI lowering (getMPILoweringSymbols) but is not of its kind and type: the
+/// lowering would call or take the address of it with the operands of its
+/// own declaration, or add a second symbol of that name. A func.func of the
+/// same signature is accepted for a function: convert-func-to-llvm turns it
+/// into the llvm.func before the mpi lowering runs.
+static LogicalResult checkMPILoweringSymbols(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  FailureOr<Attribute> implementation =
+      dlti::query(module, {"MPI:Implementation"});
+  auto implementationName = succeeded(implementation)
+                                ? dyn_cast<StringAttr>(*implementation)
+                                : StringAttr();
+  bool openMPI =
+      implementationName && implementationName.getValue() == "OpenMPI";
+  bool valid = true;
+  for (auto &[name, type] : getMPILoweringSymbols(context, openMPI)) {
+    Operation *existing = module.lookupSymbol(name);
+    if (!existing)
+      continue;
+    if (auto functionType = dyn_cast<LLVM::LLVMFunctionType>(type)) {
+      auto funcType = FunctionType::get(context, functionType.getParams(),
+                                        functionType.getReturnType());
+      auto llvmFunction = dyn_cast<LLVM::LLVMFuncOp>(existing);
+      auto function = dyn_cast<func::FuncOp>(existing);
+      if ((llvmFunction && llvmFunction.getFunctionType() == functionType) ||
+          (function && function.getFunctionType() == funcType))
+        continue;
+      existing->emitOpError()
+          << "mp-legalize-mpi: symbol '@" << name
+          << "' names a function that the MPI lowering to LLVM calls: it must "
+             "be an llvm.func of type "
+          << type << " (or a func.func of type " << funcType << ")";
+    } else {
+      auto global = dyn_cast<LLVM::GlobalOp>(existing);
+      if (global && global.getGlobalType() == type)
+        continue;
+      existing->emitOpError()
+          << "mp-legalize-mpi: symbol '@" << name
+          << "' names a global of libmpi that the MPI lowering to LLVM refers "
+             "to: it must be an llvm.mlir.global of type "
+          << type;
+    }
+    valid = false;
+  }
+  return success(valid);
 }
 
 LogicalResult LegalizeMPIPass::sizeGrids(ModuleOp module) {
@@ -213,6 +310,14 @@ void LegalizeMPIPass::runOnOperation() {
                                  StringAttr::get(context, "OpenMPI"));
     module->setAttr("dlti.map", MapAttr::get(context, {entry}));
   }
+  // Before the fixes change anything: symbols that the mpi lowering (for the
+  // implementation now known) would misuse.
+  bool symbolsValid = true;
+  module.walk([&](ModuleOp nested) {
+    symbolsValid &= succeeded(checkMPILoweringSymbols(nested));
+  });
+  if (!symbolsValid)
+    return signalPassFailure();
   if (failed(sizeGrids(module)))
     return signalPassFailure();
 
