@@ -242,7 +242,8 @@ func.func @mul_div(%a: tensor<4x8xf32>, %b: tensor<8xf32>, %c: tensor<f32>) -> (
 
 // -----
 
-// pow: dl = dy·(r·l^(r−1)), dr = dy·(y·log l).
+// pow: dl = dy·(r·l^(r−1)), dr = dy·(y·log l), 0 where l = 0 and r >= 0
+// (PyTorch's pow_backward_exponent).
 // CHECK-LABEL: func.func @pow
 // CHECK-SAME: (%[[A:.*]]: tensor<4xf32>, %[[E:.*]]: tensor<4xf32>)
 // CHECK:      %[[P:.*]] = mp.pow %[[A]], %[[E]]
@@ -254,13 +255,39 @@ func.func @mul_div(%a: tensor<4x8xf32>, %b: tensor<8xf32>, %c: tensor<f32>) -> (
 // CHECK-NEXT: %[[DA:.*]] = mp.mul %[[DY]], %[[T]]
 // CHECK-NEXT: %[[LOG:.*]] = mp.log %[[A]] : tensor<4xf32>
 // CHECK-NEXT: %[[U:.*]] = mp.mul %[[P]], %[[LOG]]
-// CHECK-NEXT: %[[DE:.*]] = mp.mul %[[DY]], %[[U]]
+// CHECK-NEXT: %[[PROD:.*]] = mp.mul %[[DY]], %[[U]]
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK-NEXT: %[[ZB:.*]] = arith.cmpf oeq, %[[A]], %[[ZERO]] : tensor<4xf32>
+// CHECK-NEXT: %[[NN:.*]] = arith.cmpf oge, %[[E]], %[[ZERO]] : tensor<4xf32>
+// CHECK-NEXT: %[[MASK:.*]] = arith.andi %[[ZB]], %[[NN]] : tensor<4xi1>
+// CHECK-NEXT: %[[DE:.*]] = arith.select %[[MASK]], %[[ZERO]], %[[PROD]] : tensor<4xi1>, tensor<4xf32>
 // CHECK-NEXT: return %[[DA]], %[[DE]]
 func.func @pow(%a: tensor<4xf32>, %e: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %p = mp.pow %a, %e : tensor<4xf32>, tensor<4xf32>
   %l = mp.reduce_sum %p dims [0] : tensor<4xf32>
   %da, %de = mp.grad %l wrt %a, %e : tensor<f32>, tensor<4xf32>, tensor<4xf32>
   return %da, %de : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// pow with a broadcast exponent: the mask compares the exponent broadcast to
+// the result shape; dr is reduced back to the exponent's shape.
+// CHECK-LABEL: func.func @pow_broadcast
+// CHECK-SAME: (%[[A:.*]]: tensor<3x4xf32>, %[[E:.*]]: tensor<4xf32>)
+// CHECK:      %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<3x4xf32>
+// CHECK-NEXT: %[[ZB:.*]] = arith.cmpf oeq, %[[A]], %[[ZERO]] : tensor<3x4xf32>
+// CHECK-NEXT: %[[EB:.*]] = mp.broadcast %[[E]] : tensor<4xf32> to tensor<3x4xf32>
+// CHECK-NEXT: %[[NN:.*]] = arith.cmpf oge, %[[EB]], %[[ZERO]] : tensor<3x4xf32>
+// CHECK-NEXT: %[[MASK:.*]] = arith.andi %[[ZB]], %[[NN]] : tensor<3x4xi1>
+// CHECK-NEXT: %[[SEL:.*]] = arith.select %[[MASK]], %[[ZERO]], %{{.*}} : tensor<3x4xi1>, tensor<3x4xf32>
+// CHECK-NEXT: %[[DE:.*]] = mp.reduce_sum %[[SEL]] dims [0] : tensor<3x4xf32>
+// CHECK-NEXT: return %[[DE]]
+func.func @pow_broadcast(%a: tensor<3x4xf32>, %e: tensor<4xf32>) -> tensor<4xf32> {
+  %p = mp.pow %a, %e : tensor<3x4xf32>, tensor<4xf32>
+  %l = mp.reduce_sum %p dims [0, 1] : tensor<3x4xf32>
+  %de = mp.grad %l wrt %e : tensor<f32>, tensor<4xf32>
+  return %de : tensor<4xf32>
 }
 
 // -----

@@ -60,6 +60,14 @@ static Value reshapeTo(ImplicitLocOpBuilder &b, Value value,
   return ReshapeOp::create(b, type, value);
 }
 
+/// `value` broadcast to `type` (unchanged when it already has it).
+static Value broadcastTo(ImplicitLocOpBuilder &b, Value value,
+                         RankedTensorType type) {
+  if (value.getType() == type)
+    return value;
+  return BroadcastOp::create(b, type, value);
+}
+
 /// Reduces the adjoint `grad` of a broadcast result back to the shape of an
 /// operand of type `operandType`: sums over the dimensions that broadcasting
 /// prepended or expanded from 1 (`mp.reduce_sum`), then restores the size-1
@@ -89,11 +97,8 @@ static Value expandReduced(ImplicitLocOpBuilder &b, Value grad,
   SmallVector<int64_t> keptShape(inputType.getShape());
   for (int64_t dim : dims)
     keptShape[dim] = 1;
-  auto keptType = inputType.clone(keptShape);
-  Value kept = reshapeTo(b, grad, keptType);
-  if (keptType == inputType)
-    return kept;
-  return BroadcastOp::create(b, inputType, kept);
+  Value kept = reshapeTo(b, grad, inputType.clone(keptShape));
+  return broadcastTo(b, kept, inputType);
 }
 
 /// Fails with a diagnostic at `op` unless contractions (matmul, linear, conv)
@@ -295,8 +300,10 @@ DivOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
   return reduceBinaryAdjoints(b, *this, requested[0] ? dLhs : Value(), dRhs);
 }
 
-/// y = l ^ r: dl = dy · r · l^(r − 1), dr = dy · y · log(l). Unlike PyTorch,
-/// which zeroes dr where l = 0 and r >= 0, dr is NaN wherever l <= 0.
+/// y = l ^ r: dl = dy · r · l^(r − 1), dr = dy · y · log(l) except where
+/// l = 0 and r >= 0, where dr is 0 as in PyTorch's pow_backward_exponent
+/// (y · log(l) would be 0 · −inf there). Where l < 0, dr is NaN, as in
+/// PyTorch.
 FailureOr<SmallVector<Value>>
 PowOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
                      ArrayRef<bool> requested) {
@@ -312,7 +319,17 @@ PowOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
   }
   if (requested[1]) {
     Value logLhs = LogOp::create(b, getLhs());
-    dRhs = MulOp::create(b, dy, MulOp::create(b, getResult(), logLhs));
+    Value product = MulOp::create(b, dy, MulOp::create(b, getResult(), logLhs));
+    RankedTensorType type = tensorType(product);
+    Value zero = createScalarOrSplatConstant(
+        b, b.getLoc(), type,
+        APFloat::getZero(cast<FloatType>(elementType).getFloatSemantics()));
+    Value zeroBase = arith::CmpFOp::create(
+        b, arith::CmpFPredicate::OEQ, broadcastTo(b, getLhs(), type), zero);
+    Value nonNegativeExponent = arith::CmpFOp::create(
+        b, arith::CmpFPredicate::OGE, broadcastTo(b, getRhs(), type), zero);
+    Value masked = arith::AndIOp::create(b, zeroBase, nonNegativeExponent);
+    dRhs = arith::SelectOp::create(b, masked, zero, product);
   }
   return reduceBinaryAdjoints(b, *this, dLhs, dRhs);
 }
