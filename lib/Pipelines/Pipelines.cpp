@@ -181,20 +181,53 @@ void mlir::mp::buildGPUPipeline(OpPassManager &pm,
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
+/// Registers `builder` as the pipeline `argument`, as
+/// PassPipelineRegistration does, except that an option that does not parse
+/// is reported through the pipeline parser's error handler (so mp-opt shows
+/// it as an error and the C API captures it) rather than on llvm::errs().
+template <typename Options>
+static void registerPipeline(StringRef argument, StringRef description,
+                             void (*builder)(OpPassManager &,
+                                             const Options &)) {
+  registerPassPipeline(
+      argument, description,
+      [builder, argument = argument.str()](
+          OpPassManager &pm, StringRef text,
+          function_ref<LogicalResult(const Twine &)> errorHandler) {
+        Options options;
+        std::string message;
+        llvm::raw_string_ostream stream(message);
+        if (failed(options.parseFromString(text, stream))) {
+          // A value that does not parse is reported by llvm::cl on stderr
+          // only; say at least which options were rejected.
+          StringRef reason = StringRef(message).trim();
+          if (reason.empty())
+            return errorHandler("invalid value in the options `" + text +
+                                "` of " + argument);
+          return errorHandler(reason);
+        }
+        builder(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optionHandler) {
+        optionHandler(Options());
+      });
+}
+
 void mlir::mp::registerPipelines() {
-  PassPipelineRegistration<MixedPrecisionPipelineOptions>(
+  registerPipeline<MixedPrecisionPipelineOptions>(
       "mp-mixed-precision-pipeline",
       "Make an f32 mp train step mixed-precision: mp-autocast, "
       "mp-master-weights, mp-loss-scaling, mp-autodiff, canonicalize, cse",
       buildMixedPrecisionPipeline);
-  PassPipelineRegistration<CPUPipelineOptions>(
+  registerPipeline<CPUPipelineOptions>(
       "mp-cpu-pipeline",
       "Lower mp train steps (after the mixed-precision passes) or linalg on "
       "tensors to the LLVM dialect for the CPU: convert-mp-to-linalg, "
       "tiling and vectorisation, one-shot bufferization with results as "
       "trailing out-parameters, C interfaces, LLVM",
       buildCPUPipeline);
-  PassPipelineRegistration<GPUPipelineOptions>(
+  registerPipeline<GPUPipelineOptions>(
       "mp-gpu-pipeline",
       "Lower mp train steps (after the mixed-precision passes) for NVIDIA "
       "GPUs: matmul-likes to Tensor Core kernels (convert-mp-to-nvvm) "

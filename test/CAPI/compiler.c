@@ -167,6 +167,22 @@ static void testSession(const char *examplePath, const char *reportPath) {
   // CHECK-NEXT: message: invalid pass pipeline 'mp-autocast{compute-type=f16 bogus=1}'
   // CHECK-NEXT: diagnostics: <Pass-Options-Parser>: no such option bogus
 
+  /* A bad option of a registered pipeline is captured too. */
+  status = mpSessionRunPipeline(session, module,
+                                ref("mp-mixed-precision-pipeline{bogus=1}"));
+  printFailure(session, "bad pipeline option", status);
+  // CHECK-LABEL: bad pipeline option: invalid pipeline
+  // CHECK-NEXT: message: invalid pass pipeline 'mp-mixed-precision-pipeline{bogus=1}'
+  // CHECK-NEXT: diagnostics: <Pass-Options-Parser>: no such option bogus
+  // CHECK: failed to add `mp-mixed-precision-pipeline` with options `bogus=1`
+
+  status = mpSessionRunPipeline(session, module,
+                                ref("mp-cpu-pipeline{grid-size=many}"));
+  printFailure(session, "bad pipeline option value", status);
+  // CHECK-LABEL: bad pipeline option value: invalid pipeline
+  // CHECK-NEXT: message: invalid pass pipeline 'mp-cpu-pipeline{grid-size=many}'
+  // CHECK-NEXT: diagnostics: invalid value in the options `grid-size=many` of mp-cpu-pipeline
+
   status = mpSessionPrecisionReport(session, module,
                                     ref("policy-file=/nonexistent.json"));
   printFailure(session, "report with a bad policy file", status);

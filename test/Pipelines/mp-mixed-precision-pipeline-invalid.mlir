@@ -1,5 +1,11 @@
 // RUN: mp-opt %s -split-input-file -verify-diagnostics --mp-mixed-precision-pipeline
 // RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=f8" 2>&1 | FileCheck %s --check-prefix=OPTION
+// An unknown option or a value that does not parse is an error of the
+// pipeline parser (it used to be a line on stderr only).
+// RUN: not mp-opt %s --pass-pipeline='builtin.module(mp-mixed-precision-pipeline{bogus=1})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not mp-opt %s --pass-pipeline='builtin.module(mp-mixed-precision-pipeline{growth-interval=often})' 2>&1 | FileCheck %s --check-prefix=VALUE
+// UNKNOWN: error: <Pass-Options-Parser>: no such option bogus
+// VALUE: error: invalid value in the options `growth-interval=often` of mp-mixed-precision-pipeline
 
 // Train steps mp-mixed-precision-pipeline does not support: the pass that
 // cannot handle the IR reports it at the op and the pipeline stops (no
