@@ -38,11 +38,21 @@ typedef enum MpStatus {
   /// A null session, module or pointer was given (a null session gets no
   /// message: there is no session to hold it).
   MP_STATUS_INVALID_ARGUMENT = 6,
+  /// A pass crashed (a signal such as SIGSEGV or SIGABRT, e.g. a failed
+  /// assertion or llvm::report_fatal_error, was caught while the pipeline
+  /// ran) and the call was abandoned instead of taking the process down.
+  /// The module is in an unknown state: do not use or destroy it (it is
+  /// leaked); destroy the session when convenient. Best effort: memory and
+  /// locks the crashed pass held are not released.
+  MP_STATUS_PASS_CRASH = 7,
 } MpStatus;
 
 /// A session: an MLIR context holding every dialect `mp-opt` knows, with
 /// MixedPrec's and MLIR's passes registered and its diagnostics captured.
-/// Not thread-safe: one thread at a time per session.
+/// Not thread-safe: one thread at a time per session. Pipelines run on one
+/// thread of their own under llvm::CrashRecoveryContext, so that a crash in
+/// any pass returns MP_STATUS_PASS_CRASH (the context's multithreading is
+/// off: a crash on a worker thread could not be contained).
 typedef struct MpSession {
   void *ptr;
 } MpSession;

@@ -4,6 +4,8 @@
 // knows and a diagnostic handler that collects diagnostics as text, plus the
 // parse / run-pipeline / print / precision-report entry points. Failures are
 // returned as an MpStatus with a one-line message; nothing is printed.
+// Pipelines run under llvm::CrashRecoveryContext on a thread of their own,
+// so that a crashing pass fails the call instead of the host process.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,11 +23,13 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -36,7 +40,8 @@ namespace {
 
 /// The state behind an MpSession.
 struct Session {
-  Session() : context(makeRegistry()) {
+  // No worker threads: a crash on one could not be contained (runPipeline).
+  Session() : context(makeRegistry(), MLIRContext::Threading::DISABLED) {
     // Diagnostics stay one line each: no dump of the op they are about.
     context.printOpOnDiagnostic(false);
     context.getDiagEngine().registerHandler(
@@ -127,6 +132,47 @@ LogicalResult parsePipeline(StringRef pipeline, PassManager &pm,
   return parsePassPipeline(pipeline, pm, errors);
 }
 
+/// Keeps llvm::CrashRecoveryContext's signal handlers installed while at
+/// least one pipeline of any session runs; the host's handlers are back in
+/// place in between.
+class CrashContainment {
+public:
+  CrashContainment() {
+    std::lock_guard<std::mutex> lock(getMutex());
+    if (getUsers()++ == 0)
+      llvm::CrashRecoveryContext::Enable();
+  }
+  ~CrashContainment() {
+    std::lock_guard<std::mutex> lock(getMutex());
+    if (--getUsers() == 0)
+      llvm::CrashRecoveryContext::Disable();
+  }
+
+private:
+  static std::mutex &getMutex() {
+    static std::mutex mutex;
+    return mutex;
+  }
+  static unsigned &getUsers() {
+    static unsigned users = 0;
+    return users;
+  }
+};
+
+/// Runs `pm` on `module` on a thread of its own under a crash recovery
+/// context: returns false when a pass crashed, with `signal` set.
+bool runContained(PassManager &pm, ModuleOp module, LogicalResult &result,
+                  int &signal) {
+  CrashContainment containment;
+  llvm::CrashRecoveryContext recovery;
+  result = failure();
+  if (recovery.RunSafelyOnThread([&] { result = pm.run(module); }))
+    return true;
+  // The recovery context returns 128 + the signal number, as a shell does.
+  signal = recovery.RetCode - 128;
+  return false;
+}
+
 /// Runs `pipeline` on `module` for `session`; `name` is how the message of
 /// a failure calls the pipeline.
 MpStatus runPipeline(Session &session, ModuleOp module, StringRef pipeline,
@@ -145,7 +191,14 @@ MpStatus runPipeline(Session &session, ModuleOp module, StringRef pipeline,
   // A pipeline that is empty still verifies the module.
   if (pm.size() == 0 && failed(verify(module)))
     return session.finish(MP_STATUS_VERIFY_ERROR, "the module does not verify");
-  if (failed(pm.run(module)))
+  LogicalResult result = failure();
+  int signal = 0;
+  if (!runContained(pm, module, result, signal))
+    return session.finish(MP_STATUS_PASS_CRASH,
+                          "the pass pipeline " + name + " crashed (" +
+                              strsignal(signal) +
+                              "); the module is in an unknown state");
+  if (failed(result))
     return session.finish(MP_STATUS_PASS_FAILURE,
                           "the pass pipeline " + name + " failed");
   return session.finish(MP_STATUS_SUCCESS);
@@ -154,6 +207,26 @@ MpStatus runPipeline(Session &session, ModuleOp module, StringRef pipeline,
 /// Runs the user's `pipeline` on `module` for `session`.
 MpStatus runPipeline(Session &session, ModuleOp module, StringRef pipeline) {
   return runPipeline(session, module, pipeline, "'" + pipeline.trim() + "'");
+}
+
+/// Starts a call of `mpSession`: sets `session` to its state, with the
+/// previous call's output and errors forgotten. A null handle is an invalid
+/// argument (with no message: there is no session to hold one).
+MpStatus beginCall(MpSession mpSession, Session *&session) {
+  session = unwrap(mpSession);
+  if (!session)
+    return MP_STATUS_INVALID_ARGUMENT;
+  session->begin();
+  return MP_STATUS_SUCCESS;
+}
+
+/// `beginCall` for a call on `module`, which must not be null.
+MpStatus beginCall(MpSession mpSession, MlirModule module, Session *&session) {
+  if (MpStatus status = beginCall(mpSession, session))
+    return status;
+  if (mlirModuleIsNull(module))
+    return session->finish(MP_STATUS_INVALID_ARGUMENT, "null module");
+  return MP_STATUS_SUCCESS;
 }
 
 } // namespace
@@ -174,6 +247,8 @@ const char *mpStatusGetName(MpStatus status) {
     return "I/O error";
   case MP_STATUS_INVALID_ARGUMENT:
     return "invalid argument";
+  case MP_STATUS_PASS_CRASH:
+    return "pass crash";
   }
   return "unknown status";
 }
@@ -188,10 +263,9 @@ MlirContext mpSessionGetContext(MpSession session) {
 
 MpStatus mpSessionParseModule(MpSession mpSession, MlirStringRef source,
                               MlirStringRef sourceName, MlirModule *module) {
-  Session *session = unwrap(mpSession);
-  if (!session)
-    return MP_STATUS_INVALID_ARGUMENT;
-  session->begin();
+  Session *session;
+  if (MpStatus status = beginCall(mpSession, session))
+    return status;
   if (!module)
     return session->finish(MP_STATUS_INVALID_ARGUMENT,
                            "null pointer for the parsed module");
@@ -213,22 +287,16 @@ MpStatus mpSessionParseModule(MpSession mpSession, MlirStringRef source,
 
 MpStatus mpSessionRunPipeline(MpSession mpSession, MlirModule module,
                               MlirStringRef pipeline) {
-  Session *session = unwrap(mpSession);
-  if (!session)
-    return MP_STATUS_INVALID_ARGUMENT;
-  session->begin();
-  if (mlirModuleIsNull(module))
-    return session->finish(MP_STATUS_INVALID_ARGUMENT, "null module");
+  Session *session;
+  if (MpStatus status = beginCall(mpSession, module, session))
+    return status;
   return runPipeline(*session, unwrap(module), unwrap(pipeline));
 }
 
 MpStatus mpSessionPrintModule(MpSession mpSession, MlirModule module) {
-  Session *session = unwrap(mpSession);
-  if (!session)
-    return MP_STATUS_INVALID_ARGUMENT;
-  session->begin();
-  if (mlirModuleIsNull(module))
-    return session->finish(MP_STATUS_INVALID_ARGUMENT, "null module");
+  Session *session;
+  if (MpStatus status = beginCall(mpSession, module, session))
+    return status;
   llvm::raw_string_ostream os(session->output);
   unwrap(module)->print(os);
   return session->finish(MP_STATUS_SUCCESS);
@@ -236,12 +304,9 @@ MpStatus mpSessionPrintModule(MpSession mpSession, MlirModule module) {
 
 MpStatus mpSessionPrecisionReport(MpSession mpSession, MlirModule module,
                                   MlirStringRef options) {
-  Session *session = unwrap(mpSession);
-  if (!session)
-    return MP_STATUS_INVALID_ARGUMENT;
-  session->begin();
-  if (mlirModuleIsNull(module))
-    return session->finish(MP_STATUS_INVALID_ARGUMENT, "null module");
+  Session *session;
+  if (MpStatus status = beginCall(mpSession, module, session))
+    return status;
 
   // The pass writes its JSON to a file: a temporary one, read back.
   llvm::SmallString<128> path;

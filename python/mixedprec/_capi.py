@@ -43,7 +43,7 @@ MlirIdentifier = _handle("MlirIdentifier")
 
 STATUS_NAMES = {
     0: "success", 1: "parse error", 2: "verify error", 3: "invalid pipeline",
-    4: "pass failure", 5: "I/O error", 6: "invalid argument",
+    4: "pass failure", 5: "I/O error", 6: "invalid argument", 7: "pass crash",
 }
 
 _STRING_CALLBACK = ctypes.CFUNCTYPE(None, MlirStringRef, ctypes.c_void_p)

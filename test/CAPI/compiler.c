@@ -1,9 +1,11 @@
 /*===- compiler.c - The C API of MixedPrec, as a C program uses it --------===*/
 /*
- * Built by CMake as `mp-capi-test` (C, linking only libMixedPrecCAPI.so) and
- * run here: dialect registration and the generated per-pass entry points
- * through MLIR's C API, then the session API (parse, run a pipeline, print,
- * precision report, diagnostics), including every failure status.
+ * Built by CMake as `mp-capi-test` (C, linking only libMixedPrecCAPI.so and
+ * the test-only passes of test/lib) and run here: dialect registration and
+ * the generated per-pass entry points through MLIR's C API, then the session
+ * API (parse, run a pipeline, print, precision report, diagnostics),
+ * including every failure status; `--crash` runs crashing passes
+ * (crash-containment.test).
  */
 // RUN: mp-capi-test %mp_src_root/docs/examples/mlp_train_step.mlir %t.json 2>&1 | FileCheck %s
 // The precision report (with deny=mp.linear) is the pass's JSON report.
@@ -11,6 +13,7 @@
 // JSON: train_step ['deny'] 814120
 
 #include "mp-c/Compiler.h"
+#include "TestPasses.h"
 #include "mp-c/Dialects.h"
 #include "mp-c/Passes.h"
 
@@ -255,9 +258,40 @@ static void testSession(const char *examplePath, const char *reportPath) {
   // CHECK-LABEL: done
 }
 
+/* A crash inside a pass fails the call with MP_STATUS_PASS_CRASH instead of
+ * ending the process, for each way a pass can crash; the session then still
+ * compiles (test/CAPI/crash-containment.test checks the output). The crashed
+ * modules are leaked, as the header says. */
+static void testCrashContainment(void) {
+  mpTestRegisterPasses();
+  MpSession session = mpSessionCreate();
+  const char *pipelines[] = {"mp-test-crash{kind=segv}",
+                             "mp-test-crash{kind=abort}",
+                             ("mp-mixed-precision-pipeline,"
+                              "mp-test-crash{kind=fatal-error}")};
+  for (int i = 0; i < 3; ++i) {
+    MlirModule module;
+    MpStatus status =
+        mpSessionParseModule(session, ref(kMatmul), ref("m.mlir"), &module);
+    if (status != MP_STATUS_SUCCESS)
+      return;
+    status = mpSessionRunPipeline(session, module, ref(pipelines[i]));
+    printFailure(session, "crash", status);
+  }
+  MpStatus status = mpSessionCompile(session, ref(kMatmul), ref("m.mlir"),
+                                     ref("mp-autocast{compute-type=bf16}"));
+  printf("after the crashes: %s\n", mpStatusGetName(status));
+  mpSessionDestroy(session);
+}
+
 int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--crash") == 0) {
+    testCrashContainment();
+    return 0;
+  }
   if (argc != 3) {
-    fprintf(stderr, "usage: %s train_step.mlir report.json\n", argv[0]);
+    fprintf(stderr, "usage: %s train_step.mlir report.json | --crash\n",
+            argv[0]);
     return 2;
   }
   testDialectAndGeneratedPasses();
