@@ -202,15 +202,11 @@ template <typename OpTy> struct NormGradOpLowering : OpConversionPattern<OpTy> {
     ArrayRef<int64_t> shape = type.getShape();
     int64_t axis = op.getAxis();
     unsigned rank = type.getRank();
-    SmallVector<int64_t> normDims =
-        llvm::to_vector(llvm::seq<int64_t>(axis, rank));
     SmallVector<int64_t> leadDims =
         llvm::to_vector(llvm::seq<int64_t>(0, axis));
-    int64_t count = 1;
-    for (int64_t size : shape.drop_front(axis))
-      count *= size;
     NormStatistics stats = buildNormStatistics(
         rewriter, loc, input, axis, op.getEps().convertToDouble(), centered);
+    ArrayRef<int64_t> normDims = stats.normDims;
     Value weight = adaptor.getWeight();
 
     // Operands in every generic below: dy, x, [mean], rstd, [weight] over the
@@ -218,22 +214,21 @@ template <typename OpTy> struct NormGradOpLowering : OpConversionPattern<OpTy> {
     // broadcast along the leading dimensions.
     SmallVector<MappedOperand> operands{
         identityOperand(adaptor.getGradOutput()), identityOperand(input)};
-    if (centered)
-      operands.push_back(projectedOperand(stats.mean, rank, normDims));
-    operands.push_back(projectedOperand(stats.rstd, rank, normDims));
+    stats.appendOperands(operands);
     if (weight)
       operands.push_back(broadcastOperand(rewriter, loc, weight, shape));
+    // Payload positions of rstd and of the weight in the layout above.
+    unsigned numStatistics = stats.getNumOperands();
+    unsigned rstdIndex = 1 + numStatistics;
+    unsigned weightIndex = 2 + numStatistics;
     // x̂ and g from the payload arguments laid out as above.
     auto normalized = [&](OpBuilder &b, Location loc, ValueRange in) -> Value {
-      Value x = in[1];
-      if (centered)
-        x = arith::SubFOp::create(b, loc, x, in[2]);
-      return arith::MulFOp::create(b, loc, x, in[centered ? 3 : 2]);
+      return stats.normalize(b, loc, in[1], in.slice(2, numStatistics));
     };
     auto scaledGrad = [&](OpBuilder &b, Location loc, ValueRange in) -> Value {
       if (!weight)
         return in[0];
-      return arith::MulFOp::create(b, loc, in[0], in[centered ? 4 : 3]);
+      return arith::MulFOp::create(b, loc, in[0], in[weightIndex]);
     };
 
     // Row sums Σ g and Σ g·x̂ over the normalised dimensions.
@@ -263,7 +258,7 @@ template <typename OpTy> struct NormGradOpLowering : OpConversionPattern<OpTy> {
             [&](OpBuilder &b, Location loc, ValueRange in,
                 ValueRange) -> SmallVector<Value> {
               Value countValue =
-                  createF32Constant(b, loc, static_cast<double>(count));
+                  createF32Constant(b, loc, static_cast<double>(stats.count));
               Value g = scaledGrad(b, loc, in);
               Value meanGx =
                   arith::DivFOp::create(b, loc, in[sumsBegin], countValue);
@@ -276,7 +271,7 @@ template <typename OpTy> struct NormGradOpLowering : OpConversionPattern<OpTy> {
                     b, loc, d,
                     arith::DivFOp::create(b, loc, in[sumsBegin + 1],
                                           countValue));
-              return {arith::MulFOp::create(b, loc, in[centered ? 3 : 2], d)};
+              return {arith::MulFOp::create(b, loc, in[rstdIndex], d)};
             })
             .front();
 
@@ -299,18 +294,9 @@ template <typename OpTy> struct NormGradOpLowering : OpConversionPattern<OpTy> {
           return sums;
         });
     SmallVector<Value> results{inputGrad};
-    for (Value sum : paramSums) {
-      // The sums have the normalised shape already; round them to its type.
-      Value rounded = sum;
-      if (paramType.getElementType() != rewriter.getF32Type())
-        rounded =
-            buildElementwise(
-                rewriter, loc, {identityOperand(sum)}, TypeRange{paramType},
-                [](OpBuilder &, Location, ValueRange in,
-                   ValueRange) -> SmallVector<Value> { return {in[0]}; })
-                .front();
-      results.push_back(rounded);
-    }
+    // The sums have the normalised shape already; round them to its type.
+    for (Value sum : paramSums)
+      results.push_back(roundTensor(rewriter, loc, sum, paramType));
     rewriter.replaceOp(op, results);
     return success();
   }

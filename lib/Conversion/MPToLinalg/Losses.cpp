@@ -24,20 +24,6 @@ using namespace mlir::mp;
 using namespace mlir::mp::lowering;
 
 namespace {
-/// Divides the 0-d f32 `sum` by `count` and rounds it to `resultType`.
-Value buildMean(OpBuilder &b, Location loc, Value sum, int64_t count,
-                RankedTensorType resultType) {
-  return buildElementwise(
-             b, loc, {identityOperand(sum)}, TypeRange{resultType},
-             [&](OpBuilder &b, Location loc, ValueRange in,
-                 ValueRange) -> SmallVector<Value> {
-               Value divisor =
-                   createF32Constant(b, loc, static_cast<double>(count));
-               return {arith::DivFOp::create(b, loc, in[0], divisor)};
-             })
-      .front();
-}
-
 struct CrossEntropyOpLowering : OpConversionPattern<CrossEntropyOp> {
   using OpConversionPattern::OpConversionPattern;
 

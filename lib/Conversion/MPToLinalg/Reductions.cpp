@@ -66,22 +66,12 @@ template <typename OpTy> struct ReduceOpLowering : OpConversionPattern<OpTy> {
     for (int64_t dim : dims)
       count *= inputType.getDimSize(dim);
     bool isMean = std::is_same_v<OpTy, ReduceMeanOp>;
-    if (isMean || reducedType.getElementType() != resultType.getElementType()) {
-      auto roundedType = RankedTensorType::get(reducedType.getShape(),
-                                               resultType.getElementType());
-      reduced =
-          buildElementwise(
-              rewriter, loc, {identityOperand(reduced)}, TypeRange{roundedType},
-              [&](OpBuilder &b, Location loc, ValueRange in,
-                  ValueRange) -> SmallVector<Value> {
-                if (!isMean)
-                  return {in[0]};
-                Value divisor =
-                    createF32Constant(b, loc, static_cast<double>(count));
-                return {arith::DivFOp::create(b, loc, in[0], divisor)};
-              })
-              .front();
-    }
+    auto roundedType = RankedTensorType::get(reducedType.getShape(),
+                                             resultType.getElementType());
+    if (isMean)
+      reduced = buildMean(rewriter, loc, reduced, count, roundedType);
+    else
+      reduced = roundTensor(rewriter, loc, reduced, roundedType);
     rewriter.replaceOp(
         op, reshapeTensor(rewriter, loc, reduced, resultType.getShape()));
     return success();
@@ -137,17 +127,12 @@ template <typename OpTy> struct NormOpLowering : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     auto type = cast<RankedTensorType>(input.getType());
-    int64_t axis = op.getAxis();
-    unsigned rank = type.getRank();
-    SmallVector<int64_t> normDims =
-        llvm::to_vector(llvm::seq<int64_t>(axis, rank));
-    NormStatistics stats = buildNormStatistics(
-        rewriter, loc, input, axis, op.getEps().convertToDouble(), centered);
+    NormStatistics stats =
+        buildNormStatistics(rewriter, loc, input, op.getAxis(),
+                            op.getEps().convertToDouble(), centered);
 
     SmallVector<MappedOperand> inputs{identityOperand(input)};
-    if (centered)
-      inputs.push_back(projectedOperand(stats.mean, rank, normDims));
-    inputs.push_back(projectedOperand(stats.rstd, rank, normDims));
+    stats.appendOperands(inputs);
     Value weight = adaptor.getWeight();
     Value bias;
     if constexpr (centered)
@@ -162,12 +147,10 @@ template <typename OpTy> struct NormOpLowering : OpConversionPattern<OpTy> {
         buildElementwise(rewriter, loc, inputs, TypeRange{type},
                          [&](OpBuilder &b, Location loc, ValueRange in,
                              ValueRange) -> SmallVector<Value> {
-                           unsigned next = 0;
-                           Value x = in[next++];
-                           if (centered)
-                             x = arith::SubFOp::create(b, loc, x, in[next++]);
-                           Value y =
-                               arith::MulFOp::create(b, loc, x, in[next++]);
+                           unsigned numStatistics = stats.getNumOperands();
+                           Value y = stats.normalize(
+                               b, loc, in[0], in.slice(1, numStatistics));
+                           unsigned next = 1 + numStatistics;
                            if (weight)
                              y = arith::MulFOp::create(b, loc, y, in[next++]);
                            if (bias)

@@ -224,15 +224,8 @@ struct EmbeddingGradOpLowering : OpConversionPattern<EmbeddingGradOp> {
               b, loc, sum, acc, tableOffsets, sizes, unitStrides);
           scf::YieldOp::create(b, loc, updated);
         });
-    Value result = loop.getResult(0);
-    if (resultType.getElementType() != f32)
-      result =
-          buildElementwise(
-              rewriter, loc, {identityOperand(result)}, TypeRange{resultType},
-              [](OpBuilder &, Location, ValueRange in,
-                 ValueRange) -> SmallVector<Value> { return {in[0]}; })
-              .front();
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(
+        op, roundTensor(rewriter, loc, loop.getResult(0), resultType));
     return success();
   }
 };

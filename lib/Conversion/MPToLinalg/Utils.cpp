@@ -239,6 +239,29 @@ SmallVector<Value> lowering::buildReduction(OpBuilder &b, Location loc,
   return buildGeneric(b, loc, inputs, inits, iterators, b.getF32Type(), body);
 }
 
+Value lowering::roundTensor(OpBuilder &b, Location loc, Value tensor,
+                            RankedTensorType type) {
+  if (tensor.getType() == type)
+    return tensor;
+  return buildElementwise(b, loc, {identityOperand(tensor)}, TypeRange{type},
+                          [](OpBuilder &, Location, ValueRange in, ValueRange)
+                              -> SmallVector<Value> { return {in[0]}; })
+      .front();
+}
+
+Value lowering::buildMean(OpBuilder &b, Location loc, Value sum, int64_t count,
+                          RankedTensorType resultType) {
+  return buildElementwise(
+             b, loc, {identityOperand(sum)}, TypeRange{resultType},
+             [&](OpBuilder &b, Location loc, ValueRange in,
+                 ValueRange) -> SmallVector<Value> {
+               Value divisor =
+                   createF32Constant(b, loc, static_cast<double>(count));
+               return {arith::DivFOp::create(b, loc, in[0], divisor)};
+             })
+      .front();
+}
+
 SmallVector<int64_t> lowering::dropDims(ArrayRef<int64_t> shape,
                                         ArrayRef<int64_t> dims) {
   SmallVector<int64_t> result;
@@ -295,17 +318,10 @@ NormStatistics lowering::buildNormStatistics(OpBuilder &b, Location loc,
   SmallVector<int64_t> normDims =
       llvm::to_vector(llvm::seq<int64_t>(axis, rank));
   SmallVector<int64_t> leadShape(shape.take_front(axis));
-  int64_t count = 1;
-  for (int64_t size : shape.drop_front(axis))
-    count *= size;
+  int64_t count = ShapedType::getNumElements(shape.drop_front(axis));
   Type f32 = b.getF32Type();
   Value zero = createFloatConstant(b, loc, f32, 0.0);
   auto leadType = RankedTensorType::get(leadShape, f32);
-  auto divideByCount = [&](OpBuilder &b, Location loc, Value sum) -> Value {
-    return arith::DivFOp::create(
-        b, loc, sum,
-        createFloatConstant(b, loc, f32, static_cast<double>(count)));
-  };
 
   Value mean;
   if (centered) {
@@ -316,12 +332,7 @@ NormStatistics lowering::buildNormStatistics(OpBuilder &b, Location loc,
                       return {arith::AddFOp::create(b, loc, acc[0], in[0])};
                     })
                     .front();
-    mean = buildElementwise(b, loc, {identityOperand(sum)}, TypeRange{leadType},
-                            [&](OpBuilder &b, Location loc, ValueRange in,
-                                ValueRange) -> SmallVector<Value> {
-                              return {divideByCount(b, loc, in[0])};
-                            })
-               .front();
+    mean = buildMean(b, loc, sum, count, leadType);
   }
   // Σ (x − mean)² for layer norm, Σ x² for RMS norm.
   SmallVector<MappedOperand> inputs{identityOperand(input)};
@@ -345,11 +356,27 @@ NormStatistics lowering::buildNormStatistics(OpBuilder &b, Location loc,
           b, loc, {identityOperand(sumSquares)}, TypeRange{leadType},
           [&](OpBuilder &b, Location loc, ValueRange in,
               ValueRange) -> SmallVector<Value> {
-            Value variance = divideByCount(b, loc, in[0]);
+            Value variance = arith::DivFOp::create(
+                b, loc, in[0],
+                createFloatConstant(b, loc, f32, static_cast<double>(count)));
             Value shifted = arith::AddFOp::create(
                 b, loc, variance, createFloatConstant(b, loc, f32, eps));
             return {math::RsqrtOp::create(b, loc, shifted)};
           })
           .front();
-  return {mean, rstd};
+  return {mean, rstd, rank, normDims, count};
+}
+
+void NormStatistics::appendOperands(
+    SmallVectorImpl<MappedOperand> &operands) const {
+  if (mean)
+    operands.push_back(projectedOperand(mean, rank, normDims));
+  operands.push_back(projectedOperand(rstd, rank, normDims));
+}
+
+Value NormStatistics::normalize(OpBuilder &b, Location loc, Value x,
+                                ValueRange statistics) const {
+  if (mean)
+    x = arith::SubFOp::create(b, loc, x, statistics.front());
+  return arith::MulFOp::create(b, loc, x, statistics.back());
 }

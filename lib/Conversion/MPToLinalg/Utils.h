@@ -109,6 +109,16 @@ buildReduction(OpBuilder &b, Location loc, ArrayRef<MappedOperand> inputs,
                ArrayRef<int64_t> loopShape, ArrayRef<int64_t> reducedDims,
                ArrayRef<Value> initValues, GenericBodyFn body);
 
+/// Rounds `tensor` elementwise, once, to `type` (of its shape): `tensor`
+/// itself when it has that type already.
+Value roundTensor(OpBuilder &b, Location loc, Value tensor,
+                  RankedTensorType type);
+
+/// Divides the f32 tensor `sum` elementwise by `count` and rounds the
+/// quotients once to `resultType` (of the shape of `sum`).
+Value buildMean(OpBuilder &b, Location loc, Value sum, int64_t count,
+                RankedTensorType resultType);
+
 /// Returns `shape` without the dimensions `dims`.
 SmallVector<int64_t> dropDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> dims);
 
@@ -134,6 +144,24 @@ SoftmaxStatistics buildSoftmaxStatistics(OpBuilder &b, Location loc,
 struct NormStatistics {
   Value mean;
   Value rstd;
+  /// The rank of the input and its normalised dimensions [axis, rank).
+  unsigned rank;
+  SmallVector<int64_t> normDims;
+  /// The number of elements normalised together.
+  int64_t count;
+
+  /// The number of operands `appendOperands` adds: mean (if any) and rstd.
+  unsigned getNumOperands() const { return mean ? 2 : 1; }
+
+  /// Appends the mean (if any) and rstd to `operands`, read at each element
+  /// of the input's iteration space.
+  void appendOperands(SmallVectorImpl<MappedOperand> &operands) const;
+
+  /// The normalised element x̂ = (x − mean) · rstd, or x · rstd without a
+  /// mean, from the payload element `x` and the payload values `statistics`
+  /// of the operands `appendOperands` added.
+  Value normalize(OpBuilder &b, Location loc, Value x,
+                  ValueRange statistics) const;
 };
 NormStatistics buildNormStatistics(OpBuilder &b, Location loc, Value input,
                                    int64_t axis, double eps, bool centered);

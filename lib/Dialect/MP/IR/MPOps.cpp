@@ -81,6 +81,24 @@ static FailureOr<RankedTensorType> getStaticTensor(const Reporter &reporter,
   return type;
 }
 
+/// Infers the type of an op whose result has the element type of its
+/// statically shaped `input` and the shape `inferShape` computes from the
+/// input's type.
+static LogicalResult inferFromInput(
+    const Reporter &reporter, Value input,
+    function_ref<FailureOr<SmallVector<int64_t>>(RankedTensorType)> inferShape,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  FailureOr<RankedTensorType> type = getStaticTensor(reporter, input, "input");
+  if (failed(type))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape = inferShape(*type);
+  if (failed(shape))
+    return failure();
+  inferredReturnTypes.push_back(
+      RankedTensorType::get(*shape, type->getElementType()));
+  return success();
+}
+
 /// Checks that `dim` indexes a dimension of a rank-`rank` tensor.
 static LogicalResult checkDim(const Reporter &reporter, int64_t dim,
                               int64_t rank, StringRef what) {
@@ -128,6 +146,18 @@ static LogicalResult checkResultShape(const Reporter &reporter,
   if (result.getShape() != expected)
     return reporter.fail("expects ", what, " shape ", ShapeStr{expected},
                          ", got ", ShapeStr{result.getShape()});
+  return success();
+}
+
+/// Checks that `result` has the element type of `source`, the operand whose
+/// elements the op moves.
+static LogicalResult checkResultElementType(const Reporter &reporter,
+                                            ShapedType source,
+                                            ShapedType result) {
+  if (result.getElementType() != source.getElementType())
+    return reporter.fail("expects the result element type ",
+                         source.getElementType(), ", got ",
+                         result.getElementType());
   return success();
 }
 
@@ -281,18 +311,30 @@ inferConvShape(const Reporter &reporter, ArrayRef<int64_t> input,
   return output;
 }
 
+/// Checks the element types of the two operands `lhs` and `rhs` that a
+/// convolution op contracts (`checkContractionTypes`) and its attributes, and
+/// returns the NCHW output shape of the convolution of `input` by `filter`.
+template <typename OpTy>
+static FailureOr<SmallVector<int64_t>>
+checkConvolution(const Reporter &reporter, OpTy op, RankedTensorType lhs,
+                 RankedTensorType rhs, ArrayRef<int64_t> input,
+                 ArrayRef<int64_t> filter) {
+  auto result = cast<RankedTensorType>(op.getResult().getType());
+  if (failed(checkContractionTypes(reporter, lhs.getElementType(),
+                                   rhs.getElementType(), op.getAccType(),
+                                   result.getElementType())))
+    return failure();
+  return inferConvShape(reporter, input, filter, op.getStrides(),
+                        op.getPadding(), op.getDilation(), op.getGroups());
+}
+
 LogicalResult Conv2DOp::verify() {
   Reporter reporter(*this);
   auto input = cast<RankedTensorType>(getInput().getType());
   auto filter = cast<RankedTensorType>(getFilter().getType());
   auto result = cast<RankedTensorType>(getResult().getType());
-  if (failed(checkContractionTypes(reporter, input.getElementType(),
-                                   filter.getElementType(), getAccType(),
-                                   result.getElementType())))
-    return failure();
-  FailureOr<SmallVector<int64_t>> shape =
-      inferConvShape(reporter, input.getShape(), filter.getShape(),
-                     getStrides(), getPadding(), getDilation(), getGroups());
+  FailureOr<SmallVector<int64_t>> shape = checkConvolution(
+      reporter, *this, input, filter, input.getShape(), filter.getShape());
   if (failed(shape))
     return failure();
   if (Value bias = getBias()) {
@@ -308,38 +350,32 @@ LogicalResult Conv2DOp::verify() {
   return checkResultShape(reporter, *shape, result);
 }
 
-LogicalResult Conv2DGradInputOp::verify() {
-  Reporter reporter(*this);
-  auto gradOutput = cast<RankedTensorType>(getGradOutput().getType());
-  auto filter = cast<RankedTensorType>(getFilter().getType());
-  auto result = cast<RankedTensorType>(getResult().getType());
-  if (failed(checkContractionTypes(reporter, gradOutput.getElementType(),
-                                   filter.getElementType(), getAccType(),
-                                   result.getElementType())))
-    return failure();
-  FailureOr<SmallVector<int64_t>> shape =
-      inferConvShape(reporter, result.getShape(), filter.getShape(),
-                     getStrides(), getPadding(), getDilation(), getGroups());
+/// Shared verifier of conv2d_grad_input and conv2d_grad_filter: grad_output
+/// contracts with `operand` (the filter or the input), and has the shape of
+/// the forward convolution of `input` by `filter`, one of which is the result.
+template <typename OpTy>
+static LogicalResult verifyConvGrad(OpTy op, RankedTensorType operand,
+                                    RankedTensorType input,
+                                    RankedTensorType filter) {
+  Reporter reporter(op);
+  auto gradOutput = cast<RankedTensorType>(op.getGradOutput().getType());
+  FailureOr<SmallVector<int64_t>> shape = checkConvolution(
+      reporter, op, gradOutput, operand, input.getShape(), filter.getShape());
   if (failed(shape))
     return failure();
   return checkResultShape(reporter, *shape, gradOutput, "grad_output");
 }
 
+LogicalResult Conv2DGradInputOp::verify() {
+  auto filter = cast<RankedTensorType>(getFilter().getType());
+  return verifyConvGrad(*this, filter,
+                        cast<RankedTensorType>(getResult().getType()), filter);
+}
+
 LogicalResult Conv2DGradFilterOp::verify() {
-  Reporter reporter(*this);
-  auto gradOutput = cast<RankedTensorType>(getGradOutput().getType());
   auto input = cast<RankedTensorType>(getInput().getType());
-  auto result = cast<RankedTensorType>(getResult().getType());
-  if (failed(checkContractionTypes(reporter, gradOutput.getElementType(),
-                                   input.getElementType(), getAccType(),
-                                   result.getElementType())))
-    return failure();
-  FailureOr<SmallVector<int64_t>> shape =
-      inferConvShape(reporter, input.getShape(), result.getShape(),
-                     getStrides(), getPadding(), getDilation(), getGroups());
-  if (failed(shape))
-    return failure();
-  return checkResultShape(reporter, *shape, gradOutput, "grad_output");
+  return verifyConvGrad(*this, input, input,
+                        cast<RankedTensorType>(getResult().getType()));
 }
 
 //===----------------------------------------------------------------------===//
@@ -381,21 +417,20 @@ inferBinary(std::optional<Location> loc, typename OpTy::Adaptor adaptor,
   return success();
 }
 
-#define MP_BINARY_INFER(OP)                                                    \
-  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
-                                     std::optional<Location> loc,              \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &types) {           \
-    return inferBinary<OP>(loc, adaptor, types);                               \
+/// Defines `OP::inferReturnTypes` as the shared inference `INFER<OP>`.
+#define MP_INFER_RETURN_TYPES(OP, INFER)                                       \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
+      SmallVectorImpl<Type> &types) {                                          \
+    return INFER<OP>(loc, adaptor, types);                                     \
   }
-MP_BINARY_INFER(AddOp)
-MP_BINARY_INFER(SubOp)
-MP_BINARY_INFER(MulOp)
-MP_BINARY_INFER(DivOp)
-MP_BINARY_INFER(PowOp)
-MP_BINARY_INFER(MaximumOp)
-MP_BINARY_INFER(MinimumOp)
-#undef MP_BINARY_INFER
+MP_INFER_RETURN_TYPES(AddOp, inferBinary)
+MP_INFER_RETURN_TYPES(SubOp, inferBinary)
+MP_INFER_RETURN_TYPES(MulOp, inferBinary)
+MP_INFER_RETURN_TYPES(DivOp, inferBinary)
+MP_INFER_RETURN_TYPES(PowOp, inferBinary)
+MP_INFER_RETURN_TYPES(MaximumOp, inferBinary)
+MP_INFER_RETURN_TYPES(MinimumOp, inferBinary)
 
 template <typename OpTy>
 static LogicalResult
@@ -417,19 +452,8 @@ inferMinMaxGrad(std::optional<Location> loc, typename OpTy::Adaptor adaptor,
   return success();
 }
 
-LogicalResult MaximumGradOp::inferReturnTypes(MLIRContext *,
-                                              std::optional<Location> loc,
-                                              Adaptor adaptor,
-                                              SmallVectorImpl<Type> &types) {
-  return inferMinMaxGrad<MaximumGradOp>(loc, adaptor, types);
-}
-
-LogicalResult MinimumGradOp::inferReturnTypes(MLIRContext *,
-                                              std::optional<Location> loc,
-                                              Adaptor adaptor,
-                                              SmallVectorImpl<Type> &types) {
-  return inferMinMaxGrad<MinimumGradOp>(loc, adaptor, types);
-}
+MP_INFER_RETURN_TYPES(MaximumGradOp, inferMinMaxGrad)
+MP_INFER_RETURN_TYPES(MinimumGradOp, inferMinMaxGrad)
 
 //===----------------------------------------------------------------------===//
 // Reductions and normalisation
@@ -461,30 +485,18 @@ static LogicalResult
 inferReduce(std::optional<Location> loc, typename OpTy::Adaptor adaptor,
             SmallVectorImpl<Type> &inferredReturnTypes) {
   Reporter reporter(loc, OpTy::getOperationName());
-  FailureOr<RankedTensorType> input =
-      getStaticTensor(reporter, adaptor.getInput(), "input");
-  if (failed(input))
-    return failure();
-  FailureOr<SmallVector<int64_t>> shape = inferReducedShape(
-      reporter, *input, adaptor.getDims(), adaptor.getKeepdims());
-  if (failed(shape))
-    return failure();
-  inferredReturnTypes.push_back(
-      RankedTensorType::get(*shape, input->getElementType()));
-  return success();
+  return inferFromInput(
+      reporter, adaptor.getInput(),
+      [&](RankedTensorType input) {
+        return inferReducedShape(reporter, input, adaptor.getDims(),
+                                 adaptor.getKeepdims());
+      },
+      inferredReturnTypes);
 }
 
-#define MP_REDUCE_INFER(OP)                                                    \
-  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
-                                     std::optional<Location> loc,              \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &types) {           \
-    return inferReduce<OP>(loc, adaptor, types);                               \
-  }
-MP_REDUCE_INFER(ReduceSumOp)
-MP_REDUCE_INFER(ReduceMeanOp)
-MP_REDUCE_INFER(ReduceMaxOp)
-#undef MP_REDUCE_INFER
+MP_INFER_RETURN_TYPES(ReduceSumOp, inferReduce)
+MP_INFER_RETURN_TYPES(ReduceMeanOp, inferReduce)
+MP_INFER_RETURN_TYPES(ReduceMaxOp, inferReduce)
 
 LogicalResult ReduceMaxGradOp::verify() {
   Reporter reporter(*this);
@@ -596,37 +608,34 @@ TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                               Adaptor adaptor,
                               SmallVectorImpl<Type> &inferredReturnTypes) {
   Reporter reporter(loc, getOperationName());
-  FailureOr<RankedTensorType> input =
-      getStaticTensor(reporter, adaptor.getInput(), "input");
-  if (failed(input))
-    return failure();
   ArrayRef<int64_t> permutation = adaptor.getPermutation();
-  if (static_cast<int64_t>(permutation.size()) != input->getRank())
-    return reporter.fail("expects a permutation of ", input->getRank(),
-                         " dimensions, got ", permutation.size());
-  SmallVector<bool> seen(permutation.size(), false);
-  SmallVector<int64_t> shape;
-  for (int64_t dim : permutation) {
-    if (dim < 0 || dim >= input->getRank() || seen[dim])
-      return reporter.fail("permutation ", ShapeStr{permutation},
-                           " is not a permutation of [0, ", input->getRank(),
-                           ")");
-    seen[dim] = true;
-    shape.push_back(input->getDimSize(dim));
-  }
-  inferredReturnTypes.push_back(
-      RankedTensorType::get(shape, input->getElementType()));
-  return success();
+  auto inferShape =
+      [&](RankedTensorType input) -> FailureOr<SmallVector<int64_t>> {
+    if (static_cast<int64_t>(permutation.size()) != input.getRank())
+      return reporter.fail("expects a permutation of ", input.getRank(),
+                           " dimensions, got ", permutation.size());
+    SmallVector<bool> seen(permutation.size(), false);
+    SmallVector<int64_t> shape;
+    for (int64_t dim : permutation) {
+      if (dim < 0 || dim >= input.getRank() || seen[dim])
+        return reporter.fail("permutation ", ShapeStr{permutation},
+                             " is not a permutation of [0, ", input.getRank(),
+                             ")");
+      seen[dim] = true;
+      shape.push_back(input.getDimSize(dim));
+    }
+    return shape;
+  };
+  return inferFromInput(reporter, adaptor.getInput(), inferShape,
+                        inferredReturnTypes);
 }
 
 LogicalResult ReshapeOp::verify() {
   Reporter reporter(*this);
   auto input = getInput().getType();
   auto result = getResult().getType();
-  if (input.getElementType() != result.getElementType())
-    return reporter.fail("expects the result element type ",
-                         input.getElementType(), ", got ",
-                         result.getElementType());
+  if (failed(checkResultElementType(reporter, input, result)))
+    return failure();
   if (input.getNumElements() != result.getNumElements())
     return reporter.fail("cannot reshape ", input.getNumElements(),
                          " elements into ", result.getNumElements());
@@ -648,10 +657,8 @@ LogicalResult BroadcastOp::verify() {
   Reporter reporter(*this);
   auto input = getInput().getType();
   auto result = getResult().getType();
-  if (input.getElementType() != result.getElementType())
-    return reporter.fail("expects the result element type ",
-                         input.getElementType(), ", got ",
-                         result.getElementType());
+  if (failed(checkResultElementType(reporter, input, result)))
+    return failure();
   SmallVector<int64_t> shape;
   if (input.getRank() > result.getRank() ||
       !OpTrait::util::getBroadcastedShape(input.getShape(), result.getShape(),
@@ -741,28 +748,21 @@ SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                           Adaptor adaptor,
                           SmallVectorImpl<Type> &inferredReturnTypes) {
   Reporter reporter(loc, getOperationName());
-  FailureOr<RankedTensorType> input =
-      getStaticTensor(reporter, adaptor.getInput(), "input");
-  if (failed(input))
-    return failure();
-  FailureOr<SmallVector<int64_t>> shape =
-      checkSliceBox(reporter, input->getShape(), adaptor.getOffsets(),
-                    adaptor.getSizes(), adaptor.getStrides());
-  if (failed(shape))
-    return failure();
-  inferredReturnTypes.push_back(
-      RankedTensorType::get(*shape, input->getElementType()));
-  return success();
+  return inferFromInput(
+      reporter, adaptor.getInput(),
+      [&](RankedTensorType input) {
+        return checkSliceBox(reporter, input.getShape(), adaptor.getOffsets(),
+                             adaptor.getSizes(), adaptor.getStrides());
+      },
+      inferredReturnTypes);
 }
 
 LogicalResult SliceGradOp::verify() {
   Reporter reporter(*this);
   auto gradOutput = getGradOutput().getType();
   auto result = getResult().getType();
-  if (gradOutput.getElementType() != result.getElementType())
-    return reporter.fail("expects the result element type ",
-                         gradOutput.getElementType(), ", got ",
-                         result.getElementType());
+  if (failed(checkResultElementType(reporter, gradOutput, result)))
+    return failure();
   FailureOr<SmallVector<int64_t>> shape =
       checkSliceBox(reporter, result.getShape(), getOffsets(), getSizes(),
                     getStrides());
@@ -802,10 +802,8 @@ LogicalResult EmbeddingGradOp::verify() {
   if (result.getRank() != 2)
     return reporter.fail("expects a result table of rank 2, got rank ",
                          result.getRank());
-  if (gradOutput.getElementType() != result.getElementType())
-    return reporter.fail("expects the result element type ",
-                         gradOutput.getElementType(), ", got ",
-                         result.getElementType());
+  if (failed(checkResultElementType(reporter, gradOutput, result)))
+    return failure();
   SmallVector<int64_t> expected(indices.getShape());
   expected.push_back(result.getDimSize(1));
   return checkResultShape(reporter, expected, gradOutput, "grad_output");
@@ -1084,23 +1082,16 @@ LogicalResult AdamOp::verify() { return verifyAdamLike(*this); }
 LogicalResult AdamWOp::verify() { return verifyAdamLike(*this); }
 
 template <typename OpTy>
-static LogicalResult inferAdamLike(typename OpTy::Adaptor adaptor,
+static LogicalResult inferAdamLike(std::optional<Location>,
+                                   typename OpTy::Adaptor adaptor,
                                    SmallVectorImpl<Type> &inferredReturnTypes) {
   inferredReturnTypes.append(3, adaptor.getParam().getType());
   return success();
 }
 
-LogicalResult AdamOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
-                                       Adaptor adaptor,
-                                       SmallVectorImpl<Type> &types) {
-  return inferAdamLike<AdamOp>(adaptor, types);
-}
-
-LogicalResult AdamWOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
-                                        Adaptor adaptor,
-                                        SmallVectorImpl<Type> &types) {
-  return inferAdamLike<AdamWOp>(adaptor, types);
-}
+MP_INFER_RETURN_TYPES(AdamOp, inferAdamLike)
+MP_INFER_RETURN_TYPES(AdamWOp, inferAdamLike)
+#undef MP_INFER_RETURN_TYPES
 
 #define GET_OP_CLASSES
 #include "mp/Dialect/MP/IR/MPOps.cpp.inc"
