@@ -49,10 +49,10 @@ typedef enum MpStatus {
 
 /// A session: an MLIR context holding every dialect `mp-opt` knows, with
 /// MixedPrec's and MLIR's passes registered and its diagnostics captured.
-/// Not thread-safe: one thread at a time per session. Pipelines run on one
-/// thread of their own under llvm::CrashRecoveryContext, so that a crash in
-/// any pass returns MP_STATUS_PASS_CRASH (the context's multithreading is
-/// off: a crash on a worker thread could not be contained).
+/// Not thread-safe: one thread at a time per session. Pipelines run on the
+/// calling thread under llvm::CrashRecoveryContext, so that a crash in any
+/// pass returns MP_STATUS_PASS_CRASH (the context's multithreading is off: a
+/// crash on a worker thread could not be contained).
 typedef struct MpSession {
   void *ptr;
 } MpSession;

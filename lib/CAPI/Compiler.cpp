@@ -4,7 +4,7 @@
 // knows and a diagnostic handler that collects diagnostics as text, plus the
 // parse / run-pipeline / print / precision-report entry points. Failures are
 // returned as an MpStatus with a one-line message; nothing is printed.
-// Pipelines run under llvm::CrashRecoveryContext on a thread of their own,
+// Pipelines run under llvm::CrashRecoveryContext on the calling thread,
 // so that a crashing pass fails the call instead of the host process.
 //
 //===----------------------------------------------------------------------===//
@@ -159,14 +159,15 @@ private:
   }
 };
 
-/// Runs `pm` on `module` on a thread of its own under a crash recovery
-/// context: returns false when a pass crashed, with `signal` set.
+/// Runs `pm` on `module` under a crash recovery context on the calling thread
+/// (a thread of its own, RunSafelyOnThread, makes AddressSanitizer fail to
+/// unmap its stack): returns false when a pass crashed, with `signal` set.
 bool runContained(PassManager &pm, ModuleOp module, LogicalResult &result,
                   int &signal) {
   CrashContainment containment;
   llvm::CrashRecoveryContext recovery;
   result = failure();
-  if (recovery.RunSafelyOnThread([&] { result = pm.run(module); }))
+  if (recovery.RunSafely([&] { result = pm.run(module); }))
     return true;
   // The recovery context returns 128 + the signal number, as a shell does.
   signal = recovery.RetCode - 128;
