@@ -101,6 +101,26 @@ static RankedTensorType findWorkingType(BlockArgument param) {
   return working;
 }
 
+/// The `mp.init` value `init` of a state argument widened to f32: a scalar
+/// or dense float value converted exactly (every f16/bf16/FP8 value is an f32
+/// value); null for a form that cannot be converted.
+static TypedAttr widenInitValue(TypedAttr init, RankedTensorType widenedType) {
+  Type f32 = widenedType.getElementType();
+  auto widen = [&](APFloat value) {
+    bool losesInfo = false;
+    value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+    return value;
+  };
+  if (auto scalar = dyn_cast<FloatAttr>(init))
+    return FloatAttr::get(f32, widen(scalar.getValue()));
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(init))
+    return dense.mapValues(f32, [&](const APFloat &value) {
+      return widen(value).bitcastToAPInt();
+    });
+  return {};
+}
+
 void MasterWeightsPass::runOnOperation() {
   if (failed(rewriteTrainSteps(
           getOperation(), getArgument(),
@@ -168,6 +188,20 @@ LogicalResult MasterWeightsPass::rewriteFunction(func::FuncOp func) {
       op.emitError("mp-master-weights expects the optimizer's parameter and "
                    "state to be function arguments");
       return failure();
+    }
+    // A low-precision state widened to f32 keeps its initial value.
+    for (OpOperand *state : getStateOperands(&op)) {
+      auto stateArg = cast<BlockArgument>(state->get());
+      auto init = func.getArgAttrOfType<TypedAttr>(stateArg.getArgNumber(),
+                                                   MPDialect::kInitAttrName);
+      auto stateType = cast<RankedTensorType>(stateArg.getType());
+      if (init && stateType.getElementType() != f32 &&
+          !widenInitValue(init, stateType.clone(f32))) {
+        op.emitError("mp-master-weights cannot convert the initial value of "
+                     "state argument ")
+            << stateArg.getArgNumber() << " to f32: " << init;
+        return failure();
+      }
     }
     optimizerOf[op.getOperand(0)] = &op;
   }
@@ -255,6 +289,11 @@ LogicalResult MasterWeightsPass::rewriteFunction(func::FuncOp func) {
       if (stateType.getElementType() == f32)
         continue;
       stateArg.setType(stateType.clone(f32));
+      unsigned stateIndex = stateArg.getArgNumber();
+      if (auto init = func.getArgAttrOfType<TypedAttr>(
+              stateIndex, MPDialect::kInitAttrName))
+        func.setArgAttr(stateIndex, MPDialect::kInitAttrName,
+                        widenInitValue(init, stateType.clone(f32)));
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPointToStart(&body);
       Value narrow;

@@ -14,10 +14,11 @@
 //
 // It assumes linalg on tensors (after convert-mp-to-linalg, before
 // bufferization). Tile sizes are shrunk to divisors of the loop extents so
-// that every tile is full; operations the vectoriser rejects, and operations
-// on FP8 values, stay as they are for convert-linalg-to-loops. Element types
-// are never changed and no fast-math flags are added, so every f16/bf16
-// rounding of the input survives.
+// that every tile is full; operations the vectoriser rejects, operations on
+// FP8 values, and gathers from slices with non-unit strides (whose
+// vector.gather has no LLVM lowering) stay as they are for
+// convert-linalg-to-loops. Element types are never changed and no fast-math
+// flags are added, so every f16/bf16 rounding of the input survives.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,6 +86,34 @@ static bool touchesFP8(linalg::LinalgOp op) {
     if (llvm::any_of(nested->getOperandTypes(), isFP8) ||
         llvm::any_of(nested->getResultTypes(), isFP8))
       return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// True when `op` gathers (`tensor.extract` in its body) from a tensor that
+/// is a slice with a non-unit stride, possibly reshaped: bufferized, it is a
+/// memref whose innermost stride may not be 1, and the vector.gather the
+/// vectoriser would make of the extract has no LLVM lowering on such a
+/// memref (convert-vector-to-llvm and the gather-to-loads patterns need a
+/// unit innermost stride). Such operations stay scalar loops.
+static bool gathersFromStridedSlice(linalg::LinalgOp op) {
+  WalkResult result = op->walk([](tensor::ExtractOp extract) {
+    Value source = extract.getTensor();
+    while (Operation *def = source.getDefiningOp()) {
+      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def)) {
+        if (!llvm::all_of(slice.getMixedStrides(), [](OpFoldResult stride) {
+              return isConstantIntValue(stride, 1);
+            }))
+          return WalkResult::interrupt();
+        source = slice.getSource();
+      } else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+                     tensor::CastOp>(def)) {
+        source = def->getOperand(0);
+      } else {
+        break;
+      }
+    }
     return WalkResult::advance();
   });
   return result.wasInterrupted();
@@ -228,7 +257,8 @@ private:
 std::optional<SmallVector<int64_t>>
 TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
-  if (extents.empty() || ShapedType::isDynamicShape(extents) || touchesFP8(op))
+  if (extents.empty() || ShapedType::isDynamicShape(extents) ||
+      touchesFP8(op) || gathersFromStridedSlice(op))
     return std::nullopt;
   SmallVector<int64_t> sizes(extents.size(), 1);
   // Tiles `loop` by `size`, shrunk to a divisor of its extent.

@@ -185,7 +185,10 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     lowered to the largest divisor of the extent below it, so every tile is
     full and no masking is needed. Operations the vectoriser rejects (dynamic
     shapes, unsupported bodies) are left as they are, for
-    `convert-linalg-to-loops`.
+    `convert-linalg-to-loops`; so are operations that read with
+    `tensor.extract` from a slice with a non-unit stride (possibly
+    reshaped), whose `vector.gather` would read a memref without a unit
+    innermost stride, which has no LLVM lowering.
 
     Element types and rounding are kept: an f16 elementwise operation becomes
     f16 vector arithmetic (LLVM rounds every operation to f16), an
