@@ -19,6 +19,16 @@ FAULTS = {2: (8, 3, 5, np.nan), 5: (10, 3, 5, np.nan), 6: (9, 0, 7, np.inf),
           9: (10, 6, 1, -np.inf), 12: (7, 4, 2, 1e6)}
 FAULT_BATCH = 8
 
+
+def update_scale(scale, tracker, skipped):
+    """GradScaler's torch._amp_update_scale_: (new scale, new tracker)."""
+    if skipped:
+        return scale * BACKOFF, 0
+    tracker += 1
+    if tracker == INTERVAL:
+        return scale * GROWTH, 0
+    return scale, tracker
+
 if sys.argv[1] == "faults-inputs":
     rng = np.random.default_rng(2)
     rows = STEPS * FAULT_BATCH
@@ -47,12 +57,7 @@ if sys.argv[1] == "faults-check":
                   step, record["skipped"], skipped, record["unchanged"],
                   record["loss_scale"], scale, record["loss"],
                   "" if match else "  MISMATCH"))
-        if skipped:
-            scale, tracker = scale * BACKOFF, 0
-        else:
-            tracker += 1
-            if tracker == INTERVAL:
-                scale, tracker = scale * GROWTH, 0
+        scale, tracker = update_scale(scale, tracker, skipped)
     for index in (0, 1):
         params = np.load(os.path.join(sys.argv[2], sys.argv[4],
                                       "arg%d.npy" % index))
@@ -86,13 +91,7 @@ for record in run["steps"]:
           "unchanged %s%s" % (step, record["loss_scale"], scale,
                               record["skipped"], skipped, record["unchanged"],
                               "" if match else "  MISMATCH"))
-    # torch._amp_update_scale_
-    if skipped:
-        scale, tracker = scale * BACKOFF, 0
-    else:
-        tracker += 1
-        if tracker == INTERVAL:
-            scale, tracker = scale * GROWTH, 0
+    scale, tracker = update_scale(scale, tracker, skipped)
 ok &= run["final_loss_scale"] == scale and len(run["steps"]) == STEPS
 print("final scale %g (reference %g)" % (run["final_loss_scale"], scale))
 print("TRAJECTORY %s" % ("MATCHES GRADSCALER" if ok else "DIFFERS"))
