@@ -42,6 +42,32 @@ config.substitutions.append(("%mlir_runner", " ".join([
         for lib in ["libmlir_c_runner_utils.so", "libmlir_runner_utils.so"]),
 ])))
 
+# The numerics tests (Integration/Numerics, Integration/Torch) lower convert-mp-to-linalg's output to LLVM with plain
+# upstream passes plus the exact conversions (bf16: arith-expand, FP8:
+# mp-expand-fp8-conversions), then execute it with %mlir_runner.
+config.substitutions.append(("%lower_to_llvm", " ".join([
+    "--convert-elementwise-to-linalg",
+    # Loops over train steps yield freshly allocated tensors.
+    "--one-shot-bufferize='bufferize-function-boundaries allow-return-allocs-from-loops'",
+    "--convert-linalg-to-loops",
+    "--convert-vector-to-scf",
+    "--arith-expand=include-bf16=true",
+    "--mp-expand-fp8-conversions",
+    "--convert-scf-to-cf",
+    "--expand-strided-metadata",
+    "--lower-affine",
+    "--finalize-memref-to-llvm",
+    "--convert-vector-to-llvm",
+    # math-to-llvm first (it expands rsqrt); libm calls for the rest (erf).
+    "--convert-math-to-llvm",
+    "--convert-math-to-libm",
+    "--convert-arith-to-llvm",
+    "--convert-index-to-llvm",
+    "--convert-func-to-llvm",
+    "--convert-cf-to-llvm",
+    "--reconcile-unrealized-casts",
+])))
+
 tool_dirs = [config.mp_tools_dir, config.llvm_tools_dir]
 tools = ["mp-opt", "mp-run", "mp-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
@@ -52,6 +78,10 @@ import subprocess
 if subprocess.run(["/usr/bin/python3", "-c", "import numpy"],
                   capture_output=True).returncode == 0:
     config.available_features.add("numpy")
+# Tests against PyTorch (Debian python3-torch) skip cleanly without it.
+if subprocess.run(["/usr/bin/python3", "-c", "import torch"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("torch")
 if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
     config.available_features.add("fashion-mnist")
 

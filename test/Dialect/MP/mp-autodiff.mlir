@@ -675,3 +675,19 @@ func.func @no_grad(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = mp.exp %x : tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// A differentiated value defined by an op that has no gradient: the gradient
+// stops at the value, so its definer is not differentiated.
+// CHECK-LABEL: func.func @wrt_defined_by_op
+// CHECK: %[[X:.*]] = bufferization.to_tensor
+// CHECK-NOT: mp.grad
+// CHECK: return
+func.func @wrt_defined_by_op(%m: memref<4xf32>) -> tensor<4xf32> {
+  %x = bufferization.to_tensor %m restrict : memref<4xf32> to tensor<4xf32>
+  %y = mp.relu %x : tensor<4xf32>
+  %l = mp.reduce_sum %y dims [0] : tensor<4xf32>
+  %g = mp.grad %l wrt %x : tensor<f32>, tensor<4xf32>
+  return %g : tensor<4xf32>
+}

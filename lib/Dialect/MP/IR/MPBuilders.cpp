@@ -1,7 +1,8 @@
 //===- MPBuilders.cpp - Small IR builders shared by mp passes -------------===//
 //
 // Builders of the few values that gradients and the training passes all
-// create: state arguments, 0-d constants and element-type casts.
+// create: state arguments (and the test for forward state), 0-d constants and
+// element-type casts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +28,12 @@ mp::appendStateArgument(FunctionOpInterface function, Type type, StringRef kind,
   (void)function.insertArgument(index, type, builder.getDictionaryAttr(attrs),
                                 function.getLoc());
   return function.getArgument(index);
+}
+
+bool mp::isForwardStateArgument(FunctionOpInterface function, unsigned index) {
+  auto kind =
+      function.getArgAttrOfType<StringAttr>(index, MPDialect::kStateAttrName);
+  return kind && MPDialect::isForwardStateKind(kind.getValue());
 }
 
 Value mp::createScalarTensor(OpBuilder &builder, Location loc, Type elementType,

@@ -43,6 +43,11 @@ static bool isFloatTensor(Type type) {
          isa<FloatType>(tensor.getElementType());
 }
 
+bool MPDialect::isForwardStateKind(StringRef kind) {
+  return kind == "rng" || kind.starts_with("bn.") ||
+         kind.starts_with("lr_scheduler.") || kind.starts_with("forward.");
+}
+
 LogicalResult MPDialect::verifyRegionArgAttribute(Operation *op,
                                                   unsigned regionIndex,
                                                   unsigned argIndex,

@@ -80,6 +80,10 @@ private:
   GradOp grad;
   llvm::DenseSet<Value> varied;
   llvm::DenseSet<Value> useful;
+  /// The ops that read a varied value (directly or in a nested region): only
+  /// these propagate derivatives. The op defining a differentiated value
+  /// does not, unless it reads another differentiated value itself.
+  llvm::SmallPtrSet<Operation *, 32> dependentOps;
   /// The ops to differentiate, in program order.
   SmallVector<Operation *> activeOps;
   /// The adjoint of each active value reached so far.
@@ -142,6 +146,7 @@ void GradExpander::analyzeActivity() {
     }
     if (!dependsOnVaried)
       continue;
+    dependentOps.insert(&op);
     for (Value result : op.getResults())
       if (isDifferentiableType(result.getType()))
         varied.insert(result);
@@ -161,7 +166,8 @@ void GradExpander::analyzeActivity() {
       for (Value value : captured)
         useful.insert(value);
     }
-    if (llvm::any_of(op.getResults(),
+    if (dependentOps.contains(&op) &&
+        llvm::any_of(op.getResults(),
                      [&](Value result) { return isActive(result); }))
       activeOps.push_back(&op);
   }

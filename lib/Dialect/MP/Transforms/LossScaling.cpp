@@ -4,7 +4,8 @@
 // that reaches `mp.grad` is multiplied by S, the gradients are cast to f32 and
 // multiplied by 1/S (reciprocal in f64, rounded to f32), a step whose unscaled
 // gradients hold an inf or NaN returns every `mp.updates` result's argument
-// unchanged, and in dynamic mode S and its growth tracker (and a hysteresis
+// unchanged (except forward state, MPDialect::isForwardStateKind, which
+// advances as in PyTorch), and in dynamic mode S and its growth tracker (and a hysteresis
 // counter) are threaded through the signature and updated with
 // `mp.update_loss_scale`.
 //
@@ -240,7 +241,9 @@ LogicalResult LossScalingPass::scale(func::FuncOp func, GradOp grad,
     for (unsigned i = 0; i < numOriginalResults; ++i) {
       auto target =
           func.getResultAttrOfType<IntegerAttr>(i, MPDialect::kUpdatesAttrName);
-      if (!target)
+      // Forward state (RNG, batch-norm statistics) advances on a skipped
+      // step too: GradScaler skips only optimizer.step().
+      if (!target || isForwardStateArgument(func, target.getInt()))
         continue;
       Value previous = func.getArgument(target.getInt());
       results[i] = arith::SelectOp::create(builder, returnLoc, finite,

@@ -14,12 +14,13 @@ Prints `ok NAME` or `FAIL NAME ...` per case; exits 1 on any failure.
 """
 
 import math
-import re
-import shlex
-import subprocess
+import os
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', '..', 'Inputs'))
+import mp_exec  # noqa: E402
 
 RNG = np.random.default_rng(7)
 ERF = np.vectorize(math.erf)
@@ -29,27 +30,8 @@ def rand(*shape, low=-2.0, high=2.0):
     return RNG.uniform(low, high, shape).astype(np.float32)
 
 
-def mlir_type(shape, element):
-    return 'tensor<' + ''.join(f'{d}x' for d in shape) + element + '>'
-
-
-def literal(array, element):
-    """A dense literal, nested like the shape; floats with 9 significant
-    digits (exact for f32)."""
-    def scalar(v):
-        if element.startswith('f'):
-            if not math.isfinite(v):  # as an f32 bit pattern
-                return hex(int(np.array(v, np.float32).view(np.uint32)))
-            return '%.9e' % v
-        if element == 'i1':
-            return 'true' if v else 'false'
-        return str(int(v))
-
-    def nested(a):
-        if a.ndim == 0:
-            return scalar(a.item())
-        return '[' + ', '.join(nested(sub) for sub in a) + ']'
-    return f'dense<{nested(np.asarray(array))}>'
+mlir_type = mp_exec.mlir_type
+literal = mp_exec.literal
 
 
 class Case:
@@ -570,82 +552,24 @@ def narrow_types():
 
 # --- driver -------------------------------------------------------------------
 
-def build_module():
-    lines = ['func.func private @printMemrefI32(memref<*xi32>)']
-    body = []
-    for k, c in enumerate(CASES):
-        names = {}
-        for i, (array, element) in enumerate(c.inputs):
-            array = np.asarray(array)
-            memref = mlir_type(array.shape, element).replace('tensor', 'memref')
-            tensor = mlir_type(array.shape, element)
-            lines.append(f'memref.global "public" @c{k}_in{i} : {memref} = '
-                         f'{literal(array, element)}')
-            body += [f'  %c{k}_m{i} = memref.get_global @c{k}_in{i} : {memref}',
-                     f'  %c{k}_in{i} = bufferization.to_tensor %c{k}_m{i} restrict : '
-                     f'{memref} to {tensor}']
-            names[f'in{i}'] = f'%c{k}_in{i}'
-        for j in range(len(c.outputs)):
-            names[f'out{j}'] = f'%c{k}_out{j}'
-        # Intermediate values of the body get the case's prefix too.
-        text = re.sub(r'%([A-Za-z_]\w*)', f'%c{k}_\\1', c.body)
-        body.append('  ' + re.sub(r'\{((?:in|out)\d+)\}',
-                                  lambda m: names[m.group(1)], text))
-        for j, (expected, element, _, _) in enumerate(c.outputs):
-            shape = expected.shape
-            tensor = mlir_type(shape, element)
-            value = names[f'out{j}']
-            i32 = mlir_type(shape, 'i32')
-            if element == 'f32':
-                body.append(f'  %c{k}_b{j} = arith.bitcast {value} : {tensor} to {i32}')
-                value = f'%c{k}_b{j}'
-            elif element == 'i1':
-                body.append(f'  %c{k}_b{j} = arith.extui {value} : {tensor} to {i32}')
-                value = f'%c{k}_b{j}'
-            memref = i32.replace('tensor', 'memref')
-            body += [f'  %c{k}_p{j} = bufferization.to_buffer {value} : {i32} to {memref}',
-                     f'  %c{k}_u{j} = memref.cast %c{k}_p{j} : {memref} to memref<*xi32>',
-                     f'  call @printMemrefI32(%c{k}_u{j}) : (memref<*xi32>) -> ()']
-    lines += ['func.func @main() {'] + body + ['  return', '}']
-    return '\n'.join(lines) + '\n'
-
-
-def run(mp_opt, lowering, runner, module):
-    lowered = subprocess.run(
-        [mp_opt, '-', '--convert-mp-to-linalg'] + shlex.split(lowering),
-        input=module, capture_output=True, text=True)
-    if lowered.returncode != 0:
-        sys.exit('mp-opt failed:\n' + lowered.stderr)
-    result = subprocess.run(shlex.split(runner), input=lowered.stdout,
-                            capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit('mlir-runner failed:\n' + result.stderr)
-    tensors = []
-    for chunk in result.stdout.split('Unranked Memref')[1:]:
-        data = chunk.split('data =', 1)[1]
-        tensors.append([int(v) for v in re.findall(r'-?\d+', data)])
-    return tensors
-
-
 def main():
     mp_opt, lowering, runner = sys.argv[1:4]
     for family in (linear_algebra, elementwise, reductions, shape, losses, backward,
                    precision_and_training, narrow_types):
         family()
-    printed = run(mp_opt, lowering, runner, build_module())
-    expected_count = sum(len(c.outputs) for c in CASES)
-    if len(printed) != expected_count:
-        sys.exit(f'expected {expected_count} printed tensors, got {len(printed)}')
+    cases = [mp_exec.Case(c.name, c.inputs, c.body,
+                          [(np.shape(o[0]), o[1]) for o in c.outputs])
+             for c in CASES]
+    try:
+        results = mp_exec.execute(cases, mp_opt, lowering, runner,
+                                  passes=['--convert-mp-to-linalg'])
+    except mp_exec.ExecutionError as error:
+        sys.exit(str(error))
     failures = 0
-    it = iter(printed)
-    for c in CASES:
+    for c, outputs in zip(CASES, results):
         problems = []
         for j, (expected, element, rtol, atol) in enumerate(c.outputs):
-            raw = np.array(next(it), dtype=np.int64)
-            if element == 'f32':
-                got = raw.astype(np.uint32).view(np.float32).astype(np.float64)
-            else:
-                got = raw.astype(np.float64)
+            got = outputs[j].reshape(-1)
             want = np.asarray(expected, dtype=np.float64).reshape(-1)
             if got.shape != want.shape or not np.allclose(got, want, rtol=rtol, atol=atol):
                 err = np.max(np.abs(got - want)) if got.shape == want.shape else 'shape'

@@ -78,6 +78,14 @@ def MP_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kSignatureAttrName = "mp.signature";
     /// Operation attribute pinning the execution type of one op.
     static constexpr ::llvm::StringLiteral kPrecisionAttrName = "mp.precision";
+
+    /// Whether threaded state of `kind` is forward state: state the forward
+    /// pass updates (the RNG key/counter `rng`, batch-norm statistics `bn.*`,
+    /// learning-rate schedule counters `lr_scheduler.*`, and any user kind
+    /// `forward.*`). A skipped step still advances it, as PyTorch does
+    /// (GradScaler skips only `optimizer.step()`); every other state kind is
+    /// optimizer-side and a skipped step returns it bit for bit.
+    static bool isForwardStateKind(::llvm::StringRef kind);
   }];
 }
 

@@ -31,6 +31,10 @@ appendStateArgument(FunctionOpInterface function, Type type, StringRef kind,
                     Attribute init = {},
                     ArrayRef<NamedAttribute> otherAttributes = {});
 
+/// Whether argument `index` of `function` is forward state
+/// (`MPDialect::isForwardStateKind` of its `mp.state`).
+bool isForwardStateArgument(FunctionOpInterface function, unsigned index);
+
 /// A 0-d tensor `arith.constant` of `elementType` holding `value` (an
 /// attribute of that element type). Passes use it for scales and flags.
 Value createScalarTensor(OpBuilder &builder, Location loc, Type elementType,
