@@ -9,10 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mp-c/Compiler.h"
-
-#include "mp-c/Dialects.h"
-#include "mp-c/Passes.h"
+#include "Session.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -36,80 +33,7 @@
 
 using namespace mlir;
 
-namespace {
-
-/// The state behind an MpSession.
-struct Session {
-  // No worker threads: a crash on one could not be contained (runPipeline).
-  Session() : context(makeRegistry(), MLIRContext::Threading::DISABLED) {
-    // Diagnostics stay one line each: no dump of the op they are about.
-    context.printOpOnDiagnostic(false);
-    context.getDiagEngine().registerHandler(
-        [this](Diagnostic &diagnostic) { record(diagnostic); });
-  }
-
-  /// Starts a call: forgets the previous call's output and errors.
-  void begin() {
-    diagnostics.clear();
-    message.clear();
-    output.clear();
-  }
-
-  /// Ends a call with `status`, and `what` as the message when it failed.
-  MpStatus finish(MpStatus status, const llvm::Twine &what = "") {
-    if (status != MP_STATUS_SUCCESS)
-      message = what.str();
-    return status;
-  }
-
-  /// Appends `diagnostic` and its notes to the captured text (passes on
-  /// functions may run in parallel).
-  void record(Diagnostic &diagnostic) {
-    std::lock_guard<std::mutex> lock(diagnosticsMutex);
-    llvm::raw_string_ostream os(diagnostics);
-    print(os, diagnostic.getLocation(), diagnostic.getSeverity(),
-          diagnostic.str());
-    for (Diagnostic &note : diagnostic.getNotes())
-      print(os, note.getLocation(), DiagnosticSeverity::Note, note.str());
-  }
-
-  MLIRContext context;
-  std::mutex diagnosticsMutex;
-  std::string diagnostics;
-  std::string message;
-  std::string output;
-
-private:
-  static DialectRegistry makeRegistry() {
-    mpRegisterAllPasses();
-    DialectRegistry registry;
-    mpRegisterAllDialects(wrap(&registry));
-    return registry;
-  }
-
-  /// Prints one diagnostic as `file:line:col: severity: message`.
-  static void print(llvm::raw_ostream &os, Location location,
-                    DiagnosticSeverity severity, StringRef text) {
-    if (auto fileLocation = location->findInstanceOf<FileLineColLoc>())
-      os << fileLocation.getFilename().getValue() << ':'
-         << fileLocation.getLine() << ':' << fileLocation.getColumn() << ": ";
-    switch (severity) {
-    case DiagnosticSeverity::Error:
-      os << "error: ";
-      break;
-    case DiagnosticSeverity::Warning:
-      os << "warning: ";
-      break;
-    case DiagnosticSeverity::Note:
-      os << "note: ";
-      break;
-    case DiagnosticSeverity::Remark:
-      os << "remark: ";
-      break;
-    }
-    os << text << '\n';
-  }
-};
+namespace mlir::mp::capi {
 
 Session *unwrap(MpSession session) {
   return static_cast<Session *>(session.ptr);
@@ -118,6 +42,8 @@ Session *unwrap(MpSession session) {
 MlirStringRef toStringRef(const std::string &text) {
   return mlirStringRefCreate(text.c_str(), text.size());
 }
+
+namespace {
 
 /// Parses `pipeline` into a pass manager on builtin.module. An enclosing
 /// `builtin.module(...)` is dropped: parsing it into a pass manager already
@@ -205,7 +131,8 @@ MpStatus runPipeline(Session &session, ModuleOp module, StringRef pipeline,
   return session.finish(MP_STATUS_SUCCESS);
 }
 
-/// Runs the user's `pipeline` on `module` for `session`.
+} // namespace
+
 MpStatus runPipeline(Session &session, ModuleOp module, StringRef pipeline) {
   return runPipeline(session, module, pipeline, "'" + pipeline.trim() + "'");
 }
@@ -230,7 +157,9 @@ MpStatus beginCall(MpSession mpSession, MlirModule module, Session *&session) {
   return MP_STATUS_SUCCESS;
 }
 
-} // namespace
+} // namespace mlir::mp::capi
+
+using namespace mlir::mp::capi;
 
 const char *mpStatusGetName(MpStatus status) {
   switch (status) {

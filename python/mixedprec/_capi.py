@@ -33,6 +33,7 @@ def _handle(name):
 
 
 MpSession = _handle("MpSession")
+MpEngine = _handle("MpEngine")
 MlirContext = _handle("MlirContext")
 MlirModule = _handle("MlirModule")
 MlirOperation = _handle("MlirOperation")
@@ -83,6 +84,11 @@ def lib():
         "mpSessionGetOutput": (MlirStringRef, [MpSession]),
         "mpSessionGetMessage": (MlirStringRef, [MpSession]),
         "mpSessionGetDiagnostics": (MlirStringRef, [MpSession]),
+        "mpSessionCreateEngine": (ctypes.c_int, [MpSession, MlirModule, MlirStringRef,
+                                                 ctypes.POINTER(MpEngine)]),
+        "mpEngineInvoke": (ctypes.c_int, [MpSession, MpEngine, MlirStringRef,
+                                          ctypes.POINTER(ctypes.c_void_p)]),
+        "mpEngineDestroy": (None, [MpEngine]),
         "mlirModuleDestroy": (None, [MlirModule]),
         "mlirModuleGetBody": (MlirBlock, [MlirModule]),
         "mlirBlockGetFirstOperation": (MlirOperation, [MlirBlock]),
@@ -98,6 +104,11 @@ def lib():
         "mlirAttributeIsAString": (ctypes.c_bool, [MlirAttribute]),
         "mlirAttributeIsAInteger": (ctypes.c_bool, [MlirAttribute]),
         "mlirIntegerAttrGetValueInt": (ctypes.c_int64, [MlirAttribute]),
+        "mlirAttributeIsAFloat": (ctypes.c_bool, [MlirAttribute]),
+        "mlirFloatAttrGetValueDouble": (ctypes.c_double, [MlirAttribute]),
+        "mlirAttributeIsADenseElements": (ctypes.c_bool, [MlirAttribute]),
+        "mlirDenseElementsAttrIsSplat": (ctypes.c_bool, [MlirAttribute]),
+        "mlirDenseElementsAttrGetSplatValue": (MlirAttribute, [MlirAttribute]),
         "mlirFunctionTypeGetNumInputs": (ctypes.c_ssize_t, [MlirType]),
         "mlirFunctionTypeGetNumResults": (ctypes.c_ssize_t, [MlirType]),
         "mlirFunctionTypeGetInput": (MlirType, [MlirType, ctypes.c_ssize_t]),

@@ -1,6 +1,7 @@
 """Compiling train steps: mixedprec.compile, mixedprec.report and the train
 step's signature, over the C API's session (mp-c/Compiler.h)."""
 
+import ctypes
 import json
 import os
 import tempfile
@@ -96,6 +97,17 @@ class Module:
             session._session, self._handle, _capi.MlirStringRef.of(options)))
         return json.loads(session._lib.mpSessionGetOutput(session._session).text())
 
+    def engine(self, cpu_pipeline_options=""):
+        """Lowers the module in place with mp-cpu-pipeline (when it still
+        holds functions on tensors) and JIT-compiles it in this process: an
+        Engine of this session (mp-c/Engine.h)."""
+        session = self._session
+        handle = _capi.MpEngine()
+        session._check(session._lib.mpSessionCreateEngine(
+            session._session, self._handle, _capi.MlirStringRef.of(cpu_pipeline_options),
+            handle))
+        return Engine(session, handle)
+
     def functions(self):
         """The func.func ops of the module, as (name, FunctionSignature)."""
         lib = self._session._lib
@@ -106,6 +118,58 @@ class Module:
                 result.append(_read_signature(lib, op))
             op = lib.mlirOperationGetNextInBlock(op)
         return result
+
+
+class Engine:
+    """Native code of a lowered module, called in process on numpy arrays
+    (MpEngine). Destroy it (close, or a `with` block) before its Session."""
+
+    def __init__(self, session, handle):
+        self._session = session
+        self._handle = handle
+
+    def close(self):
+        if self._handle is not None:
+            self._session._lib.mpEngineDestroy(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if self._session._session is not None:
+            self.close()
+
+    def invoke(self, name, descriptors):
+        """Calls `name` through its C interface with `descriptors`, a ctypes
+        array of pointers to memref descriptors (see memref_descriptor): the
+        arguments, then the result buffers."""
+        session = self._session
+        session._check(session._lib.mpEngineInvoke(
+            session._session, self._handle, _capi.MlirStringRef.of(name), descriptors))
+
+
+def memref_descriptor(array):
+    """A ranked memref descriptor (ctypes structure) viewing the numpy array
+    `array` without a copy; `array` must stay alive while it is used."""
+    rank = array.ndim
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+              ("offset", ctypes.c_int64)]
+    if rank:
+        fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+    descriptor_type = type("MemRef%dD" % rank, (ctypes.Structure,), {"_fields_": fields})
+    descriptor = descriptor_type()
+    pointer = array.ctypes.data
+    descriptor.allocated = pointer
+    descriptor.aligned = pointer
+    descriptor.offset = 0
+    for i in range(rank):
+        descriptor.sizes[i] = array.shape[i]
+        descriptor.strides[i] = array.strides[i] // array.itemsize
+    return descriptor
 
 
 class TensorSpec:
@@ -127,6 +191,10 @@ class Argument:
         self.spec = spec
         self.role = role
         self.state_kind = state_kind
+        #: The scalar (or splat) `mp.init` of a state argument, else None.
+        self.init = None
+        #: `mp.copy_of` of a working copy: its parameter's argument number.
+        self.copy_of = None
 
     def __repr__(self):
         kind = "" if self.state_kind is None else " %s" % self.state_kind
@@ -137,12 +205,14 @@ class FunctionSignature:
     """A function's arguments and results, by the train-step contract
     (docs/TrainStep.md)."""
 
-    def __init__(self, name, arguments, results, loss_result, updates):
+    def __init__(self, name, arguments, results, loss_result, updates, skipped_result=None):
         self.name = name
         self.arguments = arguments
         self.results = results
         self.loss_result = loss_result
         self.updates = updates  # result index -> argument index
+        #: The `mp.skipped` result (loss scaling), or None.
+        self.skipped_result = skipped_result
 
     @property
     def is_train_step(self):
@@ -183,18 +253,41 @@ def _read_signature(lib, op):
         elif state is not None:
             kind = lib.mlirStringAttrGetValue(state).text() \
                 if lib.mlirAttributeIsAString(state) else None
-            arguments.append(Argument(i, spec, "state", kind))
+            argument = Argument(i, spec, "state", kind)
+            argument.init = _scalar_value(lib, _dict_entry(lib, arg_attrs, i, "mp.init"))
+            copy_of = _dict_entry(lib, arg_attrs, i, "mp.copy_of")
+            if copy_of is not None and lib.mlirAttributeIsAInteger(copy_of):
+                argument.copy_of = lib.mlirIntegerAttrGetValueInt(copy_of)
+            arguments.append(argument)
         else:
             arguments.append(Argument(i, spec, "data"))
-    results, loss_result, updates = [], None, {}
+    results, loss_result, updates, skipped_result = [], None, {}, None
     for i in range(lib.mlirFunctionTypeGetNumResults(function_type)):
         results.append(_spec(lib, lib.mlirFunctionTypeGetResult(function_type, i)))
         if _dict_entry(lib, res_attrs, i, "mp.loss") is not None:
             loss_result = i
+        if _dict_entry(lib, res_attrs, i, "mp.skipped") is not None:
+            skipped_result = i
         target = _dict_entry(lib, res_attrs, i, "mp.updates")
         if target is not None and lib.mlirAttributeIsAInteger(target):
             updates[i] = lib.mlirIntegerAttrGetValueInt(target)
-    return FunctionSignature(name, arguments, results, loss_result, updates)
+    return FunctionSignature(name, arguments, results, loss_result, updates, skipped_result)
+
+
+def _scalar_value(lib, attr):
+    """The number an `mp.init` attribute holds when it is a scalar or a splat
+    (None otherwise, and for no attribute)."""
+    if attr is None:
+        return None
+    if lib.mlirAttributeIsADenseElements(attr):
+        if not lib.mlirDenseElementsAttrIsSplat(attr):
+            return None
+        attr = lib.mlirDenseElementsAttrGetSplatValue(attr)
+    if lib.mlirAttributeIsAFloat(attr):
+        return lib.mlirFloatAttrGetValueDouble(attr)
+    if lib.mlirAttributeIsAInteger(attr):
+        return lib.mlirIntegerAttrGetValueInt(attr)
+    return None
 
 
 def _option_value(value):

@@ -24,7 +24,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -37,9 +36,9 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mp/Dialect/MP/IR/MPDialect.h"
+#include "mp/ExecutionEngine/HostJIT.h"
 #include "mp/InitAll.h"
 #include "llvm/ADT/ScopeExit.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -57,10 +56,6 @@
 using namespace mlir;
 using namespace mp_run;
 namespace cl = llvm::cl;
-
-#ifndef MP_RUN_C_RUNNER_UTILS
-#define MP_RUN_C_RUNNER_UTILS ""
-#endif
 
 //===----------------------------------------------------------------------===//
 // Command line
@@ -346,20 +341,8 @@ static SmallVector<LLVM::LLVMFuncOp> getEntryPoints(ModuleOp module) {
 // Lowering and compilation
 //===----------------------------------------------------------------------===//
 
-/// True when `module` holds functions on tensors still to lower.
-static bool needsLowering(ModuleOp module) {
-  auto functions = module.getOps<func::FuncOp>();
-  return functions.begin() != functions.end();
-}
-
 /// Runs --pipeline and mp-cpu-pipeline on `module`.
 static llvm::Error lowerModule(ModuleOp module) {
-  PassManager pm(module.getContext(), ModuleOp::getOperationName());
-  pm.enableVerifier(true);
-  pm.setNesting(OpPassManager::Nesting::Implicit);
-  std::string errors;
-  llvm::raw_string_ostream errorStream(errors);
-
   std::string pre = prePipeline;
   if (pre == "auto") {
     bool hasGrad = false;
@@ -369,62 +352,25 @@ static llvm::Error lowerModule(ModuleOp module) {
     pre = hasGrad ? "func.func(mp-autodiff)" : "";
   } else if (pre == "none") {
     pre = "";
-  } else {
-    // The passes are added to a pass manager on the module: drop an
-    // explicit `builtin.module(...)` around them.
-    StringRef text = StringRef(pre).trim();
-    if (text.consume_front("builtin.module(") && text.consume_back(")"))
-      pre = text.str();
   }
-  if (!pre.empty() && failed(parsePassPipeline(pre, pm, errorStream)))
-    return llvm::createStringError("invalid --pipeline '" + pre +
-                                   "': " + errors);
-  std::string cpu = "mp-cpu-pipeline";
-  if (!cpuPipelineOptions.empty())
-    cpu += "{" + cpuPipelineOptions + "}";
+  mp::HostLowering lowering;
+  lowering.prePipeline = pre;
+  lowering.cpuPipelineOptions = cpuPipelineOptions;
   // A data-parallel step's grid gets the processes of the launch.
-  std::string cpuOptions = cpuPipelineOptions;
-  if (StringRef(cpuOptions).find("grid-size") == StringRef::npos)
-    cpuOptions += (cpuOptions.empty() ? "grid-size=" : " grid-size=") +
-                  std::to_string(getLaunchSize());
-  if (failed(parsePassPipeline("mp-cpu-pipeline{" + cpuOptions + "}", pm,
-                               errorStream)))
-    return llvm::createStringError("invalid --cpu-pipeline-options '" +
-                                   cpuPipelineOptions + "': " + errors);
-  if (failed(pm.run(module)))
-    return llvm::createStringError(
-        "lowering '" + inputFilename +
-        "' failed (the diagnostics above say where; passes: " +
-        (pre.empty() ? "" : pre + ", ") + cpu + ")");
-  return llvm::Error::success();
+  if (StringRef(cpuPipelineOptions).find("grid-size") == StringRef::npos)
+    lowering.extraCpuPipelineOptions =
+        "grid-size=" + std::to_string(getLaunchSize());
+  lowering.prePipelineName = "--pipeline";
+  lowering.cpuPipelineOptionsName = "--cpu-pipeline-options";
+  return mp::lowerForHost(module, lowering, "'" + inputFilename + "'");
 }
 
-/// JIT-compiles `module` for the host CPU.
+/// JIT-compiles `module` for the host CPU, with the MPI shim's symbols.
 static llvm::Expected<std::unique_ptr<ExecutionEngine>>
 compileModule(ModuleOp module) {
-  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!machineBuilder)
-    return machineBuilder.takeError();
-  machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto machine = machineBuilder->createTargetMachine();
-  if (!machine)
-    return machine.takeError();
-  auto transformer = makeOptimizingTransformer(
-      /*optLevel=*/3, /*sizeLevel=*/0, machine->get());
-
-  SmallVector<StringRef> libraries;
-  if (llvm::sys::fs::exists(MP_RUN_C_RUNNER_UTILS))
-    libraries.push_back(MP_RUN_C_RUNNER_UTILS);
-  ExecutionEngineOptions options;
-  options.transformer = transformer;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  options.sharedLibPaths = libraries;
-  auto engine = ExecutionEngine::create(module, options, std::move(*machine));
-  if (!engine)
-    return engine.takeError();
-  registerDistributedSymbols(**engine);
-  (*engine)->initialize();
-  return engine;
+  return mp::compileForHost(module, [](ExecutionEngine &engine) {
+    registerDistributedSymbols(engine);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -1085,7 +1031,7 @@ static llvm::Error run(MLIRContext &context) {
     return llvm::createStringError("cannot parse '" + inputFilename + "'");
 
   auto compileStart = std::chrono::steady_clock::now();
-  if (needsLowering(*module))
+  if (mp::needsHostLowering(*module))
     if (llvm::Error error = lowerModule(*module))
       return error;
   if (lowerOnly) {

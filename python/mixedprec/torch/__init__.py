@@ -19,10 +19,11 @@ import torch
 
 from . import _aten
 from ._aten import Emitter, Tensor, UnsupportedError, f64, tensor_type
-from ._capture import capture
+from ._capture import capture, tied_names
 from ._importer import GraphImporter
+from ._trainer import Trainer
 
-__all__ = ["ImportedStep", "UnsupportedError", "import_train_step"]
+__all__ = ["ImportedStep", "Trainer", "UnsupportedError", "import_train_step"]
 
 
 class Argument:
@@ -57,6 +58,15 @@ class ImportedStep:
         self.predict_arguments = predict_arguments
         self.results = results
         self.param_names = [a.name for a in arguments if a.role == "param"]
+        #: Each key of the model's state_dict -> the parameter or buffer name
+        #: it is (tied weights share one).
+        self.state_names = {}
+        #: Buffers the forward never writes (constants of the step).
+        self.constant_buffers = {}
+        #: The parameters in the optimizer's order (its state_dict indices).
+        self.optimizer_param_names = []
+        #: The optimizer's state_dict()["param_groups"].
+        self.param_groups = []
 
     def __repr__(self):
         return (f"<mixedprec.torch.ImportedStep {len(self.param_names)} params, "
@@ -361,7 +371,17 @@ def import_train_step(model, inputs, target, loss, optimizer, scheduler=None):
     predict_lines, predict_arguments = _predict(model, inputs, params, buffers, arguments,
                                                 state_args, captured)
     mlir = "module {\n" + "\n".join(train + predict_lines) + "\n}\n"
-    return ImportedStep(mlir, arguments, predict_arguments, results)
+    imported = ImportedStep(mlir, arguments, predict_arguments, results)
+    aliases = tied_names(model)
+    imported.state_names = {key: aliases.get(key, key) for key in model.state_dict()}
+    written_names = {arguments[i].name for i in state_args.values()}
+    imported.constant_buffers = {name: b.detach().clone() for name, b in buffers.items()
+                                 if name not in written_names}
+    name_of = {id(p): name for name, p in params.items()}
+    imported.optimizer_param_names = [name_of[id(p)] for group in optimizer.param_groups
+                                      for p in group["params"]]
+    imported.param_groups = optimizer.state_dict()["param_groups"]
+    return imported
 
 
 def _predict(model, inputs, params, buffers, arguments, state_args, train_capture):

@@ -1,0 +1,56 @@
+//===- HostJIT.h - JIT-compiling lowered train steps for the host -*- C++ -*-===//
+//
+// The one place that turns a module lowered by mp-cpu-pipeline into native
+// code for the host CPU: mp-run and the C API's in-process engine
+// (mp-c/Engine.h) both compile through it, so a step computes the same bits
+// in either.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MP_EXECUTIONENGINE_HOSTJIT_H
+#define MP_EXECUTIONENGINE_HOSTJIT_H
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir::mp {
+
+/// What lowerForHost runs, and how its errors name the two pipelines.
+struct HostLowering {
+  /// A textual pass pipeline on builtin.module run first; empty for none.
+  std::string prePipeline;
+  /// Options of mp-cpu-pipeline given by the user.
+  std::string cpuPipelineOptions;
+  /// Options of mp-cpu-pipeline the caller adds (not shown in messages).
+  std::string extraCpuPipelineOptions;
+  /// How messages call the two, e.g. mp-run's flags `--pipeline` and
+  /// `--cpu-pipeline-options`.
+  std::string prePipelineName = "pipeline";
+  std::string cpuPipelineOptionsName = "mp-cpu-pipeline options";
+};
+
+/// Runs `lowering.prePipeline`, then mp-cpu-pipeline on `module`. `name`
+/// says what is lowered in the error message.
+llvm::Error lowerForHost(ModuleOp module, const HostLowering &lowering,
+                         llvm::StringRef name);
+
+/// True when `module` still holds functions on tensors to lower.
+bool needsHostLowering(ModuleOp module);
+
+/// JIT-compiles the lowered `module` for the host CPU at -O3, with MLIR's C
+/// runner utilities loaded (memref.copy of strided memrefs calls them).
+/// `registerSymbols`, when given, adds symbols (e.g. an MPI shim) before the
+/// engine is initialised. The native target must be initialised
+/// (llvm::InitializeNativeTarget and its asm printer).
+llvm::Expected<std::unique_ptr<ExecutionEngine>> compileForHost(
+    ModuleOp module,
+    llvm::function_ref<void(ExecutionEngine &)> registerSymbols = {});
+
+} // namespace mlir::mp
+
+#endif // MP_EXECUTIONENGINE_HOSTJIT_H

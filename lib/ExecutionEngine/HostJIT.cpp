@@ -1,0 +1,94 @@
+//===- HostJIT.cpp - JIT-compiling lowered train steps for the host -------===//
+//
+// Lowers a module of train steps with mp-cpu-pipeline (after an optional
+// pipeline of the caller's) and compiles it with MLIR's ExecutionEngine for
+// the host CPU at -O3. It assumes the module's functions are meant to be
+// called through their C interface (mp-export-entry-points, which
+// mp-cpu-pipeline runs).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mp/ExecutionEngine/HostJIT.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/FileSystem.h"
+
+using namespace mlir;
+
+bool mp::needsHostLowering(ModuleOp module) {
+  auto functions = module.getOps<func::FuncOp>();
+  return functions.begin() != functions.end();
+}
+
+llvm::Error mp::lowerForHost(ModuleOp module, const HostLowering &lowering,
+                             StringRef name) {
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  pm.enableVerifier(true);
+  pm.setNesting(OpPassManager::Nesting::Implicit);
+  std::string errors;
+  llvm::raw_string_ostream errorStream(errors);
+  // The passes are added to a pass manager on the module: drop an explicit
+  // `builtin.module(...)` around them.
+  StringRef pre = StringRef(lowering.prePipeline).trim();
+  if (pre.consume_front("builtin.module(") && pre.consume_back(")"))
+    pre = pre.trim();
+  if (!pre.empty() && failed(parsePassPipeline(pre, pm, errorStream)))
+    return llvm::createStringError("invalid " + lowering.prePipelineName +
+                                   " '" + pre.str() + "': " + errors);
+  std::string options = lowering.cpuPipelineOptions;
+  if (!lowering.extraCpuPipelineOptions.empty())
+    options += (options.empty() ? "" : " ") + lowering.extraCpuPipelineOptions;
+  if (failed(parsePassPipeline("mp-cpu-pipeline{" + options + "}", pm,
+                               errorStream)))
+    return llvm::createStringError(
+        "invalid " + lowering.cpuPipelineOptionsName + " '" +
+        lowering.cpuPipelineOptions + "': " + errors);
+  std::string cpu = "mp-cpu-pipeline";
+  if (!lowering.cpuPipelineOptions.empty())
+    cpu += "{" + lowering.cpuPipelineOptions + "}";
+  if (failed(pm.run(module)))
+    return llvm::createStringError(
+        "lowering " + name.str() +
+        " failed (the diagnostics above say where; passes: " +
+        (pre.empty() ? "" : pre.str() + ", ") + cpu + ")");
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<ExecutionEngine>> mp::compileForHost(
+    ModuleOp module,
+    llvm::function_ref<void(ExecutionEngine &)> registerSymbols) {
+  // The translation to LLVM IR needs the dialects' interfaces.
+  DialectRegistry registry;
+  registerAllToLLVMIRTranslations(registry);
+  module.getContext()->appendDialectRegistry(registry);
+
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return machineBuilder.takeError();
+  machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto machine = machineBuilder->createTargetMachine();
+  if (!machine)
+    return machine.takeError();
+  auto transformer = makeOptimizingTransformer(
+      /*optLevel=*/3, /*sizeLevel=*/0, machine->get());
+
+  SmallVector<StringRef> libraries;
+  if (llvm::sys::fs::exists(MP_C_RUNNER_UTILS))
+    libraries.push_back(MP_C_RUNNER_UTILS);
+  ExecutionEngineOptions options;
+  options.transformer = transformer;
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  options.sharedLibPaths = libraries;
+  auto engine = ExecutionEngine::create(module, options, std::move(*machine));
+  if (!engine)
+    return engine.takeError();
+  if (registerSymbols)
+    registerSymbols(**engine);
+  (*engine)->initialize();
+  return engine;
+}
