@@ -5,14 +5,17 @@
  * the generated per-pass entry points through MLIR's C API, then the session
  * API (parse, run a pipeline, print, precision report, diagnostics),
  * including every failure status; `--crash` runs crashing passes
- * (crash-containment.test).
+ * (crash-containment.test); `--engine` JIT-compiles a module in process and
+ * calls it on buffers of this program (mp-c/Engine.h).
  */
 // RUN: mp-capi-test %mp_src_root/docs/examples/mlp_train_step.mlir %t.json 2>&1 | FileCheck %s
+// RUN: mp-capi-test --engine 2>&1 | FileCheck %s --check-prefix=ENGINE
 // The precision report (with deny=mp.linear) is the pass's JSON report.
 // RUN: %python -c "import json, sys; f = json.load(open(sys.argv[1]))['functions'][0]; print(f['name'], sorted({o['category'] for o in f['ops'] if o['name'] == 'mp.linear'}), f['bytes']['totals']['parameters'])" %t.json | FileCheck %s --check-prefix=JSON
 // JSON: train_step ['deny'] 814120
 
 #include "mp-c/Compiler.h"
+#include "mp-c/Engine.h"
 #include "TestPasses.h"
 #include "mp-c/Dialects.h"
 #include "mp-c/Passes.h"
@@ -21,6 +24,7 @@
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,9 +288,100 @@ static void testCrashContainment(void) {
   mpSessionDestroy(session);
 }
 
+/* A rank-1 f32 memref descriptor, as the C interface takes it. */
+typedef struct MemRef1D {
+  float *allocated, *aligned;
+  int64_t offset, sizes[1], strides[1];
+} MemRef1D;
+
+static MemRef1D viewOf(float *data, int64_t size) {
+  MemRef1D descriptor = {data, data, 0, {size}, {1}};
+  return descriptor;
+}
+
+// ENGINE: create engine: success
+// ENGINE-NEXT: call 0: success: 2.5 4.25 6 7
+// ENGINE-NEXT: call 1: success: -0.5 -1.75 -3 -5
+// ENGINE-NEXT: unknown function: invalid argument
+// ENGINE-NEXT: message: the engine has no function 'nope' with a C interface (_mlir_ciface_nope)
+// ENGINE: engine of a module that does not lower: pass failure
+// ENGINE-NEXT: message: lowering the module failed
+// ENGINE-NEXT: diagnostics: bad.mlir:3:8: error: 'mp.grad' op cannot be lowered to linalg: run mp-autodiff first
+// ENGINE-NEXT: engine after failure: null
+// ENGINE-NEXT: null engine pointer: invalid argument
+// ENGINE-NEXT: message: null pointer for the engine
+/* mp-c/Engine.h: a function on tensors lowered and JIT-compiled in this
+ * process, called twice on this program's buffers; then the failures. */
+static void testEngine(void) {
+  MpSession session = mpSessionCreate();
+  const char *source =
+      "func.func @axpy(%a: tensor<f32>, %x: tensor<4xf32>, %y: tensor<4xf32>)\n"
+      "    -> tensor<4xf32> {\n"
+      "  %ax = mp.mul %x, %a : tensor<4xf32>, tensor<f32>\n"
+      "  %r = mp.add %ax, %y : tensor<4xf32>, tensor<4xf32>\n"
+      "  return %r : tensor<4xf32>\n"
+      "}\n";
+  MlirModule module;
+  MpStatus status =
+      mpSessionParseModule(session, ref(source), ref("axpy.mlir"), &module);
+  MpEngine engine = {NULL};
+  if (status == MP_STATUS_SUCCESS)
+    status = mpSessionCreateEngine(session, module, ref(""), &engine);
+  printf("create engine: %s\n", mpStatusGetName(status));
+  /* The module was lowered in place; the engine does not need it. */
+  mlirModuleDestroy(module);
+  if (status != MP_STATUS_SUCCESS) {
+    printFailure(session, "create engine", status);
+    mpSessionDestroy(session);
+    return;
+  }
+
+  float a = 2.0f, x[4] = {1, 2, 3, 4}, y[4] = {0.5f, 0.25f, 0, -1}, r[4];
+  MemRef1D xd = viewOf(x, 4), yd = viewOf(y, 4), rd = viewOf(r, 4);
+  struct {
+    float *allocated, *aligned;
+    int64_t offset;
+  } ad = {&a, &a, 0};
+  void *descriptors[] = {&ad, &xd, &yd, &rd};
+  for (int call = 0; call < 2; ++call) {
+    status = mpEngineInvoke(session, engine, ref("axpy"), descriptors);
+    printf("call %d: %s: %g %g %g %g\n", call, mpStatusGetName(status), r[0],
+           r[1], r[2], r[3]);
+    a = -1.0f;
+  }
+
+  status = mpEngineInvoke(session, engine, ref("nope"), descriptors);
+  printFailure(session, "unknown function", status);
+  mpEngineDestroy(engine);
+
+  /* A module that does not lower: a pass failure, no engine. */
+  const char *bad = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                    "  %l = mp.reduce_sum %x dims [0] : tensor<4xf32>\n"
+                    "  %r = mp.grad %l wrt %x : tensor<f32>, tensor<4xf32>\n"
+                    "  return %r : tensor<4xf32>\n"
+                    "}\n";
+  status = mpSessionParseModule(session, ref(bad), ref("bad.mlir"), &module);
+  if (status == MP_STATUS_SUCCESS) {
+    engine.ptr = (void *)1;
+    status = mpSessionCreateEngine(session, module, ref(""), &engine);
+    printFailure(session, "engine of a module that does not lower", status);
+    printf("engine after failure: %s\n", engine.ptr ? "set" : "null");
+    status = mpSessionCreateEngine(session, module, ref(""), NULL);
+    printFailure(session, "null engine pointer", status);
+    mlirModuleDestroy(module);
+  } else {
+    printFailure(session, "parse", status);
+  }
+  mpSessionDestroy(session);
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--crash") == 0) {
     testCrashContainment();
+    return 0;
+  }
+  if (argc == 2 && strcmp(argv[1], "--engine") == 0) {
+    testEngine();
     return 0;
   }
   if (argc != 3) {
