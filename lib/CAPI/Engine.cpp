@@ -2,7 +2,8 @@
 //
 // The engine of mp-c/Engine.h: a module lowered with mp-cpu-pipeline and
 // JIT-compiled by mp::compileForHost (the code path mp-run uses), with the
-// packed C-interface entry point of each called function looked up once.
+// packed C-interface entry point of every exported function looked up (and
+// so compiled) when the engine is created.
 // Calls run the native code directly on the caller's buffers.
 //
 //===----------------------------------------------------------------------===//
@@ -26,11 +27,14 @@ namespace {
 /// The state behind an MpEngine.
 struct Engine {
   std::unique_ptr<ExecutionEngine> engine;
-  /// The number of parameters of each `_mlir_ciface_` function, by the name
-  /// of the function it wraps.
-  llvm::StringMap<unsigned> arity;
-  /// Packed entry points looked up so far, by function name.
-  llvm::StringMap<void (*)(void **)> entryPoints;
+  /// A packed entry point and the number of parameters of the
+  /// `_mlir_ciface_` function behind it.
+  struct EntryPoint {
+    void (*function)(void **) = nullptr;
+    unsigned arity = 0;
+  };
+  /// The entry points, by the name of the function each wraps.
+  llvm::StringMap<EntryPoint> entryPoints;
 };
 
 Engine *unwrap(MpEngine engine) { return static_cast<Engine *>(engine.ptr); }
@@ -66,13 +70,22 @@ MpStatus mpSessionCreateEngine(MpSession mpSession, MlirModule module,
     return session->finish(MP_STATUS_PASS_FAILURE,
                            "JIT compilation failed: " +
                                llvm::toString(compiled.takeError()));
-  auto *state = new Engine{std::move(*compiled), {}, {}};
-  for (auto function : moduleOp.getOps<LLVM::LLVMFuncOp>())
-    if (function.getName().starts_with("_mlir_ciface_") &&
-        !function.isExternal())
-      state->arity[function.getName().drop_front(strlen("_mlir_ciface_"))] =
-          function.getNumArguments();
-  *engine = MpEngine{state};
+  auto state = std::make_unique<Engine>();
+  state->engine = std::move(*compiled);
+  // Looking every entry point up now makes the JIT generate their code here
+  // rather than in the first call.
+  for (auto function : moduleOp.getOps<LLVM::LLVMFuncOp>()) {
+    StringRef name = function.getName();
+    if (!name.consume_front("_mlir_ciface_") || function.isExternal())
+      continue;
+    auto entry = state->engine->lookupPacked(function.getName());
+    if (!entry)
+      return session->finish(MP_STATUS_PASS_FAILURE,
+                             "JIT compilation of '" + name + "' failed: " +
+                                 llvm::toString(entry.takeError()));
+    state->entryPoints[name] = {*entry, function.getNumArguments()};
+  }
+  *engine = MpEngine{state.release()};
   return session->finish(MP_STATUS_SUCCESS);
 }
 
@@ -86,32 +99,19 @@ MpStatus mpEngineInvoke(MpSession mpSession, MpEngine mpEngine,
     return session->finish(MP_STATUS_INVALID_ARGUMENT,
                            !engine ? "null engine" : "null descriptors");
   StringRef function = ::unwrap(name);
-  auto arity = engine->arity.find(function);
-  if (arity == engine->arity.end())
+  auto it = engine->entryPoints.find(function);
+  if (it == engine->entryPoints.end())
     return session->finish(MP_STATUS_INVALID_ARGUMENT,
                            "the engine has no function '" + function +
                                "' with a C interface (_mlir_ciface_" +
                                function + ")");
-  auto [it, inserted] = engine->entryPoints.try_emplace(function, nullptr);
-  if (inserted) {
-    auto entry = engine->engine->lookupPacked(("_mlir_ciface_" + function).str());
-    if (!entry) {
-      llvm::consumeError(entry.takeError());
-      engine->entryPoints.erase(it);
-      return session->finish(MP_STATUS_INVALID_ARGUMENT,
-                             "the engine has no function '" + function +
-                                 "' with a C interface (_mlir_ciface_" +
-                                 function + ")");
-    }
-    it->second = *entry;
-  }
   // The packed interface takes a pointer to each argument; each argument of
   // the C interface is a descriptor pointer.
   llvm::SmallVector<void *> packed;
-  packed.reserve(arity->second);
-  for (unsigned i = 0; i < arity->second; ++i)
+  packed.reserve(it->second.arity);
+  for (unsigned i = 0; i < it->second.arity; ++i)
     packed.push_back(&descriptors[i]);
-  it->second(packed.data());
+  it->second.function(packed.data());
   return session->finish(MP_STATUS_SUCCESS);
 }
 

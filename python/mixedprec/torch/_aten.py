@@ -524,3 +524,132 @@ def _mse_loss(ctx, x, target, reduction=1):
     if reduction != 1:  # torch's Reduction::Mean
         raise UnsupportedError("mse_loss supports reduction='mean' only")
     return ctx.e.emit((), x.dtype, f"mp.mse {x.name}, {target.name} : {x.type}")
+
+
+# --- pooling, activations, selection (docs/PyTorch.md) -----------------------
+
+def _pool_attrs(kernel, stride, padding, dilation=None, ceil_mode=False):
+    kernel = list(kernel) * (2 // len(kernel))
+    stride = (list(stride) * (2 // len(stride))) if stride else kernel
+    padding = list(padding) * (2 // len(padding))
+    text = f" kernel {i64_list(kernel)}"
+    if stride != kernel:
+        text += f" stride {i64_list(stride)}"
+    if padding != [0, 0]:
+        text += f" padding {i64_list(padding)}"
+    if dilation is not None:
+        dilation = list(dilation) * (2 // len(dilation))
+        if dilation != [1, 1]:
+            text += f" dilation {i64_list(dilation)}"
+    if ceil_mode:
+        text += " ceil_mode"
+    return text
+
+
+@maps(aten.max_pool2d_with_indices.default)
+def _max_pool2d(ctx, x, kernel, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    x = ctx.tensor(x)
+    shape = out_shape(ctx.node) if not isinstance(ctx.node.meta["val"], (tuple, list)) else \
+        tuple(int(d) for d in ctx.node.meta["val"][0].shape)
+    y = ctx.e.emit(shape, x.dtype,
+                   f"mp.max_pool2d {x.name}{_pool_attrs(kernel, stride, padding, dilation, ceil_mode)}"
+                   f" : {x.type}")
+    # The indices (result 1) only feed PyTorch's own backward.
+    return (y, None)
+
+
+@maps(aten.avg_pool2d.default)
+def _avg_pool2d(ctx, x, kernel, stride=(), padding=(0,), ceil_mode=False,
+                count_include_pad=True, divisor_override=None):
+    x = ctx.tensor(x)
+    text = f"mp.avg_pool2d {x.name}{_pool_attrs(kernel, stride, padding, None, ceil_mode)}"
+    text += f" count_include_pad {'true' if count_include_pad else 'false'}"
+    if divisor_override is not None:
+        text += f" divisor {int(divisor_override)}"
+    return ctx.e.emit(out_shape(ctx.node), x.dtype, f"{text} : {x.type}")
+
+
+@maps(aten._adaptive_avg_pool2d.default)
+def _adaptive_avg_pool2d(ctx, x, output_size):
+    x = ctx.tensor(x)
+    return ctx.e.emit(out_shape(ctx.node), x.dtype,
+                      f"mp.adaptive_avg_pool2d {x.name} output_size {i64_list(output_size)}"
+                      f" : {x.type}")
+
+
+def _clamp_text(low, high):
+    text = ""
+    if low is not None:
+        text += f" min {f64(low)}"
+    if high is not None:
+        text += f" max {f64(high)}"
+    return text
+
+
+@maps(aten.hardtanh.default, aten.hardtanh_.default)
+def _hardtanh(ctx, x, low=-1.0, high=1.0):
+    return ctx.e.unary("clamp", ctx.tensor(x), _clamp_text(low, high) + " hardtanh")
+
+
+@maps(aten.clamp.default, aten.clamp_.default)
+def _clamp(ctx, x, low=None, high=None):
+    return ctx.e.unary("clamp", ctx.tensor(x), _clamp_text(low, high))
+
+
+for _name in ("silu", "hardswish", "hardsigmoid", "erf", "abs"):
+    _overloads = [getattr(aten, _name).default]
+    if hasattr(aten, _name + "_"):
+        _overloads.append(getattr(aten, _name + "_").default)
+    maps(*_overloads)(_unary(_name))
+
+
+@maps(aten.leaky_relu.default, aten.leaky_relu_.default)
+def _leaky_relu(ctx, x, negative_slope=0.01):
+    return ctx.e.unary("leaky_relu", ctx.tensor(x), f" negative_slope {f64(negative_slope)}")
+
+
+@maps(aten.detach.default)
+def _detach(ctx, x):
+    x = ctx.tensor(x)
+    if x.dtype not in FLOAT_DTYPES:
+        return x
+    return ctx.e.unary("stop_gradient", x)
+
+
+def _compare(predicate):
+    def mapping(ctx, a, b):
+        if not isinstance(a, (Tensor, Transposed)):
+            raise UnsupportedError("a comparison needs a tensor as its first operand")
+        a = ctx.tensor(a)
+        b = ctx.operand(b, a)
+        shape = _broadcast_shape(a, b)
+        return ctx.e.emit(shape, "i1", f"mp.compare {predicate}, {a.name}, {b.name} : "
+                                        f"{a.type}, {b.type}")
+    return mapping
+
+
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    maps(getattr(aten, _name).Tensor, getattr(aten, _name).Scalar)(_compare(_name))
+
+
+@maps(aten.where.self)
+def _where(ctx, condition, a, b):
+    condition = ctx.tensor(condition)
+    if isinstance(a, (Tensor, Transposed)):
+        a = ctx.tensor(a)
+        b = ctx.operand(b, a)
+    else:
+        b = ctx.tensor(b)
+        a = ctx.operand(a, b)
+    shape = tuple(np.broadcast_shapes(condition.shape, a.shape, b.shape))
+    return ctx.e.emit(shape, a.dtype, f"mp.select {condition.name}, {a.name}, {b.name} : "
+                                      f"{condition.type}, {a.type}, {b.type}")
+
+
+@maps(aten.masked_fill.Scalar, aten.masked_fill_.Scalar)
+def _masked_fill(ctx, x, mask, value):
+    x, mask = ctx.tensor(x), ctx.tensor(mask)
+    fill = ctx.e.scalar(value, x.dtype)
+    shape = tuple(np.broadcast_shapes(mask.shape, x.shape))
+    return ctx.e.emit(shape, x.dtype, f"mp.select {mask.name}, {fill.name}, {x.name} : "
+                                      f"{mask.type}, {fill.type}, {x.type}")

@@ -78,9 +78,12 @@ def capture(module, inputs, loss_fn=None, target=None):
     previous = proxy_tensor.PythonKeyTracer.record_stack_traces
     proxy_tensor.PythonKeyTracer.record_stack_traces = True
     try:
-        with torch.no_grad():
+        # With gradients enabled, as in training: without them modules take
+        # inference fast paths (nn.MultiheadAttention's fused kernel).
+        with torch.enable_grad():
             traced = proxy_tensor.make_fx(forward, tracing_mode="fake")(
-                [params[n].detach() for n in param_names],
+                [params[n].detach().requires_grad_(params[n].requires_grad)
+                 for n in param_names],
                 [buffers[n].detach() for n in buffer_names], *args)
     finally:
         proxy_tensor.PythonKeyTracer.record_stack_traces = previous
@@ -99,7 +102,8 @@ def user_frame(node):
         if not line.startswith('File "'):
             continue
         path = line[len('File "'):line.index('"', len('File "'))]
-        if path.startswith(_TORCH_DIR) or path.startswith(_PACKAGE_DIR):
+        if path.startswith(_TORCH_DIR) or path.startswith(_PACKAGE_DIR) or \
+                path.startswith("<"):
             continue
         rest = line.split('", line ', 1)[1]
         number = rest.split(",", 1)[0]
