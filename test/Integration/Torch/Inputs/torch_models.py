@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""The PyTorch conformance suite: a model of models.py imported with
+mixedprec.torch and trained with mixedprec.torch.Trainer beside PyTorch, from
+the same initial weights on the same batches.
+
+    torch_models.py MODEL MODE [--steps N]
+
+MODE:
+  fp32      dropout off; per-step losses within 1e-5 relative of PyTorch's,
+            every parameter and buffer after the run within 1e-4 relative
+            (max over elements of |mp - torch|, over the tensor's max |torch|;
+            entries whose gradient is zero in exact arithmetic, such as an
+            attention key bias, are left out and counted: rounding noise is
+            their gradient, which Adam scales to ±lr per step)
+  bf16      mp-mixed-precision-pipeline{compute-type=bf16} against
+            torch.autocast("cpu", dtype=torch.bfloat16); losses within
+            --bound relative (default 5e-2)
+  f16       compute-type=f16 (dynamic loss scaling, GradScaler semantics)
+            against PyTorch FP32 (its CPU autocast has no float16): losses
+            within --bound relative; no step skipped at the initial scale
+  dropout   dropout on (p > 0): the loss over the last 20% of the steps
+            falls below its first value like PyTorch's (both must fall by
+            --bound relative, default 0.1)
+Prints one line per step and `MODEL MODE: ok ...` or `... FAIL ...`; exits 1
+on failure.
+"""
+
+import argparse
+import copy
+import os
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.dirname(__file__))
+from models import MODELS  # noqa: E402
+
+import mixedprec.torch as mpt  # noqa: E402
+
+
+def relative_error(got, want):
+    scale = want.abs().max().item()
+    diff = (got.double() - want.double()).abs().max().item()
+    return diff / scale if scale > 0 else diff
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("model", choices=sorted(MODELS))
+    parser.add_argument("mode", choices=["fp32", "bf16", "f16", "dropout"])
+    parser.add_argument("--steps", type=int, default=None)
+    parser.add_argument("--bound", type=float, default=None)
+    parser.add_argument("--cpu-pipeline-options", default="",
+                        help="e.g. vectorize=false: compiles much faster, runs slower")
+    args = parser.parse_args()
+    steps = args.steps or {"fp32": 10, "bf16": 50, "f16": 50, "dropout": 200}[args.mode]
+    bound = args.bound or {"fp32": 1e-5, "bf16": 5e-2, "f16": 5e-2, "dropout": 0.1}[args.mode]
+
+    torch.manual_seed(0)
+    spec = MODELS[args.model](dropout=args.mode == "dropout")
+    model = spec.model.train()
+    reference = copy.deepcopy(model)
+    optimizer = spec.optimizer(model)
+    scheduler = spec.scheduler(optimizer) if spec.scheduler else None
+    ref_optimizer = spec.optimizer(reference)
+    ref_scheduler = spec.scheduler(ref_optimizer) if spec.scheduler else None
+
+    generator = torch.Generator().manual_seed(1)
+    batches = [spec.make_batch(generator) for _ in range(steps)]
+    inputs, target = batches[0]
+
+    start = time.time()
+    step = mpt.import_train_step(model, inputs, target, spec.loss, optimizer, scheduler)
+    imported = time.time()
+    compute_type = {"fp32": "f32", "dropout": "f32"}.get(args.mode, args.mode)
+    trainer = mpt.Trainer(step, compute_type=compute_type,
+                          cpu_pipeline_options=args.cpu_pipeline_options)
+    compiled = time.time()
+    print(f"import {imported - start:.1f} s, compile {compiled - imported:.1f} s")
+
+    worst = 0.0
+    ours, theirs = [], []
+    skipped = 0
+    grad_max = {}
+    for i, (x, y) in enumerate(batches):
+        out = trainer.step(x, y)
+        skipped += out["skipped"]
+        ref_optimizer.zero_grad()
+        if args.mode == "bf16":
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                loss = spec.loss(reference(x).float(), y)
+        else:
+            loss = spec.loss(reference(x), y)
+        loss.backward()
+        for name, p in reference.named_parameters():
+            if p.grad is not None:
+                g = p.grad.detach().abs()
+                grad_max[name] = torch.maximum(grad_max[name], g) if name in grad_max else g
+        ref_optimizer.step()
+        if ref_scheduler:
+            ref_scheduler.step()
+        error = abs(out["loss"] - loss.item()) / abs(loss.item())
+        worst = max(worst, error)
+        ours.append(out["loss"])
+        theirs.append(loss.item())
+        print(f"step {i + 1}: mp {out['loss']:.7g} torch {loss.item():.7g} "
+              f"rel {error:.1e}{' skipped' if out['skipped'] else ''}")
+
+    problems = []
+    figures = f"max loss error {worst:.1e}"
+    if args.mode == "dropout":
+        tail = max(1, steps // 5)
+        ours_drop = 1 - sum(ours[-tail:]) / tail / ours[0]
+        theirs_drop = 1 - sum(theirs[-tail:]) / tail / theirs[0]
+        figures = f"loss fell {ours_drop:.1%} (torch {theirs_drop:.1%})"
+        if ours_drop < bound or theirs_drop < bound:
+            problems.append(f"the loss did not fall by {bound:.0%}")
+    elif worst > bound:
+        problems.append(f"loss error {worst:.1e} > {bound:.0e}")
+    if args.mode == "fp32":
+        state = trainer.state_dict()
+        worst_param, where, excluded = 0.0, None, 0
+        for name, want in reference.state_dict().items():
+            if not want.is_floating_point():
+                if not torch.equal(state[name], want):
+                    problems.append(f"{name}: {state[name]} vs {want}")
+                continue
+            got = state[name]
+            if name in grad_max:
+                # Entries whose gradient is zero in exact arithmetic (the key
+                # bias of attention: softmax is shift invariant) get rounding
+                # noise as gradient, which Adam scales up to ±lr per step in
+                # both; they are left out (and counted).
+                live = grad_max[name] > 1e-6 * grad_max[name].max()
+                excluded += int((~live).sum())
+                got, want = got[live], want[live]
+                if want.numel() == 0:
+                    continue
+            error = relative_error(got, want)
+            if error > worst_param:
+                worst_param, where = error, name
+        figures += f", max parameter/buffer error {worst_param:.1e} ({where})"
+        if excluded:
+            figures += f", {excluded} entries with zero gradient left out"
+        if worst_param > 1e-4:
+            problems.append(f"parameter error {worst_param:.1e} > 1e-4 at {where}")
+    if args.mode == "f16":
+        figures += f", {skipped} skipped"
+        if skipped:
+            problems.append(f"{skipped} steps skipped")
+    print(f"{args.model} {args.mode}: {'FAIL ' + '; '.join(problems) if problems else 'ok'} "
+          f"({figures}; compile {compiled - imported:.1f} s)")
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()
