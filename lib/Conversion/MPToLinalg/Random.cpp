@@ -85,6 +85,19 @@ Value advanceState(OpBuilder &b, Location loc, const RngState &state,
       ValueRange{state.seed, offset});
 }
 
+/// The low and high words of the 64-bit product of the i32 values `x` and
+/// `y` (unsigned). Through i64 rather than arith.mului_extended, which the
+/// LLVM lowering rejects on the n-d vectors that vectorisation makes; LLVM
+/// selects a widening multiply for it.
+std::pair<Value, Value> buildWideProduct(OpBuilder &b, Location loc, Value x,
+                                         Value y) {
+  Type i64 = b.getI64Type();
+  Value product =
+      arith::MulIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, x),
+                            arith::ExtUIOp::create(b, loc, i64, y));
+  return splitWords(b, loc, product);
+}
+
 /// Philox4x32-10 of `counter` under `key`: ten rounds, the key bumped by the
 /// Weyl constants before every round but the first.
 std::array<Value, 4> buildPhilox(OpBuilder &b, Location loc,
@@ -99,13 +112,13 @@ std::array<Value, 4> buildPhilox(OpBuilder &b, Location loc,
       key0 = arith::AddIOp::create(b, loc, key0, w0);
       key1 = arith::AddIOp::create(b, loc, key1, w1);
     }
-    auto p0 = arith::MulUIExtendedOp::create(b, loc, m0, counter[0]);
-    auto p1 = arith::MulUIExtendedOp::create(b, loc, m1, counter[2]);
+    auto [low0, high0] = buildWideProduct(b, loc, m0, counter[0]);
+    auto [low1, high1] = buildWideProduct(b, loc, m1, counter[2]);
     Value x0 = arith::XOrIOp::create(
-        b, loc, arith::XOrIOp::create(b, loc, p1.getHigh(), counter[1]), key0);
+        b, loc, arith::XOrIOp::create(b, loc, high1, counter[1]), key0);
     Value x2 = arith::XOrIOp::create(
-        b, loc, arith::XOrIOp::create(b, loc, p0.getHigh(), counter[3]), key1);
-    counter = {x0, p1.getLow(), x2, p0.getLow()};
+        b, loc, arith::XOrIOp::create(b, loc, high0, counter[3]), key1);
+    counter = {x0, low1, x2, low0};
   }
   return counter;
 }
