@@ -174,8 +174,9 @@ Value buildUnitFloat(OpBuilder &b, Location loc, Value bits, int bias = 0) {
                                createF32Constant(b, loc, std::ldexp(1.0, -24)));
 }
 
-/// The dropout payload shared by mp.dropout and mp.dropout_grad: `x` (f32)
-/// times f32(1/(1−p)) where the element is kept, else +0.
+/// The dropout payload shared by mp.dropout and mp.dropout_grad, PyTorch's
+/// `x · mask · scale` in f32: (x · (kept ? 1 : 0)) · f32(1/(1−p)), so that a
+/// dropped element is x · 0 (−0 for negative x, NaN for non-finite x).
 Value buildDropoutElement(OpBuilder &b, Location loc, const RngState &state,
                           ArrayRef<int64_t> shape, Value x, double p) {
   Value bits = buildElementDraw(b, loc, state, buildLinearIndex(b, loc, shape));
@@ -183,10 +184,12 @@ Value buildDropoutElement(OpBuilder &b, Location loc, const RngState &state,
   Value keep =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, u,
                             createF32Constant(b, loc, 1.0 - p));
-  Value scaled = arith::MulFOp::create(b, loc, x,
-                                       createF32Constant(b, loc, 1.0 / (1.0 - p)));
-  return arith::SelectOp::create(b, loc, keep, scaled,
-                                 createF32Constant(b, loc, 0.0));
+  Value mask = arith::SelectOp::create(b, loc, keep,
+                                       createF32Constant(b, loc, 1.0),
+                                       createF32Constant(b, loc, 0.0));
+  Value masked = arith::MulFOp::create(b, loc, x, mask);
+  return arith::MulFOp::create(b, loc, masked,
+                               createF32Constant(b, loc, 1.0 / (1.0 - p)));
 }
 
 /// Dropout and its gradient: the same payload on `input`.

@@ -36,18 +36,21 @@
 // CHECK:           arith.xori %{{.*}}, %[[K0]] : i32
 // CHECK:           arith.xori %{{.*}}, %[[K1]] : i32
 // CHECK:           %[[WORD:.*]] = arith.andi %[[D]], %{{.*}} : i64
-// u = (x >> 8)·2^-24; keep when u < f32(1 − p) = 0.75; x·f32(1/(1 − p)).
+// u = (x >> 8)·2^-24; keep when u < f32(1 − p) = 0.75; PyTorch's
+// x · mask · scale with scale = f32(1/(1 − p)).
 // CHECK:           %[[SH:.*]] = arith.shrui %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT:      %[[UF:.*]] = arith.uitofp %[[SH]] : i32 to f32
 // CHECK-NEXT:      %[[EXP:.*]] = arith.constant 5.96046448E-8 : f32
 // CHECK-NEXT:      %[[U:.*]] = arith.mulf %[[UF]], %[[EXP]] : f32
 // CHECK-NEXT:      %[[Q:.*]] = arith.constant 7.500000e-01 : f32
 // CHECK-NEXT:      %[[KEEP:.*]] = arith.cmpf olt, %[[U]], %[[Q]] : f32
-// CHECK-NEXT:      %[[SC:.*]] = arith.constant 1.33333337 : f32
-// CHECK-NEXT:      %[[Y:.*]] = arith.mulf %[[XF]], %[[SC]] : f32
+// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:      %[[SEL:.*]] = arith.select %[[KEEP]], %[[Y]], %[[ZERO]] : f32
-// CHECK-NEXT:      %[[R:.*]] = arith.truncf %[[SEL]] : f32 to f16
+// CHECK-NEXT:      %[[MASK:.*]] = arith.select %[[KEEP]], %[[ONE]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[XM:.*]] = arith.mulf %[[XF]], %[[MASK]] : f32
+// CHECK-NEXT:      %[[SC:.*]] = arith.constant 1.33333337 : f32
+// CHECK-NEXT:      %[[Y:.*]] = arith.mulf %[[XM]], %[[SC]] : f32
+// CHECK-NEXT:      %[[R:.*]] = arith.truncf %[[Y]] : f32 to f16
 // CHECK-NEXT:      linalg.yield %[[R]] : f16
 // 6 elements: the offset advances by 8.
 // CHECK:         %[[EIGHT:.*]] = arith.constant 8 : i64
@@ -78,6 +81,8 @@ func.func @dropout_p_zero(%x: tensor<4xf32>, %s: tensor<2xi64>) -> (tensor<4xf32
 // CHECK:         linalg.generic
 // CHECK:           arith.cmpf olt, %{{.*}}, %{{.*}} : f32
 // CHECK:           arith.select
+// CHECK-NEXT:      arith.mulf
+// CHECK:           arith.mulf
 // CHECK-NEXT:      arith.truncf %{{.*}} : f32 to bf16
 // CHECK-NOT:     tensor.from_elements
 // CHECK:         return

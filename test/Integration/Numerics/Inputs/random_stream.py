@@ -108,8 +108,10 @@ def dropout_check(seed, offset, shape, element, p, rng):
         mask = 0xFFFFFFFF if element == 'f32' else 0xFFFF
         y = np.array(printed[0], dtype=np.int64).reshape(shape) & mask
         dx = np.array(printed[2], dtype=np.int64).reshape(shape) & mask
-        want_y = f32_to(element, np.where(keep, xs * scale, np.float32(0)))
-        want_dx = f32_to(element, np.where(keep, dys * scale, np.float32(0)))
+        # PyTorch's x · mask · scale, in f32.
+        maskf = keep.astype(np.float32)
+        want_y = f32_to(element, (xs * maskf) * scale)
+        want_dx = f32_to(element, (dys * maskf) * scale)
         assert np.array_equal(y, want_y), f'dropout {element} p={p} differs'
         assert np.array_equal(dx, want_dx), f'dropout_grad {element} p={p} differs'
         assert [v & U64 for v in printed[1]] == [seed, philox.advanced(offset, n)]

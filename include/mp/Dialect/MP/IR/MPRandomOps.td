@@ -42,9 +42,12 @@ def MP_DropoutOp : MP_Op<"dropout", [Pure, MP_Differentiable,
   let summary = "dropout with a counter-based mask (training mode)";
   let description = [{
     PyTorch's `F.dropout(input, p, training=True)`: element `i` is kept when
-    `u(x_i) < f32(1 − p)`, where `x_i` is draw `offset + i`, and is then
-    `input[i] · f32(1 / (1 − p))` (the product formed in f32 and rounded once
-    to the element type); dropped elements are `+0.0`. `p` is in [0, 1).
+    `u(x_i) < f32(1 − p)`, where `x_i` is draw `offset + i`; the result is
+    PyTorch's `input · mask · scale` with `mask` 1 (kept) or 0 and
+    `scale = f32(1 / (1 − p))`, formed in f32 as `(input[i] · mask) · scale`
+    and rounded once to the element type: a kept element is
+    `input[i] · scale`, a dropped one `input[i] · 0` (−0 for a negative
+    input, NaN for an infinite or NaN one, as in PyTorch). `p` is in [0, 1).
     `p = 0` is the identity and draws nothing: the result is `input` and
     `new_state` is `state` (it folds to them, as PyTorch's dropout returns
     its input for p = 0). For p > 0 the state advances by 4·ceil(N/4) for N
@@ -73,12 +76,12 @@ def MP_DropoutGradOp : MP_Op<"dropout_grad", [Pure,
     AllTypesMatch<["grad_output", "result"]>]> {
   let summary = "gradient of dropout, regenerating its mask";
   let description = [{
-    `grad_output[i] · f32(1 / (1 − p))` where `mp.dropout` with the same
-    `state` and `p` kept element `i`, else `+0.0`: the mask is recomputed
+    PyTorch's `native_dropout_backward`, `grad_output · mask · scale`,
+    formed exactly as `mp.dropout`'s result, with the mask of `mp.dropout`
+    with the same `state` and `p`: the mask is recomputed
     from `state` (the dropout's input state) and the element index, bit for
     bit the forward's, so no mask tensor lives from the forward to the
-    backward (PyTorch's `native_dropout_backward` with the mask recomputed).
-    The product is formed in f32 and rounded once. `p = 0` is the identity.
+    backward. `p = 0` is the identity.
     Nothing is drawn: the state is not returned.
 
     ```mlir
