@@ -78,8 +78,8 @@ RngState readState(OpBuilder &b, Location loc, Value state) {
 Value advanceState(OpBuilder &b, Location loc, const RngState &state,
                    int64_t numElements) {
   int64_t draws = (numElements + 3) / 4 * 4;
-  Value offset = arith::AddIOp::create(b, loc, state.offset,
-                                       i64Constant(b, loc, draws));
+  Value offset =
+      arith::AddIOp::create(b, loc, state.offset, i64Constant(b, loc, draws));
   return tensor::FromElementsOp::create(
       b, loc, RankedTensorType::get({2}, b.getI64Type()),
       ValueRange{state.seed, offset});
@@ -125,8 +125,7 @@ std::array<Value, 4> buildPhilox(OpBuilder &b, Location loc,
 
 /// The 32-bit draw number `draw` (i64): word `draw & 3` of the block with
 /// counter (draw >> 2, 0).
-Value buildDraw(OpBuilder &b, Location loc, const RngState &state,
-                Value draw) {
+Value buildDraw(OpBuilder &b, Location loc, const RngState &state, Value draw) {
   Value block = arith::ShRUIOp::create(b, loc, draw, i64Constant(b, loc, 2));
   auto [c0, c1] = splitWords(b, loc, block);
   Value zero = i32Constant(b, loc, 0);
@@ -181,12 +180,11 @@ Value buildDropoutElement(OpBuilder &b, Location loc, const RngState &state,
                           ArrayRef<int64_t> shape, Value x, double p) {
   Value bits = buildElementDraw(b, loc, state, buildLinearIndex(b, loc, shape));
   Value u = buildUnitFloat(b, loc, bits);
-  Value keep =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, u,
-                            createF32Constant(b, loc, 1.0 - p));
-  Value mask = arith::SelectOp::create(b, loc, keep,
-                                       createF32Constant(b, loc, 1.0),
-                                       createF32Constant(b, loc, 0.0));
+  Value keep = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, u,
+                                     createF32Constant(b, loc, 1.0 - p));
+  Value mask =
+      arith::SelectOp::create(b, loc, keep, createF32Constant(b, loc, 1.0),
+                              createF32Constant(b, loc, 0.0));
   Value masked = arith::MulFOp::create(b, loc, x, mask);
   return arith::MulFOp::create(b, loc, masked,
                                createF32Constant(b, loc, 1.0 / (1.0 - p)));
@@ -209,16 +207,17 @@ LogicalResult lowerDropoutLike(OpTy op, Value input, Value stateTensor,
     return success();
   }
   RngState state = readState(rewriter, loc, stateTensor);
-  Value result = buildElementwise(
-      rewriter, loc, ValueRange{input}, type,
-      [&](OpBuilder &b, Location loc, ValueRange args,
-          ValueRange) -> SmallVector<Value> {
-        return {buildDropoutElement(b, loc, state, type.getShape(), args[0],
-                                    p)};
-      });
+  Value result =
+      buildElementwise(rewriter, loc, ValueRange{input}, type,
+                       [&](OpBuilder &b, Location loc, ValueRange args,
+                           ValueRange) -> SmallVector<Value> {
+                         return {buildDropoutElement(
+                             b, loc, state, type.getShape(), args[0], p)};
+                       });
   SmallVector<Value> results{result};
   if (returnsState)
-    results.push_back(advanceState(rewriter, loc, state, type.getNumElements()));
+    results.push_back(
+        advanceState(rewriter, loc, state, type.getNumElements()));
   rewriter.replaceOp(op, results);
   return success();
 }
@@ -280,7 +279,8 @@ struct RandomUniformOpLowering : OpConversionPattern<RandomUniformOp> {
     return lowerSampler(
         op, adaptor.getState(), rewriter,
         [&](OpBuilder &b, Location loc, const RngState &state, Value index) {
-          Value u = buildUnitFloat(b, loc, buildElementDraw(b, loc, state, index));
+          Value u =
+              buildUnitFloat(b, loc, buildElementDraw(b, loc, state, index));
           Value lowValue = createF32Constant(b, loc, low);
           Value width = arith::SubFOp::create(
               b, loc, createF32Constant(b, loc, high), lowValue);
@@ -318,8 +318,7 @@ struct RandomNormalOpLowering : OpConversionPattern<RandomNormalOp> {
           Value theta = arith::MulFOp::create(
               b, loc, createF32Constant(b, loc, 2.0 * M_PI), u2);
           Value isOdd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                              parity,
-                                              i64Constant(b, loc, 0));
+                                              parity, i64Constant(b, loc, 0));
           Value trig = arith::SelectOp::create(
               b, loc, isOdd, math::SinOp::create(b, loc, theta),
               math::CosOp::create(b, loc, theta));
@@ -344,7 +343,7 @@ struct RandomBitsOpLowering : OpConversionPattern<RandomBitsOp> {
 } // namespace
 
 void lowering::populateRandomPatterns(RewritePatternSet &patterns) {
-  patterns.add<DropoutOpLowering, DropoutGradOpLowering,
-               RandomUniformOpLowering, RandomNormalOpLowering,
-               RandomBitsOpLowering>(patterns.getContext());
+  patterns
+      .add<DropoutOpLowering, DropoutGradOpLowering, RandomUniformOpLowering,
+           RandomNormalOpLowering, RandomBitsOpLowering>(patterns.getContext());
 }

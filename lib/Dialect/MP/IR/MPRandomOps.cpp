@@ -60,8 +60,8 @@ LogicalResult DropoutOp::verify() {
   return verifyDropoutElementType(*this, "input", getInput());
 }
 
-LogicalResult
-DropoutOp::fold(FoldAdaptor, SmallVectorImpl<OpFoldResult> &results) {
+LogicalResult DropoutOp::fold(FoldAdaptor,
+                              SmallVectorImpl<OpFoldResult> &results) {
   // p = 0 keeps every element, scales by 1 and draws nothing.
   if (!getP().isZero())
     return failure();
@@ -93,8 +93,8 @@ static LogicalResult verifyRandomOp(Operation *op, Value state,
     return failure();
   if (!std::isfinite(first) || !std::isfinite(second))
     return op->emitOpError("expects finite ")
-           << firstName << " and " << secondName << ", got " << first
-           << " and " << second;
+           << firstName << " and " << secondName << ", got " << first << " and "
+           << second;
   if (isRange && !(first < second))
     return op->emitOpError("expects low < high, got low = ")
            << first << " and high = " << second;
@@ -109,9 +109,8 @@ LogicalResult RandomUniformOp::verify() {
 }
 
 LogicalResult RandomNormalOp::verify() {
-  return verifyRandomOp(*this, getState(), "mean",
-                        getMean().convertToDouble(), "std",
-                        getStd().convertToDouble(), /*isRange=*/false);
+  return verifyRandomOp(*this, getState(), "mean", getMean().convertToDouble(),
+                        "std", getStd().convertToDouble(), /*isRange=*/false);
 }
 
 LogicalResult RandomBitsOp::verify() { return verifyState(*this, getState()); }
