@@ -81,10 +81,9 @@ LogicalResult MPDialect::verifyRegionArgAttribute(Operation *op,
       return op->emitError() << "'" << name << "' on argument " << argIndex
                              << " requires a ranked tensor, got " << argType;
     if (kind.getValue() == "rng" && !isRngStateType(argType))
-      return op->emitError() << "'" << name << "' = \"rng\" on argument "
-                             << argIndex
-                             << " requires tensor<2xi64> ([seed, offset]), got "
-                             << argType;
+      return op->emitError()
+             << "'" << name << "' = \"rng\" on argument " << argIndex
+             << " requires tensor<2xi64> ([seed, offset]), got " << argType;
     return success();
   }
   if (name == kInitAttrName) {
@@ -107,10 +106,10 @@ LogicalResult MPDialect::verifyRegionArgAttribute(Operation *op,
     // initialised with both words.
     auto kind = function.getArgAttrOfType<StringAttr>(argIndex, kStateAttrName);
     if (kind && kind.getValue() == "rng" && init.getType() != tensor)
-      return op->emitError() << "'" << name << "' of the rng state argument "
-                             << argIndex
-                             << " must be dense<[seed, offset]> : "
-                                "tensor<2xi64>, got a scalar";
+      return op->emitError()
+             << "'" << name << "' of the rng state argument " << argIndex
+             << " must be dense<[seed, offset]> : "
+                "tensor<2xi64>, got a scalar";
     return success();
   }
   if (name == kCopyOfAttrName) {

@@ -208,8 +208,8 @@ void DataParallelPass::splitRngStreams(func::FuncOp func) {
       if (!target || target.getInt() != state.getArgNumber())
         continue;
       builder.setInsertionPoint(returnOp);
-      operand.set(tensor::InsertOp::create(builder, loc, seed, operand.get(),
-                                           zero));
+      operand.set(
+          tensor::InsertOp::create(builder, loc, seed, operand.get(), zero));
     }
   }
 }
