@@ -13,6 +13,13 @@ for evaluation, as mp IR text:
     logits = step.linear(x, w, b)
     loss = step.cross_entropy(logits, labels)
     text = step.build(loss, mixedprec.SGD(lr=0.1), predict=logits)
+
+Random ops (`dropout`, `random_uniform`, `random_normal`) draw from one rng
+state argument (`mp.state = "rng"`, `tensor<2xi64>` [seed, offset],
+docs/Random.md) that the builder adds and threads through the ops in the
+order they were called; `TrainStep(seed=S)` writes `mp.init = [S, 0]`,
+otherwise mp-run binds the seed from `--seed`. In `@predict` (evaluation),
+dropout is the identity, as in PyTorch's eval mode.
 """
 
 import re
@@ -90,11 +97,13 @@ class _Op:
     """One recorded op: `infer(specs)` gives the result (shape, dtype) from
     the operands' and `format(result, operands, specs, result_spec)` its text."""
 
-    def __init__(self, mnemonic, operands, infer, format):
+    def __init__(self, mnemonic, operands, infer, format, hidden=0):
         self.mnemonic = mnemonic
         self.operands = operands
         self.infer = infer
         self.format = format
+        # Trailing operands that only order random ops (the previous one).
+        self.hidden = hidden
 
 
 def _broadcast(a, b):
@@ -168,11 +177,17 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$.]*$")
 class TrainStep:
     """Builds one train step (and its @predict) in the mp dialect."""
 
-    def __init__(self, name="train_step"):
+    def __init__(self, name="train_step", seed=None):
         self.name = name
         self.params = []
         self.inputs = []
         self._names = set()
+        # The random ops in call order: each draws from the state the
+        # previous one returned.
+        self._random = []
+        self.seed = None if seed is None else int(seed)
+        if self.seed is not None and not 0 <= self.seed < 1 << 64:
+            raise BuildError("seed must be in [0, 2^64), got %d" % self.seed)
 
     # Arguments -------------------------------------------------------------
 
@@ -208,9 +223,9 @@ class TrainStep:
             if not isinstance(value, Value) or value.builder is not self:
                 raise BuildError("%r is not a value of this train step" % (value,))
 
-    def _op(self, mnemonic, operands, infer, format):
+    def _op(self, mnemonic, operands, infer, format, hidden=0):
         self._check(*operands)
-        op = _Op(mnemonic, list(operands), infer, format)
+        op = _Op(mnemonic, list(operands), infer, format, hidden)
         shape, dtype = infer([(v.shape, v.dtype) for v in operands])
         return Value(self, "op", shape, dtype, op=op)
 
@@ -372,6 +387,71 @@ class TrainStep:
                 " keepdims" if keepdims else "", _tensor(*specs[0]))
         return self._op(mnemonic, [x], infer, format)
 
+    # Random ops ----------------------------------------------------------
+
+    def _random_op(self, mnemonic, operands, infer, format):
+        """A random op: its state operand is the state the previous random
+        op returned (`%rng` for the first); that op is a hidden last operand,
+        so that emission keeps the call order."""
+        previous = self._random[-1] if self._random else None
+        hidden = [previous] if previous is not None else []
+
+        def infer_visible(specs):
+            return infer(specs[:len(operands)])
+
+        def format_visible(result, names, specs, out):
+            state = names[len(operands)] + "_rng" if previous is not None else "%rng"
+            return format(result, result + "_rng", state, names[:len(operands)],
+                          specs[:len(operands)], out)
+        value = self._op(mnemonic, list(operands) + hidden, infer_visible,
+                         format_visible, hidden=len(hidden))
+        self._random.append(value)
+        return value
+
+    def dropout(self, x, p):
+        """F.dropout(x, p, training=True) (`mp.dropout`): keeps each element
+        with probability 1 - p and scales it by 1/(1 - p); p in [0, 1)."""
+        p = float(p)
+        if not 0.0 <= p < 1.0:
+            raise BuildError("dropout: p must be in [0, 1), got %r" % p)
+
+        def infer(specs):
+            if specs[0][1] not in ("f32", "f16", "bf16"):
+                raise BuildError("dropout: input must be f32, f16 or bf16, got %s"
+                                 % _tensor(*specs[0]))
+            return specs[0]
+
+        def format(result, new_state, state, names, specs, out):
+            return "%s, %s = mp.dropout %s, %s p(%s) : %s" % (
+                result, new_state, names[0], state, _f64(p)[:-6], _tensor(*specs[0]))
+        return self._random_op("dropout", [x], infer, format)
+
+    def _sampler(self, mnemonic, shape, dtype, first, second):
+        shape = tuple(int(d) for d in shape)
+        if dtype not in ("f32", "f16", "bf16"):
+            raise BuildError("%s: dtype must be f32, f16 or bf16, got %s" % (mnemonic, dtype))
+        if any(d < 0 for d in shape):
+            raise BuildError("%s: shape %s has a negative dimension" % (mnemonic, list(shape)))
+        attrs = " ".join("%s(%s)" % (name, _f64(value)[:-6]) for name, value in (first, second))
+
+        def format(result, new_state, state, names, specs, out):
+            return "%s, %s = mp.%s %s %s : %s" % (result, new_state, mnemonic, state,
+                                                 attrs, _tensor(shape, dtype))
+        return self._random_op(mnemonic, [], lambda specs: (shape, dtype), format)
+
+    def random_uniform(self, shape, low=0.0, high=1.0, dtype="f32"):
+        """Uniform samples in [low, high) (`mp.random_uniform`), a constant of
+        differentiation."""
+        if not float(low) < float(high):
+            raise BuildError("random_uniform: low must be < high")
+        return self._sampler("random_uniform", shape, dtype, ("low", low), ("high", high))
+
+    def random_normal(self, shape, mean=0.0, std=1.0, dtype="f32"):
+        """Normal samples N(mean, std^2) (`mp.random_normal`)."""
+        if not float(std) >= 0.0:
+            raise BuildError("random_normal: std must be >= 0")
+        return self._sampler("random_normal", shape, dtype, ("mean", mean), ("std", std))
+
     def reduce_sum(self, x, dims, keepdims=False):
         return self._reduce("reduce_sum", x, dims, keepdims)
 
@@ -476,9 +556,10 @@ class TrainStep:
     # Emission --------------------------------------------------------------
 
     @staticmethod
-    def _closure(outputs):
+    def _closure(outputs, follow_hidden=True):
         """The op values `outputs` depend on, operands first; and the
-        arguments reached."""
+        arguments reached. Without `follow_hidden`, the random ops' ordering
+        operands are not followed."""
         order, seen, arguments = [], set(), set()
 
         def visit(value):
@@ -488,7 +569,10 @@ class TrainStep:
             if value.kind != "op":
                 arguments.add(id(value))
                 return
-            for operand in value.op.operands:
+            operands = value.op.operands
+            if not follow_hidden and value.op.hidden:
+                operands = operands[:-value.op.hidden]
+            for operand in operands:
                 visit(operand)
             order.append(value)
         for output in outputs:
@@ -496,8 +580,16 @@ class TrainStep:
         return order, arguments
 
     @staticmethod
-    def _emit_body(order, names, specs, lines):
+    def _emit_body(order, names, specs, lines, evaluation=False):
         for index, value in enumerate(order):
+            if evaluation and value.op.mnemonic == "dropout":
+                # Eval mode: the identity.
+                specs[id(value)] = specs[id(value.op.operands[0])]
+                names[id(value)] = names[id(value.op.operands[0])]
+                continue
+            if evaluation and value.op.mnemonic.startswith("random_"):
+                raise BuildError("predict: %s is not available in evaluation"
+                                 % value.op.mnemonic)
             operand_specs = [specs[id(v)] for v in value.op.operands]
             out = value.op.infer(operand_specs)
             specs[id(value)] = out
@@ -527,7 +619,9 @@ class TrainStep:
         return text
 
     def _train_step(self, loss, optimizer):
-        order, _ = self._closure([loss])
+        # Every random op is emitted, so that the state the step returns is
+        # the one after all of them.
+        order, _ = self._closure([loss] + self._random[-1:])
         names = {id(v): "%" + v.name for v in self.params + self.inputs}
         specs = {id(v): (v.shape, v.dtype) for v in self.params + self.inputs}
         arguments = ["%%%s: %s {mp.param}" % (p.name, p.type) for p in self.params]
@@ -541,6 +635,12 @@ class TrainStep:
             state_names.append(per_param)
         if optimizer.needs_step:
             arguments.append('%step: tensor<i64> {mp.state = "step"}')
+        rng_argument = len(arguments)
+        if self._random:
+            init = ("" if self.seed is None else
+                    ", mp.init = dense<[%d, 0]> : tensor<2xi64>"
+                    % (self.seed - (1 << 64) if self.seed >> 63 else self.seed))
+            arguments.append('%%rng: tensor<2xi64> {mp.state = "rng"%s}' % init)
         arguments += ["%%%s: %s" % (v.name, v.type) for v in self.inputs]
 
         lines = []
@@ -579,6 +679,9 @@ class TrainStep:
         if optimizer.needs_step:
             results.append(("%step_new", "tensor<i64>", "{mp.updates = %d : i64}"
                             % ((len(optimizer.state_kinds) + 1) * len(self.params))))
+        if self._random:
+            results.append((names[id(self._random[-1])] + "_rng", "tensor<2xi64>",
+                            "{mp.updates = %d : i64}" % rng_argument))
         lines.append("  return %s : %s" % (", ".join(r[0] for r in results),
                                            ", ".join(r[1] for r in results)))
         header = "func.func @%s(\n    %s)\n    -> (%s) {" % (
@@ -588,7 +691,7 @@ class TrainStep:
 
     def _predict(self, output, batch, name):
         self._check(output)
-        order, reached = self._closure([output])
+        order, reached = self._closure([output], follow_hidden=False)
         inputs = [v for v in self.inputs if id(v) in reached]
         if len(inputs) != 1 or output.kind != "op":
             raise BuildError("predict: the value must be computed from exactly one input, "
@@ -599,7 +702,7 @@ class TrainStep:
         specs = {id(v): (v.shape, v.dtype) for v in self.params}
         specs[id(x)] = (x_shape, x.dtype)
         lines = []
-        self._emit_body(order, names, specs, lines)
+        self._emit_body(order, names, specs, lines, evaluation=True)
         out = specs[id(output)]
         arguments = ["%%%s: %s {mp.param}" % (p.name, p.type) for p in self.params]
         arguments.append("%%%s: %s" % (x.name, _tensor(x_shape, x.dtype)))

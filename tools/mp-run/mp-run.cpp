@@ -244,6 +244,12 @@ static llvm::Expected<EntryPoint> readEntryPoint(LLVM::LLVMFuncOp function) {
           binding.copyOf = copyOf.getInt();
         if (binding.stateKind == "loss_scale")
           entry.lossScaleArgument = i;
+        if (binding.stateKind == "rng" &&
+            (spec->kind != ElementKind::I64 ||
+             spec->shape != llvm::ArrayRef<int64_t>{2}))
+          return llvm::createStringError(
+              where("rng state argument", i) +
+              " must be tensor<2xi64> ([seed, offset]), got " + spec->str());
       }
     }
     entry.arguments.push_back(std::move(binding));
@@ -458,6 +464,19 @@ static llvm::Error applyInitValue(Attribute init, HostTensor &tensor,
   return llvm::Error::success();
 }
 
+/// The rng state [seed, offset] (tensor<2xi64>, verified by the dialect):
+/// its `mp.init` bit for bit when given, else [--seed, 0].
+static void initializeRngState(Attribute init, HostTensor &tensor) {
+  if (auto dense = dyn_cast_if_present<DenseIntElementsAttr>(init)) {
+    int64_t i = 0;
+    for (const APInt &word : dense.getValues<APInt>())
+      tensor.setBits(i++, word.getZExtValue());
+    return;
+  }
+  tensor.setBits(0, seed);
+  tensor.setBits(1, 0);
+}
+
 /// The .npy path of argument `index` in `dir`.
 static std::string getArgumentPath(StringRef dir, unsigned index) {
   llvm::SmallString<256> path(dir);
@@ -510,6 +529,8 @@ static llvm::Error initializeArguments(const EntryPoint &entry,
       continue;
     if (argument.copyOf >= 0)
       call.argument(i).convertFrom(call.argument(argument.copyOf));
+    else if (argument.stateKind == "rng")
+      initializeRngState(argument.init, call.argument(i));
     else if (argument.init)
       if (llvm::Error error =
               applyInitValue(argument.init, call.argument(i), i))
@@ -1102,7 +1123,8 @@ static llvm::Error run(MLIRContext &context) {
                               .count();
 
   // Results compared to their argument when no result says whether the step
-  // was skipped: parameters and state other than the loss-scale state.
+  // was skipped: parameters and state other than the loss-scale state and
+  // forward state.
   SmallVector<std::pair<unsigned, unsigned>> comparedUpdates;
   bool updatesParams = false;
   for (auto [r, result] : llvm::enumerate(entry->results)) {
@@ -1110,7 +1132,10 @@ static llvm::Error run(MLIRContext &context) {
       continue;
     const ArgumentBinding &argument = entry->arguments[result.updates];
     updatesParams |= argument.role == ArgumentRole::Param;
-    if (!isLossScaleState(argument.stateKind))
+    // Forward state (the rng state, batch-norm statistics) advances on a
+    // skipped step too.
+    if (!isLossScaleState(argument.stateKind) &&
+        !mp::MPDialect::isForwardStateKind(argument.stateKind))
       comparedUpdates.emplace_back(r, result.updates);
   }
 

@@ -40,6 +40,7 @@ void mp::populateMPToLinalgConversionPatterns(RewritePatternSet &patterns) {
   lowering::populateBackwardPatterns(patterns);
   lowering::populatePrecisionPatterns(patterns);
   lowering::populateTrainingPatterns(patterns);
+  lowering::populateRandomPatterns(patterns);
 }
 
 namespace {

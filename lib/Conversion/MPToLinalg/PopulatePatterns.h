@@ -32,6 +32,9 @@ void populatePrecisionPatterns(RewritePatternSet &patterns);
 /// sgd, adam, adamw, update_loss_scale, all_finite, amax, amax_history_push,
 /// fp8_scale.
 void populateTrainingPatterns(RewritePatternSet &patterns);
+/// dropout, dropout_grad, random_uniform, random_normal, random_bits
+/// (Philox4x32-10 per element).
+void populateRandomPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::mp::lowering
 

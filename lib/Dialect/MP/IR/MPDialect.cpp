@@ -80,6 +80,10 @@ LogicalResult MPDialect::verifyRegionArgAttribute(Operation *op,
     if (!isa<RankedTensorType>(argType))
       return op->emitError() << "'" << name << "' on argument " << argIndex
                              << " requires a ranked tensor, got " << argType;
+    if (kind.getValue() == "rng" && !isRngStateType(argType))
+      return op->emitError()
+             << "'" << name << "' = \"rng\" on argument " << argIndex
+             << " requires tensor<2xi64> ([seed, offset]), got " << argType;
     return success();
   }
   if (name == kInitAttrName) {
@@ -98,6 +102,14 @@ LogicalResult MPDialect::verifyRegionArgAttribute(Operation *op,
              << "'" << name << "' on argument " << argIndex
              << " must be a dense value of type " << argType
              << " or a scalar of its element type";
+    // A splat would make the offset equal to the seed: an rng state is
+    // initialised with both words.
+    auto kind = function.getArgAttrOfType<StringAttr>(argIndex, kStateAttrName);
+    if (kind && kind.getValue() == "rng" && init.getType() != tensor)
+      return op->emitError()
+             << "'" << name << "' of the rng state argument " << argIndex
+             << " must be dense<[seed, offset]> : "
+                "tensor<2xi64>, got a scalar";
     return success();
   }
   if (name == kCopyOfAttrName) {

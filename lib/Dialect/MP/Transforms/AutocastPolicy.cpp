@@ -61,15 +61,16 @@ static constexpr StringLiteral kDefaultPromote[] = {
     "mp.minimum", "mp.maximum_grad", "mp.minimum_grad"};
 
 /// Every other computing op of the dialect: PyTorch runs them in the type
-/// that arrives (relu, tanh, sigmoid, gelu and sqrt are in none of its
-/// lists).
+/// that arrives (relu, tanh, sigmoid, gelu, sqrt and dropout are in none of
+/// its lists).
 static constexpr StringLiteral kDefaultClear[] = {
     "mp.neg",        "mp.relu",          "mp.tanh",
     "mp.sigmoid",    "mp.gelu",          "mp.sqrt",
     "mp.transpose",  "mp.reshape",       "mp.broadcast",
     "mp.slice",      "mp.embedding",     "mp.reduce_max",
     "mp.relu_grad",  "mp.gelu_grad",     "mp.reduce_max_grad",
-    "mp.slice_grad", "mp.embedding_grad"};
+    "mp.slice_grad", "mp.embedding_grad", "mp.dropout",
+    "mp.dropout_grad"};
 
 /// Training and precision ops: autocast never changes them.
 static constexpr StringLiteral kExempt[] = {
@@ -78,7 +79,10 @@ static constexpr StringLiteral kExempt[] = {
     "mp.cast",       "mp.scale",
     "mp.all_finite", "mp.update_loss_scale",
     "mp.amax",       "mp.amax_history_push",
-    "mp.fp8_scale"};
+    "mp.fp8_scale",
+    // The random samplers have no float operand: their result type is the
+    // program's choice (PyTorch's lists do not name torch.rand/randn).
+    "mp.random_uniform", "mp.random_normal", "mp.random_bits"};
 
 /// Ops whose values do not depend on whether their input is rounded first or
 /// their result afterwards.

@@ -7,7 +7,10 @@
 // the `mp.all_finite` of loss scaling checks the reduced gradients and its
 // verdict is combined across the group (found_inf as i32, max), so every
 // process skips the same steps; the `mp.loss` result becomes the group's mean
-// loss.
+// loss. Each process draws its own random numbers: the step's ops read the
+// rng state [seed, offset] with the process's rank folded into the key
+// (seed XOR rank << 32) and the state it returns carries the shared seed
+// again, so the threaded state stays identical on every process.
 //
 // It assumes one `mp.grad` directly in the body of a single-block function
 // that follows the train-step contract (docs/TrainStep.md), and runs before
@@ -51,6 +54,8 @@ private:
   shard::GridOp getOrCreateGrid(ModuleOp module);
   /// Rewrites the train step `func` around its `grad`.
   void distribute(func::FuncOp func, GradOp grad, Type reduceElementType);
+  /// Gives each process its own stream of the rng state arguments of `func`.
+  void splitRngStreams(func::FuncOp func);
 };
 
 } // namespace
@@ -162,8 +167,51 @@ void DataParallelPass::runOnOperation() {
     return;
   if (!getOrCreateGrid(module))
     return signalPassFailure();
-  for (auto [func, grad] : steps)
+  for (auto [func, grad] : steps) {
     distribute(func, grad, reduceElementType);
+    splitRngStreams(func);
+  }
+}
+
+void DataParallelPass::splitRngStreams(func::FuncOp func) {
+  auto returnOp = cast<func::ReturnOp>(func.front().getTerminator());
+  for (BlockArgument state : func.getArguments()) {
+    auto kind = func.getArgAttrOfType<StringAttr>(state.getArgNumber(),
+                                                  MPDialect::kStateAttrName);
+    if (!kind || kind.getValue() != "rng" || state.use_empty())
+      continue;
+    OpBuilder builder = OpBuilder::atBlockBegin(&func.front());
+    Location loc = state.getLoc();
+    Type i64 = builder.getI64Type();
+    SmallVector<OpOperand *> uses(llvm::make_pointer_range(state.getUses()));
+    // seed' = seed XOR (rank << 32), in the key word k1 = seed[63:32]: rank 0
+    // keeps the single-process stream.
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value seed = tensor::ExtractOp::create(builder, loc, state, zero);
+    Value rank = shard::ProcessLinearIndexOp::create(
+                     builder, loc, builder.getIndexType(),
+                     FlatSymbolRefAttr::get(builder.getContext(), kGridName))
+                     .getResult();
+    Value wideRank = arith::IndexCastUIOp::create(builder, loc, i64, rank);
+    Value shifted = arith::ShLIOp::create(
+        builder, loc, wideRank,
+        arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(32)));
+    Value rankSeed = arith::XOrIOp::create(builder, loc, seed, shifted);
+    Value rankState =
+        tensor::InsertOp::create(builder, loc, rankSeed, state, zero);
+    for (OpOperand *use : uses)
+      use->set(rankState);
+    // The returned state: the shared seed, the advanced offset.
+    for (OpOperand &operand : returnOp->getOpOperands()) {
+      auto target = func.getResultAttrOfType<IntegerAttr>(
+          operand.getOperandNumber(), MPDialect::kUpdatesAttrName);
+      if (!target || target.getInt() != state.getArgNumber())
+        continue;
+      builder.setInsertionPoint(returnOp);
+      operand.set(
+          tensor::InsertOp::create(builder, loc, seed, operand.get(), zero));
+    }
+  }
 }
 
 void DataParallelPass::distribute(func::FuncOp func, GradOp grad,

@@ -86,9 +86,11 @@ struct FunctionReport {
   std::vector<const OpEntry *> unknownOps;
   std::vector<FP8TensorEntry> fp8Tensors;
   /// Bytes of the parameters, their working copies (casts), gradients,
-  /// optimizer state and activations.
+  /// optimizer state, forward state (the `mp.state` arguments of
+  /// MPDialect::isForwardStateKind: the rng state, batch-norm statistics)
+  /// and activations.
   ByteCounts parameters, parameterCopies, gradients, optimizerState,
-      activations;
+      forwardState, activations;
   /// How activations were found: "mp.grad", "mp.loss" or "none".
   std::string activationsFrom;
   /// Elements of the gradients, and bytes the function's own
@@ -342,7 +344,9 @@ static FunctionReport buildReport(FunctionOpInterface function,
   for (auto [index, argument] : llvm::enumerate(function.getArguments())) {
     if (function.getArgAttr(index, MPDialect::kParamAttrName))
       addBytes(report.parameters, argument.getType());
-    if (function.getArgAttr(index, MPDialect::kStateAttrName))
+    if (isForwardStateArgument(function, index))
+      addBytes(report.forwardState, argument.getType());
+    else if (function.getArgAttr(index, MPDialect::kStateAttrName))
       addBytes(report.optimizerState, argument.getType());
   }
 
@@ -450,7 +454,7 @@ static llvm::json::Value toJSON(const FunctionReport &report) {
   }
   int64_t all = total(report.parameters) + total(report.parameterCopies) +
                 total(report.gradients) + total(report.optimizerState) +
-                total(report.activations);
+                total(report.forwardState) + total(report.activations);
   llvm::json::Object bytes{
       {"parameters", toJSON(report.parameters)},
       {"parameter_copies", toJSON(report.parameterCopies)},
@@ -465,6 +469,13 @@ static llvm::json::Value toJSON(const FunctionReport &report) {
                           {"optimizer_state", total(report.optimizerState)},
                           {"activations", total(report.activations)},
                           {"all", all}}}};
+  // Forward state only where there is some (the keys of older reports stay
+  // as they were).
+  if (!report.forwardState.empty()) {
+    bytes["forward_state"] = toJSON(report.forwardState);
+    bytes.getObject("totals")->try_emplace("forward_state",
+                                           total(report.forwardState));
+  }
   llvm::json::Object object{{"name", report.name},
                             {"ops", std::move(ops)},
                             {"num_casts", int64_t(report.numCasts)},
@@ -538,7 +549,7 @@ static void printTable(raw_ostream &os, const FunctionReport &report) {
   std::vector<std::string> types;
   for (const ByteCounts *counts :
        {&report.parameters, &report.parameterCopies, &report.gradients,
-        &report.optimizerState, &report.activations})
+        &report.optimizerState, &report.forwardState, &report.activations})
     for (const auto &entry : *counts)
       if (!llvm::is_contained(types, entry.first))
         types.push_back(entry.first);
@@ -561,7 +572,11 @@ static void printTable(raw_ostream &os, const FunctionReport &report) {
                               {"parameter copies", &report.parameterCopies},
                               {"gradients", &report.gradients},
                               {"optimizer state", &report.optimizerState},
+                              {"forward state", &report.forwardState},
                               {"activations", &report.activations}}) {
+    // The forward-state row only where there is some.
+    if (counts == &report.forwardState && counts->empty())
+      continue;
     row(name, *counts);
     for (const auto &[type, bytes] : *counts)
       sums[type] += bytes;

@@ -35,6 +35,10 @@ appendStateArgument(FunctionOpInterface function, Type type, StringRef kind,
 /// (`MPDialect::isForwardStateKind` of its `mp.state`).
 bool isForwardStateArgument(FunctionOpInterface function, unsigned index);
 
+/// Whether `type` is the generator state of the random ops: `tensor<2xi64>`
+/// holding [seed, offset] (MPRandomOps.td, docs/Random.md).
+bool isRngStateType(Type type);
+
 /// A 0-d tensor `arith.constant` of `elementType` holding `value` (an
 /// attribute of that element type). Passes use it for scales and flags.
 Value createScalarTensor(OpBuilder &builder, Location loc, Type elementType,

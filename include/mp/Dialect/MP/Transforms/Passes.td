@@ -102,6 +102,12 @@ def MPDataParallel : Pass<"mp-data-parallel", "ModuleOp"> {
     is replaced by the mean of the processes' losses (the global batch's
     loss).
 
+    Each process draws its own random numbers: the random ops read every
+    `mp.state = "rng"` argument with the process's rank folded into the
+    Philox key (`seed XOR rank << 32`, `shard.process_linear_index`), and the
+    state the step returns carries the shared seed again, so the threaded
+    state stays identical on every process (docs/Random.md).
+
     The grid has `grid-size` processes; 0 (the default) leaves its size
     dynamic (`shape = ?`, the divisor read with `shard.grid_shape`) for the
     runtime to fix: `mp-cpu-pipeline{grid-size=N}`, which mp-run sets to the
