@@ -32,12 +32,14 @@ class Argument:
     "target", or the optimizer state's name); `kind` the mp.state kind;
     `value` its initial value (a torch tensor) where the importer knows it."""
 
-    def __init__(self, role, name, tensor, kind=None, value=None, param=None):
+    def __init__(self, role, name, tensor, kind=None, value=None, param=None, init=None):
         self.role = role
         self.name = name
         self.tensor = tensor
         self.kind = kind
         self.value = value
+        #: The `mp.init` attribute text, if any.
+        self.init = init
         #: For optimizer state: the index of its parameter argument.
         self.param = param
 
@@ -150,6 +152,13 @@ class _Loss:
         raise AssertionError("not a declared loss")
 
 
+def _placeholder_names(captured):
+    """Each parameter and buffer placeholder -> its name."""
+    placeholders = [n for n in captured.graph.nodes if n.op == "placeholder"]
+    names = captured.param_names + captured.buffer_names
+    return dict(zip(placeholders, names))
+
+
 def _product(values):
     result = 1
     for v in values:
@@ -218,7 +227,9 @@ def _signature(arguments):
             attrs = " {mp.param}"
         elif a.role == "state":
             init = ""
-            if a.kind == "bn.running_var":
+            if a.init is not None:
+                init = f", mp.init = {a.init}"
+            elif a.kind == "bn.running_var":
                 init = ", mp.init = 1.0 : f32"
             attrs = f' {{mp.state = "{a.kind}"{init}}}'
         parts.append(f"{a.tensor.name}: {a.tensor.type}{attrs}")
@@ -315,8 +326,18 @@ def import_train_step(model, inputs, target, loss, optimizer, scheduler=None):
     if captured.has_target:
         bindings[input_nodes[len(inputs)]] = target_tensor
 
+    def make_rng():
+        # Seeded from PyTorch's generator: torch.manual_seed decides it.
+        seed = int(torch.randint(0, 2 ** 62, (), dtype=torch.int64))
+        t = Tensor("%rng", (2,), "i64")
+        arguments.append(Argument("state", "rng", t, kind="rng",
+                                  value=torch.tensor([seed, 0], dtype=torch.int64),
+                                  init=f"dense<[{seed}, 0]> : tensor<2xi64>"))
+        return t
+
     e = Emitter()
-    importer = GraphImporter(captured.graph, bindings, e)
+    importer = GraphImporter(captured.graph, bindings, e, _placeholder_names(captured),
+                             make_rng)
     output = importer.tensor(importer.run())
     if not isinstance(output, Tensor):
         raise UnsupportedError("the model must return one tensor")
@@ -361,6 +382,9 @@ def import_train_step(model, inputs, target, loss, optimizer, scheduler=None):
         results.append((importer.tensor(importer.updates[node]), f"mp.updates = {index} : i64"))
     if step_value is not None:
         results.append((step_value, f"mp.updates = {step_index} : i64"))
+    if importer.rng_argument is not None:
+        rng_index = next(i for i, a in enumerate(arguments) if a.kind == "rng")
+        results.append((importer.rng, f"mp.updates = {rng_index} : i64"))
 
     result_types = ", ".join(f"{v.type} {{{attr}}}" for v, attr in results)
     train = ["  func.func @train_step(" + _signature(arguments) + ")",
@@ -415,7 +439,7 @@ def _predict(model, inputs, params, buffers, arguments, state_args, train_captur
         predict_arguments.append(Argument("input", f"inputs[{i}]", t))
         bindings[next(it)] = t
     e = Emitter()
-    importer = GraphImporter(captured.graph, bindings, e)
+    importer = GraphImporter(captured.graph, bindings, e, _placeholder_names(captured))
     output = importer.tensor(importer.run())
     if importer.updates:
         raise UnsupportedError("the model writes buffers in eval mode")

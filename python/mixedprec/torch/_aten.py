@@ -64,6 +64,79 @@ class Tensor:
         return len(self.shape)
 
 
+class Lazy:
+    """A value not emitted until an op needs it as a tensor
+    (Context.tensor materialises it)."""
+
+    def materialize(self, ctx):
+        raise NotImplementedError
+
+
+class Empty(Lazy):
+    """`empty` / `empty_like`: a shape and type, values not yet written."""
+
+    def __init__(self, shape, dtype, like=None):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.like = like
+
+    def materialize(self, ctx):
+        raise UnsupportedError("an uninitialised tensor (empty) is read")
+
+
+class Bernoulli(Lazy):
+    """`empty(...).bernoulli_(keep)`: 1 with probability `keep`, else 0;
+    drawn from the step's RNG state when materialised."""
+
+    def __init__(self, empty, keep):
+        self.shape = empty.shape
+        self.dtype = empty.dtype
+        self.like = empty.like
+        self.keep = float(keep)
+        self.value = None
+
+    def materialize(self, ctx, scale=1.0):
+        e = ctx.e
+        uniform, new_rng = e.random_uniform(ctx.importer.next_rng(), self.shape)
+        ctx.importer.set_rng(new_rng)
+        keep = e.emit(self.shape, "i1", f"mp.compare lt, {uniform.name}, "
+                                        f"{e.scalar(self.keep, 'f32').name} : "
+                                        f"{uniform.type}, tensor<f32>")
+        one, zero = e.scalar(scale, self.dtype), e.scalar(0.0, self.dtype)
+        return e.emit(self.shape, self.dtype, f"mp.select {keep.name}, {one.name}, {zero.name} : "
+                                              f"{keep.type}, {one.type}, {zero.type}")
+
+
+class DropoutMask(Lazy):
+    """`bernoulli.div_(keep)`: the mask of dropout, kept/keep or 0. A
+    product with the tensor it was drawn for becomes `mp.dropout` (whose
+    backward regenerates the mask); elsewhere it is materialised."""
+
+    def __init__(self, bernoulli):
+        self.bernoulli = bernoulli
+        self.shape = bernoulli.shape
+        self.dtype = bernoulli.dtype
+
+    def materialize(self, ctx):
+        return self.bernoulli.materialize(ctx, scale=1.0 / self.bernoulli.keep)
+
+
+def _dropout(ctx, a, b):
+    """mp.dropout for `x * mask` with a dropout mask of x's shape, else None."""
+    x, mask = (a, b) if isinstance(b, DropoutMask) else (b, a)
+    if not isinstance(mask, DropoutMask) or not isinstance(x, (Tensor, Transposed)):
+        return None
+    x = ctx.tensor(x)
+    if x.shape != mask.shape or x.dtype != mask.dtype:
+        return None
+    rng = ctx.importer.next_rng()
+    p = 1.0 - mask.bernoulli.keep
+    y, new_rng = ctx.e.emit_many([(x.shape, x.dtype), (rng.shape, rng.dtype)],
+                                 f"mp.dropout {x.name}, {rng.name} p({f64(p)}) : {x.type}")
+    ctx.importer.set_rng(new_rng)
+    return y
+
+
 class Transposed:
     """`aten.t(x)` not yet materialised: a contraction reads `source` with a
     transpose flag, anything else gets an `mp.transpose`."""
@@ -163,6 +236,12 @@ class Emitter:
     def unary(self, mnemonic, x, suffix=""):
         return self.emit(x.shape, x.dtype, f"mp.{mnemonic} {x.name}{suffix} : {x.type}")
 
+    def random_uniform(self, rng, shape):
+        """U[0, 1) of f32 `shape` from the RNG state `rng`; returns the
+        values and the new state."""
+        return self.emit_many([(shape, "f32"), (rng.shape, rng.dtype)],
+                              f"mp.random_uniform {rng.name} : {tensor_type(shape, 'f32')}")
+
     def cast(self, x, dtype):
         if x.dtype == dtype:
             return x
@@ -233,6 +312,8 @@ class Context:
         """A mapped operand as a Tensor (materialising lazy views)."""
         if isinstance(value, Transposed):
             return self.e.transpose(value.source, [1, 0])
+        if isinstance(value, Lazy):
+            return value.materialize(self)
         if isinstance(value, Tensor):
             return value
         raise UnsupportedError(f"expected a tensor operand, got {value!r}")
@@ -248,9 +329,20 @@ def _broadcast_shape(a, b):
     return tuple(np.broadcast_shapes(a.shape, b.shape))
 
 
+_INTEGER_OPS = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli"}
+
+
 def _binary(mnemonic):
     def mapping(ctx, a, b, alpha=1):
-        if not isinstance(a, (Tensor, Transposed)):
+        if mnemonic == "div" and isinstance(a, Bernoulli) and isinstance(b, (int, float)) \
+                and b == a.keep:
+            # empty_like(x).bernoulli_(q).div_(q): a dropout mask.
+            return DropoutMask(a)
+        if mnemonic == "mul":
+            dropout = _dropout(ctx, a, b)
+            if dropout is not None:
+                return dropout
+        if not isinstance(a, (Tensor, Transposed, Lazy)):
             b = ctx.tensor(b)
             a = ctx.operand(a, b)
         else:
@@ -258,6 +350,14 @@ def _binary(mnemonic):
             b = ctx.operand(b, a)
         if alpha != 1:
             b = ctx.e.binary("mul", b, ctx.e.scalar(alpha, b.dtype), b.shape)
+        if a.dtype not in FLOAT_DTYPES:
+            # Counters (num_batches_tracked += 1): arith on integer tensors.
+            if mnemonic not in _INTEGER_OPS or a.shape != b.shape and b.shape != ():
+                raise UnsupportedError(f"{mnemonic} of {a.type} and {b.type}")
+            if b.shape != a.shape:
+                b = ctx.e.broadcast(ctx.e.reshape(b, (1,) * a.rank), a.shape) if a.rank else b
+            return ctx.e.emit(a.shape, a.dtype, f"{_INTEGER_OPS[mnemonic]} {a.name}, {b.name} : "
+                                                f"{a.type}")
         return ctx.e.binary(mnemonic, a, b, _broadcast_shape(a, b))
     return mapping
 
@@ -653,3 +753,52 @@ def _masked_fill(ctx, x, mask, value):
     shape = tuple(np.broadcast_shapes(mask.shape, x.shape))
     return ctx.e.emit(shape, x.dtype, f"mp.select {mask.name}, {fill.name}, {x.name} : "
                                       f"{mask.type}, {fill.type}, {x.type}")
+
+
+@maps(aten.empty_like.default)
+def _empty_like(ctx, x, **kwargs):
+    return Empty(out_shape(ctx.node), out_dtype(ctx.node), like=x)
+
+
+@maps(aten.empty.memory_format)
+def _empty(ctx, size, **kwargs):
+    return Empty(out_shape(ctx.node), out_dtype(ctx.node))
+
+
+@maps(aten.bernoulli_.float)
+def _bernoulli(ctx, empty, p=0.5, generator=None):
+    if not isinstance(empty, Empty):
+        raise UnsupportedError("bernoulli_ of a tensor that is not a fresh empty tensor")
+    if generator is not None:
+        raise UnsupportedError("bernoulli_ with an explicit generator")
+    return Bernoulli(empty, p)
+
+
+@maps(aten.native_batch_norm.default)
+def _batch_norm(ctx, x, weight, bias, running_mean, running_var, training, momentum, eps):
+    x = ctx.tensor(x)
+    if running_mean is None or running_var is None:
+        raise UnsupportedError("batch norm without running statistics "
+                               "(track_running_stats=False) is not supported")
+    rm, rv = ctx.tensor(running_mean), ctx.tensor(running_var)
+    # The count operand only matters with cumulative_average (momentum=None,
+    # not supported): the op's new count is unused, PyTorch's own add_ on
+    # num_batches_tracked is imported as it is.
+    count = ctx.importer.buffer(ctx.node.args[3], "num_batches_tracked")
+    operands = f"mp.batch_norm {x.name}"
+    if weight is not None:
+        operands += f" weight {ctx.tensor(weight).name}"
+    if bias is not None:
+        operands += f" bias {ctx.tensor(bias).name}"
+    mode = "training" if training else "eval"
+    text = (f"{operands} stats({rm.name}, {rv.name}, {count.name}) {mode} eps {f64(eps)}"
+            f" momentum {f64(momentum)}")
+    types = [x.type] + ([ctx.tensor(weight).type] if weight is not None else []) + \
+        ([ctx.tensor(bias).type] if bias is not None else []) + [rm.type, rv.type, count.type]
+    y, new_mean, new_var, _ = ctx.e.emit_many(
+        [(x.shape, x.dtype), (rm.shape, rm.dtype), (rv.shape, rv.dtype), ((), count.dtype)],
+        f"{text} : ({', '.join(types)}) -> ({x.type}, {rm.type}, {rv.type}, {count.type})")
+    if training:
+        ctx.importer.write(ctx.node.args[3], new_mean)
+        ctx.importer.write(ctx.node.args[4], new_var)
+    return (y, None, None)

@@ -11,6 +11,7 @@ import torch
 import torch.fx
 
 from . import _aten
+from ._aten import aten
 from ._aten import Context, Tensor, Transposed, UnsupportedError
 from ._capture import user_frame
 
@@ -31,9 +32,16 @@ class GraphImporter:
     """Maps the nodes of `graph`. `bindings` gives, per placeholder, a Tensor
     (a function argument) or a real torch.Tensor (a constant buffer)."""
 
-    def __init__(self, graph, bindings, emitter):
+    def __init__(self, graph, bindings, emitter, names=None, make_rng=None):
         self.graph = graph
         self.emitter = emitter
+        #: placeholder node -> its parameter or buffer name.
+        self.names = names or {}
+        #: Creates the RNG state argument on first use (returns a Tensor).
+        self.make_rng = make_rng
+        #: The RNG state argument and its current value, once used.
+        self.rng_argument = None
+        self.rng = None
         self.values = {}
         self.concrete = {}
         self.constant_cache = {}
@@ -129,7 +137,8 @@ class GraphImporter:
                 continue
             self.values[node] = self._map(node)
             written = _is_written(node)
-            if written is not None and written.op == "placeholder":
+            if written is not None and written.op == "placeholder" and \
+                    node.target is not aten.native_batch_norm.default:
                 self.updates[written] = self.values[node]
         result = self._resolve(output.args[0])
         # make_fx returns the flattened outputs as a list.
@@ -160,6 +169,35 @@ class GraphImporter:
         if isinstance(value, Transposed):
             return self.emitter.transpose(value.source, [1, 0])
         return value
+
+    # --- what mappings ask of the importer -------------------------------
+
+    def next_rng(self):
+        """The current RNG state (the state argument on first use)."""
+        if self.rng is None:
+            if self.make_rng is None:
+                raise UnsupportedError("random numbers are drawn, but this function has no "
+                                       "RNG state (eval mode draws none)")
+            self.rng_argument = self.rng = self.make_rng()
+        return self.rng
+
+    def set_rng(self, value):
+        self.rng = value
+
+    def write(self, placeholder, value):
+        """Records `value` as the new value of the buffer `placeholder`."""
+        self.updates[placeholder] = value
+        self.values[placeholder] = value
+
+    def buffer(self, sibling, name):
+        """The current value of the buffer `name` of the module that owns the
+        buffer placeholder `sibling` (e.g. its num_batches_tracked)."""
+        prefix = self.names.get(sibling, "").rpartition(".")[0]
+        full = f"{prefix}.{name}" if prefix else name
+        for node, node_name in self.names.items():
+            if node_name == full:
+                return self._resolve(node)
+        raise UnsupportedError(f"the module has no buffer {full}")
 
 
 __all__ = ["GraphImporter", "Tensor", "UnsupportedError"]
