@@ -71,14 +71,19 @@ static constexpr StringLiteral kDefaultClear[] = {
     "mp.relu_grad",  "mp.gelu_grad",     "mp.reduce_max_grad",
     "mp.slice_grad", "mp.embedding_grad"};
 
-/// Training and precision ops: autocast never changes them.
+/// Training and precision ops: autocast never changes them. Batch norm is
+/// in none of PyTorch's CUDA autocast lists and cuDNN runs it in the type
+/// of its input with f32 statistics (and f32 affine parameters under AMP):
+/// a clear op would be widened to its widest float operand, the f32
+/// statistics, so batch_norm and its gradient pass through unchanged.
 static constexpr StringLiteral kExempt[] = {
     "mp.grad",       "mp.sgd",
     "mp.adam",       "mp.adamw",
     "mp.cast",       "mp.scale",
     "mp.all_finite", "mp.update_loss_scale",
     "mp.amax",       "mp.amax_history_push",
-    "mp.fp8_scale"};
+    "mp.fp8_scale",  "mp.batch_norm",
+    "mp.batch_norm_grad"};
 
 /// Ops whose values do not depend on whether their input is rounded first or
 /// their result afterwards.

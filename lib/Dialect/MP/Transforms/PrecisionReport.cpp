@@ -4,8 +4,9 @@
 // it: every op with its autocast category (from the same AutocastPolicy as
 // mp-autocast) and the element type it computes in; the `mp.cast` ops by
 // (from, to) with their locations; the ops autocast does not know; and the
-// bytes, by element type, of the parameters, gradients, optimizer state and
-// activations (forward values live across the forward -> backward boundary).
+// bytes, by element type, of the parameters, gradients, optimizer state,
+// forward state (when there is some) and activations (forward values live
+// across the forward -> backward boundary).
 // The report goes to a readable table and, optionally, to a JSON file.
 //
 // It reads the train-step contract (docs/TrainStep.md): `mp.param` and
@@ -89,6 +90,10 @@ struct FunctionReport {
   /// optimizer state and activations.
   ByteCounts parameters, parameterCopies, gradients, optimizerState,
       activations;
+  /// Bytes of the forward state (batch-norm statistics, RNG state, schedule
+  /// counters: MPDialect::isForwardStateKind), reported only when there is
+  /// some.
+  ByteCounts forwardState;
   /// How activations were found: "mp.grad", "mp.loss" or "none".
   std::string activationsFrom;
   /// Elements of the gradients, and bytes the function's own
@@ -342,7 +347,9 @@ static FunctionReport buildReport(FunctionOpInterface function,
   for (auto [index, argument] : llvm::enumerate(function.getArguments())) {
     if (function.getArgAttr(index, MPDialect::kParamAttrName))
       addBytes(report.parameters, argument.getType());
-    if (function.getArgAttr(index, MPDialect::kStateAttrName))
+    if (isForwardStateArgument(function, index))
+      addBytes(report.forwardState, argument.getType());
+    else if (function.getArgAttr(index, MPDialect::kStateAttrName))
       addBytes(report.optimizerState, argument.getType());
   }
 
@@ -450,7 +457,7 @@ static llvm::json::Value toJSON(const FunctionReport &report) {
   }
   int64_t all = total(report.parameters) + total(report.parameterCopies) +
                 total(report.gradients) + total(report.optimizerState) +
-                total(report.activations);
+                total(report.activations) + total(report.forwardState);
   llvm::json::Object bytes{
       {"parameters", toJSON(report.parameters)},
       {"parameter_copies", toJSON(report.parameterCopies)},
@@ -465,6 +472,11 @@ static llvm::json::Value toJSON(const FunctionReport &report) {
                           {"optimizer_state", total(report.optimizerState)},
                           {"activations", total(report.activations)},
                           {"all", all}}}};
+  if (!report.forwardState.empty()) {
+    bytes["forward_state"] = toJSON(report.forwardState);
+    bytes.getObject("totals")->insert(
+        {"forward_state", total(report.forwardState)});
+  }
   llvm::json::Object object{{"name", report.name},
                             {"ops", std::move(ops)},
                             {"num_casts", int64_t(report.numCasts)},
@@ -538,7 +550,7 @@ static void printTable(raw_ostream &os, const FunctionReport &report) {
   std::vector<std::string> types;
   for (const ByteCounts *counts :
        {&report.parameters, &report.parameterCopies, &report.gradients,
-        &report.optimizerState, &report.activations})
+        &report.optimizerState, &report.forwardState, &report.activations})
     for (const auto &entry : *counts)
       if (!llvm::is_contained(types, entry.first))
         types.push_back(entry.first);
@@ -561,7 +573,10 @@ static void printTable(raw_ostream &os, const FunctionReport &report) {
                               {"parameter copies", &report.parameterCopies},
                               {"gradients", &report.gradients},
                               {"optimizer state", &report.optimizerState},
+                              {"forward state", &report.forwardState},
                               {"activations", &report.activations}}) {
+    if (counts == &report.forwardState && counts->empty())
+      continue;
     row(name, *counts);
     for (const auto &[type, bytes] : *counts)
       sums[type] += bytes;

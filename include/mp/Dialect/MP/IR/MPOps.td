@@ -1039,4 +1039,6 @@ def MP_AdamWOp : MP_AdamLikeOp<"adamw",
   let summary = "one step of AdamW (decoupled weight decay)";
 }
 
+include "mp/Dialect/MP/IR/MPNormOps.td"
+
 #endif // MP_DIALECT_MP_IR_MPOPS_TD
