@@ -93,7 +93,8 @@ func.func @cumulative_momentum(%x: tensor<8x4xf32>, %rm: tensor<4xf32>, %rv: ten
 // -----
 
 func.func @result_type(%x: tensor<8x4xf32>, %rm: tensor<4xf32>, %rv: tensor<4xf32>, %n: tensor<i64>) {
-  // expected-error @+1 {{'mp.batch_norm' op inferred type(s) 'tensor<8x4xf32>', 'tensor<4xf32>', 'tensor<4xf32>', 'tensor<i64>' are incompatible with return type(s) of operation 'tensor<8x4xf16>', 'tensor<4xf32>', 'tensor<4xf32>', 'tensor<i64>'}}
+  // expected-error @+2 {{'mp.batch_norm' op inferred type(s) 'tensor<8x4xf32>', 'tensor<4xf32>', 'tensor<4xf32>', 'tensor<i64>' are incompatible with return type(s) of operation 'tensor<8x4xf16>', 'tensor<4xf32>', 'tensor<4xf32>', 'tensor<i64>'}}
+  // expected-error @+1 {{'mp.batch_norm' op failed to infer returned types}}
   %y:4 = mp.batch_norm %x stats(%rm, %rv, %n) training : (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>) -> (tensor<8x4xf16>, tensor<4xf32>, tensor<4xf32>, tensor<i64>)
   return
 }

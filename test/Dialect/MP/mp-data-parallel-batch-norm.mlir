@@ -13,10 +13,10 @@
 // CHECK-NEXT: %[[ROOT:.*]] = arith.cmpi eq, %[[IDX]], %[[ZERO]] : index
 // CHECK-NEXT: %[[Z1:.*]] = arith.constant dense<0.000000e+00> : tensor<3xf32>
 // CHECK-NEXT: %[[M1:.*]] = arith.select %[[ROOT]], %[[RM]], %[[Z1]] : tensor<3xf32>
-// CHECK-NEXT: %[[RM0:.*]] = shard.all_reduce %[[M1]] on @mp_data_parallel mesh_axes = [0] : tensor<3xf32> -> tensor<3xf32>
+// CHECK-NEXT: %[[RM0:.*]] = shard.all_reduce %[[M1]] on @mp_data_parallel grid_axes = [0] : tensor<3xf32> -> tensor<3xf32>
 // CHECK-NEXT: %[[Z2:.*]] = arith.constant dense<0.000000e+00> : tensor<3xf32>
 // CHECK-NEXT: %[[M2:.*]] = arith.select %[[ROOT]], %[[RV]], %[[Z2]] : tensor<3xf32>
-// CHECK-NEXT: %[[RV0:.*]] = shard.all_reduce %[[M2]] on @mp_data_parallel mesh_axes = [0] : tensor<3xf32> -> tensor<3xf32>
+// CHECK-NEXT: %[[RV0:.*]] = shard.all_reduce %[[M2]] on @mp_data_parallel grid_axes = [0] : tensor<3xf32> -> tensor<3xf32>
 // CHECK-NEXT: mp.batch_norm %{{.*}} stats(%[[RM0]], %[[RV0]], %[[N]]) training
 // CHECK-NOT:  arith.select %[[ROOT]]
 // CHECK:      arith.addf %[[EMA]]

@@ -93,7 +93,7 @@ def MP_BatchNormOp
   let assemblyFormat = [{
     $input (`weight` $weight^)? (`bias` $bias^)?
     `stats` `(` $running_mean `,` $running_var `,` $num_batches_tracked `)`
-    $mode (`eps` $eps^)? (`momentum` $momentum^)?
+    `` $mode (`eps` $eps^)? (`momentum` $momentum^)?
     (`cumulative_average` $cumulative_average^)?
     attr-dict `:` functional-type(operands, results)
   }];
@@ -136,7 +136,7 @@ def MP_BatchNormGradOp : MP_Op<"batch_norm_grad", [Pure,
                       MP_FloatTensor:$bias_grad);
   let assemblyFormat = [{
     $grad_output `,` $input (`weight` $weight^)?
-    `stats` `(` $running_mean `,` $running_var `)` $mode (`eps` $eps^)?
+    `stats` `(` $running_mean `,` $running_var `)` `` $mode (`eps` $eps^)?
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
