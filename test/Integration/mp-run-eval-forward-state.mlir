@@ -13,7 +13,7 @@
 // RUN: rm -rf %t && mkdir -p %t/params %t/data
 // RUN: %python -c "import numpy as np; np.save('%t/params/arg0.npy', np.ones((2,), np.float32)); x = np.array([[4, 0], [6, 2], [5, 1], [5, 1]], np.float32); np.save('%t/data/arg4.npy', np.concatenate([x, x])); np.save('%t/data/eval_inputs.npy', np.array([[1.5, 0.0], [0.0, 0.5], [0.9, 0.2]], np.float32)); np.save('%t/data/eval_labels.npy', np.array([0, 1, 1], np.int64))"
 // RUN: mp-run %s --function=train_step --load %t/params --data=npy:%t/data --shuffle=false --steps 2 --eval --save %t/final | FileCheck %s
-// RUN: %python -c "import numpy as np; print('mean', np.load('%t/final/arg1.npy').round(5).tolist(), 'var', np.load('%t/final/arg2.npy').round(5).tolist(), 'count', int(np.load('%t/final/arg3.npy')))" | FileCheck %s --check-prefix=STATS
+// RUN: %python -c "import numpy as np; print('mean', np.load('%t/final/arg1.npy').astype(float).round(5).tolist(), 'var', np.load('%t/final/arg2.npy').astype(float).round(5).tolist(), 'count', int(np.load('%t/final/arg3.npy')))" | FileCheck %s --check-prefix=STATS
 // Batch means (5, 1), unbiased variances (2/3, 2/3).
 // STATS: mean [0.95, 0.19] var [0.93667, 0.93667] count 2
 // With the trained statistics, eval sample 0 ((1.5 − 0.95) vs (0 − 0.19)) is
