@@ -8,12 +8,14 @@ Bounds. f32 forward: bit-identical (output and running statistics): mp's
 lowering follows PyTorch's CPU kernel's arithmetic (f64 channel sums for
 H·W > 1, f32 sums with FMAs for [N, C], y = fma(x, α, β)). f32 gradients:
 rtol 1e-5, atol 1e-6 (PyTorch sums dy and dy·(x − mean) with vectorised
-partial sums, mp sequentially; measured max relative error ~1e-6).
+partial sums, mp sequentially; measured: input gradients within 3.2e-7
+absolute, weight and bias gradients, sums of 200 terms of magnitude ~10,
+within 6.1e-5 absolute, i.e. a few 1e-6 relative).
 f16/bf16: the output is PyTorch's f32 function rounded once (harness
 `upcast`), within 1 ulp of the type (the f32 values mp rounds differ from
-PyTorch's f32 path by a few f32 ulps); the running statistics stay f32 and
-are compared with PyTorch's f32 statistics of the same (widened) input,
-bit for bit; gradients within 2 ulps of the type."""
+PyTorch's f32 path by a few f32 ulps; measured: all identical); the running
+statistics stay f32 and are compared with PyTorch's f32 statistics of the
+same (widened) input, bit for bit; gradients within 2 ulps of the type."""
 
 import torch
 import torch.nn.functional as F
