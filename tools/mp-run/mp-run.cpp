@@ -843,9 +843,9 @@ static llvm::Expected<EvalResult> evaluateClassifier(ExecutionEngine &engine,
       if (!match)
         return llvm::createStringError(
             "argument " + std::to_string(i) + " of '@" + entry->name +
-            "' is mp.state \"" + kind + "\" number " +
-            std::to_string(ordinal) + " of its kind, but '@" + train.name +
-            "' has " + std::to_string(seen) + " state arguments of that kind");
+            "' is mp.state \"" + kind + "\" number " + std::to_string(ordinal) +
+            " of its kind, but '@" + train.name + "' has " +
+            std::to_string(seen) + " state arguments of that kind");
       if (!(argument.spec == train.arguments[*match].spec))
         return llvm::createStringError(
             "argument " + std::to_string(i) + " of '@" + entry->name + "' (" +

@@ -115,29 +115,28 @@ BatchStatistics buildBatchStatistics(OpBuilder &b, Location loc, Value input,
   bool wide = space.spatial > 1;
   Type accType = wide ? Type(b.getF64Type()) : f32;
   Value zero = createFloatConstant(b, loc, accType, 0.0);
-  Value sum = buildReduction(
-                  b, loc, {identityOperand(input)}, space.shape,
-                  space.reducedDims, {zero},
-                  [&](OpBuilder &b, Location loc, ValueRange in,
-                      ValueRange acc) -> SmallVector<Value> {
-                    Value x = wide ? extF64(b, loc, in[0]) : in[0];
-                    return {arith::AddFOp::create(b, loc, acc[0], x)};
-                  })
-                  .front();
+  Value sum =
+      buildReduction(b, loc, {identityOperand(input)}, space.shape,
+                     space.reducedDims, {zero},
+                     [&](OpBuilder &b, Location loc, ValueRange in,
+                         ValueRange acc) -> SmallVector<Value> {
+                       Value x = wide ? extF64(b, loc, in[0]) : in[0];
+                       return {arith::AddFOp::create(b, loc, acc[0], x)};
+                     })
+          .front();
   int64_t n = space.count;
   Value mean =
       buildPerChannel(b, loc, {channelOperand(sum)}, TypeRange{channelType},
                       [&](OpBuilder &b, Location loc, ValueRange in,
                           ValueRange) -> SmallVector<Value> {
-                        Value divisor =
-                            createFloatConstant(b, loc, accType, n);
+                        Value divisor = createFloatConstant(b, loc, accType, n);
                         return {arith::DivFOp::create(b, loc, in[0], divisor)};
                       })
           .front();
   Value squares =
       buildReduction(
-          b, loc, {identityOperand(input), space.perChannel(mean)},
-          space.shape, space.reducedDims, {zero},
+          b, loc, {identityOperand(input), space.perChannel(mean)}, space.shape,
+          space.reducedDims, {zero},
           [&](OpBuilder &b, Location loc, ValueRange in,
               ValueRange acc) -> SmallVector<Value> {
             Value d = arith::SubFOp::create(b, loc, in[0], in[1]);
@@ -152,18 +151,18 @@ BatchStatistics buildBatchStatistics(OpBuilder &b, Location loc, Value input,
       [&](OpBuilder &b, Location loc, ValueRange in,
           ValueRange) -> SmallVector<Value> {
         Value varSum = wide ? truncF32(b, loc, in[0]) : in[0];
-        Value var = arith::DivFOp::create(b, loc, varSum,
-                                          createF32Constant(b, loc, n));
+        Value var =
+            arith::DivFOp::create(b, loc, varSum, createF32Constant(b, loc, n));
         // InvStd<double>: 1 / sqrt(var + eps), 0 when var and eps are 0.
-        Value shifted =
-            arith::AddFOp::create(b, loc, extF64(b, loc, var),
-                                  f64Constant(b, loc, eps));
-        Value rstd = arith::DivFOp::create(b, loc, f64Constant(b, loc, 1.0),
-                                           math::SqrtOp::create(b, loc, shifted));
+        Value shifted = arith::AddFOp::create(b, loc, extF64(b, loc, var),
+                                              f64Constant(b, loc, eps));
+        Value rstd =
+            arith::DivFOp::create(b, loc, f64Constant(b, loc, 1.0),
+                                  math::SqrtOp::create(b, loc, shifted));
         if (eps == 0.0) {
-          Value isZero = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::OEQ, var,
-              createF32Constant(b, loc, 0.0));
+          Value isZero =
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, var,
+                                    createF32Constant(b, loc, 0.0));
           rstd = arith::SelectOp::create(b, loc, isZero,
                                          f64Constant(b, loc, 0.0), rstd);
         }
@@ -239,23 +238,23 @@ struct BatchNormOpLowering : OpConversionPattern<BatchNormOp> {
           unsigned next = 2;
           Value alpha = in[1];
           if (weight)
-            alpha = arith::MulFOp::create(b, loc, alpha,
-                                          toF32(b, loc, in[next++]));
-          Value shift = bias ? toF32(b, loc, in[next++])
-                             : createF32Constant(b, loc, 0.0);
+            alpha =
+                arith::MulFOp::create(b, loc, alpha, toF32(b, loc, in[next++]));
+          Value shift =
+              bias ? toF32(b, loc, in[next++]) : createF32Constant(b, loc, 0.0);
           Value negMean = arith::NegFOp::create(b, loc, in[0]);
           return {alpha, math::FmaOp::create(b, loc, negMean, alpha, shift)};
         });
     Value result =
-        buildElementwise(rewriter, loc,
-                         {identityOperand(input), space.perChannel(terms[0]),
-                          space.perChannel(terms[1])},
-                         TypeRange{type},
-                         [](OpBuilder &b, Location loc, ValueRange in,
-                            ValueRange) -> SmallVector<Value> {
-                           return {math::FmaOp::create(b, loc, in[0], in[1],
-                                                       in[2])};
-                         })
+        buildElementwise(
+            rewriter, loc,
+            {identityOperand(input), space.perChannel(terms[0]),
+             space.perChannel(terms[1])},
+            TypeRange{type},
+            [](OpBuilder &b, Location loc, ValueRange in,
+               ValueRange) -> SmallVector<Value> {
+              return {math::FmaOp::create(b, loc, in[0], in[1], in[2])};
+            })
             .front();
     if (!training) {
       rewriter.replaceOp(op, {result, runningMean, runningVar, count});
@@ -271,15 +270,15 @@ struct BatchNormOpLowering : OpConversionPattern<BatchNormOp> {
     if (op.getCumulativeAverage()) {
       // PyTorch: momentum = 1.0 / float(num_batches_tracked) in double,
       // then static_cast<float>.
-      Value asDouble = arith::SIToFPOp::create(
-          rewriter, loc, rewriter.getF64Type(), newCount);
+      Value asDouble = arith::SIToFPOp::create(rewriter, loc,
+                                               rewriter.getF64Type(), newCount);
       factor = truncF32(rewriter, loc,
-                        arith::DivFOp::create(
-                            rewriter, loc, f64Constant(rewriter, loc, 1.0),
-                            asDouble));
+                        arith::DivFOp::create(rewriter, loc,
+                                              f64Constant(rewriter, loc, 1.0),
+                                              asDouble));
     } else {
-      factor = createF32Constant(rewriter, loc,
-                                 op.getMomentum().convertToDouble());
+      factor =
+          createF32Constant(rewriter, loc, op.getMomentum().convertToDouble());
     }
     int64_t n = space.count;
     SmallVector<Value> running = buildPerChannel(
@@ -347,9 +346,9 @@ struct BatchNormGradOpLowering : OpConversionPattern<BatchNormGradOp> {
     // Per channel: rstd·w, the projection factor k = dotp·rstd·rstd / n and
     // the mean gradient Σdy / n.
     Value weight = adaptor.getWeight();
-    SmallVector<MappedOperand> channelInputs{
-        channelOperand(stats.rstd), channelOperand(sumDy),
-        channelOperand(dotp)};
+    SmallVector<MappedOperand> channelInputs{channelOperand(stats.rstd),
+                                             channelOperand(sumDy),
+                                             channelOperand(dotp)};
     if (weight)
       channelInputs.push_back(channelOperand(weight));
     int64_t n = space.count;
@@ -358,8 +357,8 @@ struct BatchNormGradOpLowering : OpConversionPattern<BatchNormGradOp> {
         TypeRange{channelType, channelType, channelType, channelType},
         [&](OpBuilder &b, Location loc, ValueRange in,
             ValueRange) -> SmallVector<Value> {
-          Value w = weight ? toF32(b, loc, in[3])
-                           : createF32Constant(b, loc, 1.0);
+          Value w =
+              weight ? toF32(b, loc, in[3]) : createF32Constant(b, loc, 1.0);
           Value count = createF32Constant(b, loc, n);
           Value k = arith::DivFOp::create(
               b, loc,

@@ -605,9 +605,8 @@ LogicalResult RMSNormGradOp::verify() {
 /// eps. Returns C.
 static FailureOr<int64_t>
 checkBatchNorm(const Reporter &reporter, RankedTensorType input,
-               ArrayRef<std::pair<Value, StringRef>> params,
-               Value runningMean, Value runningVar, BatchNormMode mode,
-               double eps) {
+               ArrayRef<std::pair<Value, StringRef>> params, Value runningMean,
+               Value runningVar, BatchNormMode mode, double eps) {
   if (input.getRank() != 2 && input.getRank() != 4)
     return reporter.fail("expects an input of rank 2 ([N, C]) or 4 "
                          "([N, C, H, W]), got rank ",
@@ -626,9 +625,9 @@ checkBatchNorm(const Reporter &reporter, RankedTensorType input,
                            " or f32, got ", value.getType());
   }
   auto statType = RankedTensorType::get({channels}, f32);
-  for (auto [value, what] : {std::pair<Value, StringRef>{runningMean,
-                                                         "running_mean"},
-                             {runningVar, "running_var"}})
+  for (auto [value, what] :
+       {std::pair<Value, StringRef>{runningMean, "running_mean"},
+        {runningVar, "running_var"}})
     if (value.getType() != statType)
       return reporter.fail("expects ", what, " of type ", statType,
                            " (one f32 statistic per channel), got ",

@@ -77,12 +77,12 @@ static constexpr StringLiteral kDefaultClear[] = {
 /// a clear op would be widened to its widest float operand, the f32
 /// statistics, so batch_norm and its gradient pass through unchanged.
 static constexpr StringLiteral kExempt[] = {
-    "mp.grad",       "mp.sgd",
-    "mp.adam",       "mp.adamw",
-    "mp.cast",       "mp.scale",
-    "mp.all_finite", "mp.update_loss_scale",
-    "mp.amax",       "mp.amax_history_push",
-    "mp.fp8_scale",  "mp.batch_norm",
+    "mp.grad",           "mp.sgd",
+    "mp.adam",           "mp.adamw",
+    "mp.cast",           "mp.scale",
+    "mp.all_finite",     "mp.update_loss_scale",
+    "mp.amax",           "mp.amax_history_push",
+    "mp.fp8_scale",      "mp.batch_norm",
     "mp.batch_norm_grad"};
 
 /// Ops whose values do not depend on whether their input is rounded first or

@@ -197,9 +197,8 @@ void DataParallelPass::distribute(func::FuncOp func, GradOp grad,
         Value index =
             shard::ProcessLinearIndexOp::create(builder, argLoc, kGridName);
         Value zeroIndex = arith::ConstantIndexOp::create(builder, argLoc, 0);
-        isRoot = arith::CmpIOp::create(builder, argLoc,
-                                       arith::CmpIPredicate::eq, index,
-                                       zeroIndex);
+        isRoot = arith::CmpIOp::create(
+            builder, argLoc, arith::CmpIPredicate::eq, index, zeroIndex);
       }
       Value zeros = arith::ConstantOp::create(
           builder, argLoc,

@@ -7,32 +7,38 @@ the mp train step (forward ops, parameters, forward state) and builds the
 equivalent torch.nn module, so a layer (max pooling, dropout, ...) is added
 in one place for both sides.
 
-  make DIR [--overflow-step K]
+  make DIR [--overflow-step K] [--steps N]
       writes DIR/model.mlir (@train_step: forward, cross entropy, mp.grad,
       SGD; @predict: the eval-mode classifier taking the parameters and the
       batch-norm running statistics), DIR/init/argN.npy (the parameters),
-      DIR/data/argN.npy (the samples of each data argument, drawn in file
-      order by --shuffle=false) and DIR/data/eval_{inputs,labels}.npy. With
-      --overflow-step K the logits are multiplied by a data argument `boost`
-      that is 1 except at step K, where it is 1e30 (the f16 logits overflow,
-      as in numerics-dynamic-loss-scaling.mlir).
+      DIR/data/argN.npy (the samples of each data argument: N batches, 20
+      by default, drawn in file order by --shuffle=false; the label is the
+      argmax of fixed random projections of the image, a learnable task)
+      and DIR/data/eval_{inputs,labels}.npy. With --overflow-step K the
+      logits are multiplied by a data argument `boost` that is 1 except at
+      step K, where it is 1e30 (the f16 logits overflow, as in
+      numerics-dynamic-loss-scaling.mlir).
   check DIR RUN.json FINAL_DIR [--amp --overflow-step K]
       replays the training in PyTorch (torch.nn modules, torch.optim.SGD,
       model.train(); then model.eval() for the accuracy) and compares the
-      losses (relative 1e-5; measured ≤ 1e-7), the final parameters
-      (relative 1e-5, absolute 1e-6; measured ≤ 3e-8) and the batch-norm
-      running statistics (relative 1e-6, absolute 1e-7; measured ≤ 1.2e-7
-      absolute on variances ~1, one f32 ulp), num_batches_tracked exactly, and the
-      eval accuracy's count exactly. With --amp (FP16 autocast, dynamic loss
-      scaling) step K is replayed as GradScaler does: the forward runs
-      (running statistics and num_batches_tracked advance), the optimizer
-      step is skipped; mp-run must report it skipped with every parameter
-      bit-identical, the rest is compared with FP16 bounds (relative 1e-3
-      for losses, 2e-3 relative / 2e-4 absolute for parameters and
-      statistics; measured ≤ 8e-5 relative on the losses, ≤ 1e-4 absolute
-      on parameters and statistics), and the final statistics must differ
-      (beyond those bounds) from those of a replay in which step K's forward
-      is not counted, as mp-loss-scaling reverting them would give.
+      losses (relative 1e-5; measured over 20 steps ≤ 2.2e-7), the final
+      parameters (relative 1e-5, absolute 1e-6; measured ≤ 1.2e-7), the
+      batch-norm running statistics (relative 1e-6, absolute 1e-7; measured
+      ≤ 1.8e-7 absolute on variances ~1, 1-2 f32 ulps), num_batches_tracked
+      exactly, and the number of correctly classified eval samples exactly.
+      With --amp (FP16 autocast, dynamic loss scaling) step K is replayed as
+      GradScaler does: the forward runs (running statistics and
+      num_batches_tracked advance), the optimizer step is skipped; mp-run
+      must report it skipped with every parameter bit-identical, the rest is
+      compared with FP16 bounds (relative 1e-3 for losses; parameters
+      relative 1e-2, absolute 5e-3; statistics relative 1e-2, absolute 2e-3;
+      measured over 6 steps: ≤ 2.2e-4 relative on the losses, ≤ 2.8e-3
+      absolute on the conv weights, ≤ 1.2e-3 on the statistics: FP16
+      convolutions and linears against PyTorch's f32 training, which drift
+      further apart over more steps, so that test runs 6), and the final
+      statistics must differ (beyond those bounds; measured 2.3e-2) from
+      those of a replay in which step K's forward is not counted, as
+      mp-loss-scaling reverting them would give.
 
 Adding a layer: a class with `emit(builder, x, shape, training)` (appends
 its mp ops, declares its parameters with `builder.param` and its forward
@@ -50,11 +56,11 @@ import numpy as np
 import torch
 
 BATCH = 8
-STEPS = 6
+STEPS = 20
 CLASSES = 10
 IMAGE = (1, 8, 8)
 LR = 0.1
-EVAL_SAMPLES = 24
+EVAL_SAMPLES = 64
 
 
 class Builder:
@@ -253,7 +259,7 @@ def torch_stats(model):
     return out
 
 
-def make(d, overflow_step):
+def make(d, overflow_step, steps):
     os.makedirs(os.path.join(d, 'init'), exist_ok=True)
     os.makedirs(os.path.join(d, 'data'), exist_ok=True)
     with open(os.path.join(d, 'model.mlir'), 'w') as f:
@@ -267,9 +273,16 @@ def make(d, overflow_step):
         np.save(os.path.join(d, 'init', f'arg{i}.npy'), p.detach().numpy())
     first_data = len(params) + len(torch_stats(model))
     rng = np.random.default_rng(1)
-    n = BATCH * STEPS
+    n = BATCH * steps
+    # A learnable task: the label is the argmax of fixed random projections
+    # of the image.
+    projection = rng.standard_normal((CLASSES, int(np.prod(IMAGE))))
+
+    def labels(images):
+        return np.argmax(images.reshape(len(images), -1) @ projection.T,
+                         axis=1).astype(np.int64)
     x = (rng.standard_normal((n,) + IMAGE) * 2 + 0.5).astype(np.float32)
-    y = rng.integers(0, CLASSES, n).astype(np.int64)
+    y = labels(x)
     np.save(os.path.join(d, 'data', f'arg{first_data}.npy'), x)
     np.save(os.path.join(d, 'data', f'arg{first_data + 1}.npy'), y)
     if overflow_step is not None:
@@ -277,7 +290,7 @@ def make(d, overflow_step):
         boost[(overflow_step - 1) * BATCH:overflow_step * BATCH] = 1e30
         np.save(os.path.join(d, 'data', f'arg{first_data + 2}.npy'), boost)
     ex = (rng.standard_normal((EVAL_SAMPLES,) + IMAGE) * 2 + 0.5).astype(np.float32)
-    ey = rng.integers(0, CLASSES, EVAL_SAMPLES).astype(np.int64)
+    ey = labels(ex)
     np.save(os.path.join(d, 'data', 'eval_inputs.npy'), ex)
     np.save(os.path.join(d, 'data', 'eval_labels.npy'), ey)
 
@@ -302,8 +315,8 @@ def check(d, run_json, final_dir, amp, overflow_step):
     steps = run['steps']
     ok = True
     loss_rtol = 1e-3 if amp else 1e-5
-    param_tol = (2e-3, 2e-4) if amp else (1e-5, 1e-6)
-    stat_tol = (2e-3, 2e-4) if amp else (1e-6, 1e-7)
+    param_tol = (1e-2, 5e-3) if amp else (1e-5, 1e-6)
+    stat_tol = (1e-2, 2e-3) if amp else (1e-6, 1e-7)
     model.train()
     # `reverted`: the model had the overflow step been reverted (its forward
     # not counted in the statistics), run from then on with the parameters
@@ -378,8 +391,11 @@ def main():
     overflow = None
     if '--overflow-step' in sys.argv:
         overflow = int(sys.argv[sys.argv.index('--overflow-step') + 1])
+    steps = STEPS
+    if '--steps' in sys.argv:
+        steps = int(sys.argv[sys.argv.index('--steps') + 1])
     if mode == 'make':
-        make(d, overflow)
+        make(d, overflow, steps)
     else:
         check(d, sys.argv[3], sys.argv[4], '--amp' in sys.argv, overflow)
 
