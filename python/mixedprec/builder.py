@@ -45,6 +45,12 @@ def _f64(value):
     return mantissa + ("e" + exponent if exponent else "") + " : f64"
 
 
+def _float_literal(value):
+    """`value` in MLIR's float syntax, without a type (an attribute of a
+    custom op syntax that knows its type)."""
+    return _f64(value)[:-len(" : f64")]
+
+
 def _i64_array(values):
     return "[%s]" % ", ".join(str(int(v)) for v in values)
 
@@ -104,6 +110,25 @@ class _Op:
         self.format = format
         # Trailing operands that only order random ops (the previous one).
         self.hidden = hidden
+        # Forward state the op reads and updates (batch norm): _ForwardState
+        # entries; their new values are results `<result>_<suffix>`.
+        self.forward_state = []
+
+
+class _ForwardState:
+    """One forward-state argument (`mp.state` of a forward kind, e.g.
+    bn.running_mean): the op result named `<op result>_<suffix>` updates it."""
+
+    def __init__(self, name, shape, dtype, kind, suffix):
+        self.name = name
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.kind = kind
+        self.suffix = suffix
+
+    @property
+    def type(self):
+        return _tensor(self.shape, self.dtype)
 
 
 def _broadcast(a, b):
@@ -188,6 +213,8 @@ class TrainStep:
         self.seed = None if seed is None else int(seed)
         if self.seed is not None and not 0 <= self.seed < 1 << 64:
             raise BuildError("seed must be in [0, 2^64), got %d" % self.seed)
+        # True while @predict is emitted: batch norm runs in eval mode.
+        self._eval = False
 
     # Arguments -------------------------------------------------------------
 
@@ -540,6 +567,68 @@ class TrainStep:
                 result, ", ".join(names), _tensor(*specs[0]), _tensor(*specs[1]))
         return self._op("cross_entropy", [logits, labels], infer, format)
 
+    def batch_norm(self, x, weight=None, bias=None, eps=1e-5, momentum=0.1,
+                   name=None):
+        """F.batch_norm / nn.BatchNorm1d/2d of x [N, C] or [N, C, H, W]: batch
+        statistics in the train step (which updates the running statistics,
+        forward-state arguments `<name>_running_mean`, `<name>_running_var`
+        (f32, initialised to 1 by mp.init) and `<name>_num_batches_tracked`),
+        the running statistics in @predict. `weight`, `bias`: [C] params of
+        x's type or f32. `momentum=None`: PyTorch's cumulative average."""
+        if name is None:
+            name = "bn%d" % sum(1 for n in self._names if n.endswith("_running_mean"))
+        self._check(x)
+        if len(x.shape) not in (2, 4) or x.dtype not in FLOAT_TYPES:
+            raise BuildError("batch_norm: input [N, C] or [N, C, H, W] (float) expected, "
+                             "got %s" % x.type)
+        channels = x.shape[1]
+        for param, what in ((weight, "weight"), (bias, "bias")):
+            if param is not None:
+                self._check(param)
+                if param.shape != (channels,) or param.dtype not in (x.dtype, "f32"):
+                    raise BuildError("batch_norm: %s must be [%d] of %s or f32, got %s"
+                                     % (what, channels, x.dtype, param.type))
+        if momentum is not None and not 0.0 <= momentum <= 1.0:
+            raise BuildError("batch_norm: momentum must be in [0, 1] or None, got %r"
+                             % (momentum,))
+        states = []
+        for suffix, shape, dtype, kind in (
+                ("running_mean", (channels,), "f32", "bn.running_mean"),
+                ("running_var", (channels,), "f32", "bn.running_var"),
+                ("num_batches_tracked", (), "i64", "bn.num_batches_tracked")):
+            arg = "%s_%s" % (name, suffix)
+            if not _NAME.match(arg) or arg in self._names:
+                raise BuildError("batch_norm: argument name %r is taken or invalid" % arg)
+            self._names.add(arg)
+            states.append(_ForwardState(arg, shape, dtype, kind, suffix))
+        operands = [x] + [v for v in (weight, bias) if v is not None]
+
+        def infer(specs):
+            return specs[0]
+
+        def format(result, names, specs, out):
+            text = names[0]
+            rest = list(names[1:])
+            if weight is not None:
+                text += " weight " + rest.pop(0)
+            if bias is not None:
+                text += " bias " + rest.pop(0)
+            text += " stats(%s) %s eps %s" % (
+                ", ".join("%" + st.name for st in states),
+                "eval" if self._eval else "training", _float_literal(eps))
+            if momentum is None:
+                text += " cumulative_average"
+            else:
+                text += " momentum %s" % _float_literal(momentum)
+            results = [result] + ["%s_%s" % (result, st.suffix) for st in states]
+            types = [_tensor(*sp) for sp in specs] + [st.type for st in states]
+            out_types = [_tensor(*out)] + [st.type for st in states]
+            return "%s = mp.batch_norm %s : (%s) -> (%s)" % (
+                ", ".join(results), text, ", ".join(types), ", ".join(out_types))
+        value = self._op("batch_norm", operands, infer, format)
+        value.op.forward_state = states
+        return value
+
     def mse(self, x, target):
         """Mean squared error of two tensors of one type."""
         def infer(specs):
@@ -578,6 +667,16 @@ class TrainStep:
         for output in outputs:
             visit(output)
         return order, arguments
+
+    @staticmethod
+    def _forward_states(order):
+        """The forward state of the ops `order`, with the op value of each."""
+        return [(st, value) for value in order for st in value.op.forward_state]
+
+    @staticmethod
+    def _state_argument(st):
+        init = ", mp.init = 1.0 : f32" if st.kind == "bn.running_var" else ""
+        return '%%%s: %s {mp.state = "%s"%s}' % (st.name, st.type, st.kind, init)
 
     @staticmethod
     def _emit_body(order, names, specs, lines, evaluation=False):
@@ -641,6 +740,9 @@ class TrainStep:
                     ", mp.init = dense<[%d, 0]> : tensor<2xi64>"
                     % (self.seed - (1 << 64) if self.seed >> 63 else self.seed))
             arguments.append('%%rng: tensor<2xi64> {mp.state = "rng"%s}' % init)
+        first_forward = len(arguments)
+        forward_states = self._forward_states(order)
+        arguments += [self._state_argument(st) for st, _ in forward_states]
         arguments += ["%%%s: %s" % (v.name, v.type) for v in self.inputs]
 
         lines = []
@@ -682,6 +784,9 @@ class TrainStep:
         if self._random:
             results.append((names[id(self._random[-1])] + "_rng", "tensor<2xi64>",
                             "{mp.updates = %d : i64}" % rng_argument))
+        for k, (st, value) in enumerate(forward_states):
+            results.append(("%s_%s" % (names[id(value)], st.suffix), st.type,
+                            "{mp.updates = %d : i64}" % (first_forward + k)))
         lines.append("  return %s : %s" % (", ".join(r[0] for r in results),
                                            ", ".join(r[1] for r in results)))
         header = "func.func @%s(\n    %s)\n    -> (%s) {" % (
@@ -702,9 +807,14 @@ class TrainStep:
         specs = {id(v): (v.shape, v.dtype) for v in self.params}
         specs[id(x)] = (x_shape, x.dtype)
         lines = []
-        self._emit_body(order, names, specs, lines, evaluation=True)
+        self._eval = True
+        try:
+            self._emit_body(order, names, specs, lines, evaluation=True)
+        finally:
+            self._eval = False
         out = specs[id(output)]
         arguments = ["%%%s: %s {mp.param}" % (p.name, p.type) for p in self.params]
+        arguments += [self._state_argument(st) for st, _ in self._forward_states(order)]
         arguments.append("%%%s: %s" % (x.name, _tensor(x_shape, x.dtype)))
         lines.append("  return %s : %s" % (names[id(output)], _tensor(*out)))
         return "func.func @%s(\n    %s)\n    -> %s {\n%s\n}\n" % (

@@ -4,11 +4,13 @@
 // its train steps for N steps, binding arguments and results by the
 // train-step contract (docs/TrainStep.md): parameters are initialised from a
 // seed or loaded from .npy files, state from `mp.init` (zeros otherwise,
-// working copies from their parameter), batch data from a seeded generator,
+// 1 for bn.running_var as PyTorch's BatchNorm, working copies from their
+// parameter), batch data from a seeded generator,
 // .npy files or Fashion-MNIST; every `mp.updates = N` result becomes argument
 // N of the next step. It prints the loss, the loss scale and whether the step
 // was skipped, and can write the trajectory as JSON, evaluate a classifier's
-// test accuracy and save the final parameters.
+// test accuracy (passing it the trained forward state, e.g. batch-norm
+// running statistics) and save the final parameters and forward state.
 //
 // Input is a module of mp train steps, of linalg on tensors, or one already
 // lowered by mp-cpu-pipeline (LLVM dialect, with the `mp.signature` the
@@ -39,6 +41,7 @@
 #include "mp/ExecutionEngine/HostJIT.h"
 #include "mp/InitAll.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -119,12 +122,15 @@ static cl::opt<bool>
 static cl::opt<std::string> evalFunctionName(
     "eval-function",
     cl::desc("The function --eval calls: its mp.param arguments are the "
-             "train step's parameters in order, its one other argument a "
-             "batch of inputs, its first result the logits [batch, classes]"),
+             "train step's parameters in order, its mp.state arguments "
+             "(forward state only) the train step's state of the same kind "
+             "in order, its one other argument a batch of inputs, its first "
+             "result the logits [batch, classes]"),
     cl::init("predict"), cl::value_desc("name"), cl::cat(runCategory));
 static cl::opt<std::string>
     saveDir("save",
-            cl::desc("Write the final mp.param arguments to DIR/argN.npy"),
+            cl::desc("Write the final mp.param and forward-state (bn.*, "
+                     "rng, ...) arguments to DIR/argN.npy"),
             cl::value_desc("DIR"), cl::cat(runCategory));
 static cl::opt<std::string> prePipeline(
     "pipeline",
@@ -527,14 +533,21 @@ static llvm::Error initializeArguments(const EntryPoint &entry,
   for (auto [i, argument] : llvm::enumerate(entry.arguments)) {
     if (argument.role != ArgumentRole::State)
       continue;
-    if (argument.copyOf >= 0)
+    if (argument.copyOf >= 0) {
       call.argument(i).convertFrom(call.argument(argument.copyOf));
-    else if (argument.stateKind == "rng")
+    } else if (argument.stateKind == "rng") {
       initializeRngState(argument.init, call.argument(i));
-    else if (argument.init)
+    } else if (argument.init) {
       if (llvm::Error error =
               applyInitValue(argument.init, call.argument(i), i))
         return error;
+    } else if (argument.stateKind == "bn.running_var") {
+      // PyTorch's BatchNorm: running_var 1 (running_mean and
+      // num_batches_tracked 0, like every other state).
+      HostTensor &tensor = call.argument(i);
+      for (int64_t j = 0, e = tensor.getNumElements(); j < e; ++j)
+        tensor.set(j, 1.0);
+    }
   }
   return llvm::Error::success();
 }
@@ -763,21 +776,52 @@ static llvm::Expected<EvalResult> evaluateClassifier(ExecutionEngine &engine,
     return pointer.takeError();
   Invocation call(*entry, *pointer);
 
-  // Parameters, in order.
+  // Parameters, in order; forward state (batch-norm running statistics),
+  // the k-th argument of a kind bound to the train step's k-th state
+  // argument of that kind.
   SmallVector<unsigned> trainParams, dataArguments;
   for (auto [i, argument] : llvm::enumerate(train.arguments))
     if (argument.role == ArgumentRole::Param)
       trainParams.push_back(i);
+  llvm::StringMap<unsigned> nextOfKind;
   size_t next = 0;
   for (auto [i, argument] : llvm::enumerate(entry->arguments)) {
     if (argument.role == ArgumentRole::Data) {
       dataArguments.push_back(i);
       continue;
     }
-    if (argument.role != ArgumentRole::Param)
-      return llvm::createStringError("'@" + entry->name +
-                                     "' has mp.state arguments; an eval "
-                                     "function takes parameters and inputs");
+    if (argument.role == ArgumentRole::State) {
+      const std::string &kind = argument.stateKind;
+      if (!mp::MPDialect::isForwardStateKind(kind))
+        return llvm::createStringError(
+            "argument " + std::to_string(i) + " of '@" + entry->name +
+            "' is mp.state \"" + kind +
+            "\", which is not forward state; an eval function takes "
+            "parameters, forward state (bn.*, rng, ...) and inputs");
+      unsigned ordinal = nextOfKind[kind]++;
+      std::optional<unsigned> match;
+      unsigned seen = 0;
+      for (auto [j, trainArgument] : llvm::enumerate(train.arguments))
+        if (trainArgument.role == ArgumentRole::State &&
+            trainArgument.stateKind == kind && seen++ == ordinal) {
+          match = j;
+          break;
+        }
+      if (!match)
+        return llvm::createStringError(
+            "argument " + std::to_string(i) + " of '@" + entry->name +
+            "' is mp.state \"" + kind + "\" number " + std::to_string(ordinal) +
+            " of its kind, but '@" + train.name + "' has " +
+            std::to_string(seen) + " state arguments of that kind");
+      if (!(argument.spec == train.arguments[*match].spec))
+        return llvm::createStringError(
+            "argument " + std::to_string(i) + " of '@" + entry->name + "' (" +
+            argument.spec.str() + ") does not match state argument " +
+            std::to_string(*match) + " of '@" + train.name + "' (" +
+            train.arguments[*match].spec.str() + "), both \"" + kind + "\"");
+      call.argument(i).convertFrom(trainCall.argument(*match));
+      continue;
+    }
     if (next >= trainParams.size() ||
         argument.spec.shape != train.arguments[trainParams[next]].spec.shape)
       return llvm::createStringError(
@@ -936,7 +980,8 @@ static llvm::Error writeFileAtomically(StringRef path, StringRef text) {
   return llvm::Error::success();
 }
 
-/// Writes every parameter to `dir`/argN.npy, all or nothing.
+/// Writes every parameter and forward-state argument (batch-norm running
+/// statistics, ...) to `dir`/argN.npy, all or nothing.
 static llvm::Error saveParameters(const EntryPoint &entry, Invocation &call) {
   if (std::error_code error = llvm::sys::fs::create_directories(saveDir))
     return llvm::createStringError("cannot create '" + saveDir +
@@ -947,7 +992,9 @@ static llvm::Error saveParameters(const EntryPoint &entry, Invocation &call) {
       llvm::sys::fs::remove(temporary);
   };
   for (auto [i, argument] : llvm::enumerate(entry.arguments)) {
-    if (argument.role != ArgumentRole::Param)
+    if (argument.role != ArgumentRole::Param &&
+        !(argument.role == ArgumentRole::State &&
+          mp::MPDialect::isForwardStateKind(argument.stateKind)))
       continue;
     std::string path = getArgumentPath(saveDir, i);
     std::string temporary = path + ".tmp";
@@ -1008,14 +1055,19 @@ static llvm::Error joinLaunch(ModuleOp module) {
 }
 
 /// Under mpirun: checks that every process ends with rank 0's parameters and
-/// state (FNV-1a of their bytes), and says so on rank 0.
+/// state other than forward state (FNV-1a of their bytes), and says so on
+/// rank 0.
 static llvm::Error checkParametersAgree(const EntryPoint &entry,
                                         Invocation &call) {
   if (processGroup.size == 1)
     return llvm::Error::success();
   uint64_t checksum = 0xcbf29ce484222325ULL;
   for (auto [i, argument] : llvm::enumerate(entry.arguments)) {
-    if (argument.role == ArgumentRole::Data)
+    // Forward state is per process: each updates the batch-norm statistics
+    // from its own batch (DDP broadcasts rank 0's at the start of the next
+    // step, so after the last one they differ, as in PyTorch).
+    if (argument.role == ArgumentRole::Data ||
+        mp::MPDialect::isForwardStateKind(argument.stateKind))
       continue;
     const HostTensor &tensor = call.argument(i);
     for (size_t b = 0, e = tensor.getNumBytes(); b < e; ++b)
@@ -1124,7 +1176,7 @@ static llvm::Error run(MLIRContext &context) {
 
   // Results compared to their argument when no result says whether the step
   // was skipped: parameters and state other than the loss-scale state and
-  // forward state.
+  // forward state (batch-norm statistics advance on a skipped step too).
   SmallVector<std::pair<unsigned, unsigned>> comparedUpdates;
   bool updatesParams = false;
   for (auto [r, result] : llvm::enumerate(entry->results)) {
@@ -1132,8 +1184,6 @@ static llvm::Error run(MLIRContext &context) {
       continue;
     const ArgumentBinding &argument = entry->arguments[result.updates];
     updatesParams |= argument.role == ArgumentRole::Param;
-    // Forward state (the rng state, batch-norm statistics) advances on a
-    // skipped step too.
     if (!isLossScaleState(argument.stateKind) &&
         !mp::MPDialect::isForwardStateKind(argument.stateKind))
       comparedUpdates.emplace_back(r, result.updates);

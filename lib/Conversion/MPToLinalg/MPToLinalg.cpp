@@ -35,6 +35,7 @@ void mp::populateMPToLinalgConversionPatterns(RewritePatternSet &patterns) {
   lowering::populateLinearAlgebraPatterns(patterns);
   lowering::populateElementwisePatterns(patterns);
   lowering::populateReductionPatterns(patterns);
+  lowering::populateBatchNormPatterns(patterns);
   lowering::populateShapePatterns(patterns);
   lowering::populateLossPatterns(patterns);
   lowering::populateBackwardPatterns(patterns);

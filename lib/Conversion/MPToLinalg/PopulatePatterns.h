@@ -18,6 +18,8 @@ void populateLinearAlgebraPatterns(RewritePatternSet &patterns);
 void populateElementwisePatterns(RewritePatternSet &patterns);
 /// reduce_*, softmax, log_softmax, layer_norm, rms_norm.
 void populateReductionPatterns(RewritePatternSet &patterns);
+/// batch_norm and batch_norm_grad.
+void populateBatchNormPatterns(RewritePatternSet &patterns);
 /// transpose, reshape, broadcast, concat, slice, embedding and their
 /// gradients slice_grad and embedding_grad.
 void populateShapePatterns(RewritePatternSet &patterns);

@@ -710,3 +710,36 @@ ScaleOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
   return SmallVector<Value>{
       ScaleOp::create(b, resultAdjoints[0], getFactor()).getResult(), Value()};
 }
+
+//===----------------------------------------------------------------------===//
+// Batch normalisation
+//===----------------------------------------------------------------------===//
+
+/// One mp.batch_norm_grad gives the input, weight and bias adjoints; the
+/// running statistics and the count have none (PyTorch updates them under
+/// no_grad), and the adjoints of the statistics results are ignored.
+FailureOr<SmallVector<Value>>
+BatchNormOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
+                           ArrayRef<bool>) {
+  SmallVector<Value> adjoints(getNumOperands(), Value());
+  if (!resultAdjoints[0])
+    return adjoints;
+  ImplicitLocOpBuilder b(getLoc(), builder);
+  auto paramType = [&](Value param) {
+    if (param)
+      return tensorType(param);
+    return RankedTensorType::get({tensorType(getInput()).getDimSize(1)},
+                                 b.getF32Type());
+  };
+  auto grads = BatchNormGradOp::create(
+      b, getInput().getType(), paramType(getWeight()), paramType(getBias()),
+      resultAdjoints[0], getInput(), getWeight(), getRunningMean(),
+      getRunningVar(), getModeAttr(), getEpsAttr());
+  unsigned next = 0;
+  adjoints[next++] = grads.getInputGrad();
+  if (getWeight())
+    adjoints[next++] = grads.getWeightGrad();
+  if (getBias())
+    adjoints[next++] = grads.getBiasGrad();
+  return adjoints;
+}

@@ -599,6 +599,88 @@ LogicalResult RMSNormGradOp::verify() {
                               {getWeightGrad(), "weight_grad"}});
 }
 
+/// Checks the operands shared by batch_norm and batch_norm_grad: an input of
+/// rank 2 or 4 with C = dim 1, an optional `[C]` weight of the input's
+/// element type or f32, `[C]` f32 running statistics and a non-negative
+/// eps. Returns C.
+static FailureOr<int64_t>
+checkBatchNorm(const Reporter &reporter, RankedTensorType input,
+               ArrayRef<std::pair<Value, StringRef>> params, Value runningMean,
+               Value runningVar, BatchNormMode mode, double eps) {
+  if (input.getRank() != 2 && input.getRank() != 4)
+    return reporter.fail("expects an input of rank 2 ([N, C]) or 4 "
+                         "([N, C, H, W]), got rank ",
+                         input.getRank());
+  int64_t channels = input.getDimSize(1);
+  Type f32 = Float32Type::get(input.getContext());
+  for (auto [value, what] : params) {
+    if (!value)
+      continue;
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getShape() != ArrayRef<int64_t>{channels} ||
+        (type.getElementType() != input.getElementType() &&
+         type.getElementType() != f32))
+      return reporter.fail("expects ", what, " of shape [", channels,
+                           "] and element type ", input.getElementType(),
+                           " or f32, got ", value.getType());
+  }
+  auto statType = RankedTensorType::get({channels}, f32);
+  for (auto [value, what] :
+       {std::pair<Value, StringRef>{runningMean, "running_mean"},
+        {runningVar, "running_var"}})
+    if (value.getType() != statType)
+      return reporter.fail("expects ", what, " of type ", statType,
+                           " (one f32 statistic per channel), got ",
+                           value.getType());
+  if (failed(checkAtLeast(reporter, "eps", eps, 0.0)))
+    return failure();
+  int64_t perChannel = input.getNumElements() / std::max<int64_t>(channels, 1);
+  if (mode == BatchNormMode::training && perChannel <= 1)
+    return reporter.fail("expects more than 1 value per channel in training "
+                         "mode, got input shape ",
+                         ShapeStr{input.getShape()});
+  return channels;
+}
+
+/// The output has the input's type, the new statistics their operands'.
+LogicalResult
+BatchNormOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                              Adaptor adaptor,
+                              SmallVectorImpl<Type> &inferredReturnTypes) {
+  inferredReturnTypes.append({adaptor.getInput().getType(),
+                              adaptor.getRunningMean().getType(),
+                              adaptor.getRunningVar().getType(),
+                              adaptor.getNumBatchesTracked().getType()});
+  return success();
+}
+
+LogicalResult BatchNormOp::verify() {
+  Reporter reporter(*this);
+  if (failed(checkBatchNorm(reporter, getInput().getType(),
+                            {{getWeight(), "weight"}, {getBias(), "bias"}},
+                            getRunningMean(), getRunningVar(), getMode(),
+                            getEps().convertToDouble())))
+    return failure();
+  double momentum = getMomentum().convertToDouble();
+  if (!(momentum >= 0.0 && momentum <= 1.0))
+    return reporter.fail("momentum must be in [0, 1], got ", momentum);
+  if (getCumulativeAverage() && momentum != 0.1)
+    return reporter.fail("cumulative_average (PyTorch's momentum=None) "
+                         "replaces momentum; got momentum ",
+                         momentum);
+  return success();
+}
+
+LogicalResult BatchNormGradOp::verify() {
+  Reporter reporter(*this);
+  return checkBatchNorm(reporter, getInput().getType(),
+                        {{getWeight(), "weight"},
+                         {getWeightGrad(), "weight_grad"},
+                         {getBiasGrad(), "bias_grad"}},
+                        getRunningMean(), getRunningVar(), getMode(),
+                        getEps().convertToDouble());
+}
+
 //===----------------------------------------------------------------------===//
 // Shape
 //===----------------------------------------------------------------------===//

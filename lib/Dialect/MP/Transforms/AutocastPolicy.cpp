@@ -72,17 +72,23 @@ static constexpr StringLiteral kDefaultClear[] = {
     "mp.slice_grad", "mp.embedding_grad", "mp.dropout",
     "mp.dropout_grad"};
 
-/// Training and precision ops: autocast never changes them.
+/// Training and precision ops: autocast never changes them. Batch norm is
+/// in none of PyTorch's CUDA autocast lists and cuDNN runs it in the type
+/// of its input with f32 statistics (and f32 affine parameters under AMP):
+/// a clear op would be widened to its widest float operand, the f32
+/// statistics, so batch_norm and its gradient pass through unchanged.
 static constexpr StringLiteral kExempt[] = {
-    "mp.grad",       "mp.sgd",
-    "mp.adam",       "mp.adamw",
-    "mp.cast",       "mp.scale",
-    "mp.all_finite", "mp.update_loss_scale",
-    "mp.amax",       "mp.amax_history_push",
-    "mp.fp8_scale",
+    "mp.grad",           "mp.sgd",
+    "mp.adam",           "mp.adamw",
+    "mp.cast",           "mp.scale",
+    "mp.all_finite",     "mp.update_loss_scale",
+    "mp.amax",           "mp.amax_history_push",
+    "mp.fp8_scale",      "mp.batch_norm",
+    "mp.batch_norm_grad",
     // The random samplers have no float operand: their result type is the
     // program's choice (PyTorch's lists do not name torch.rand/randn).
-    "mp.random_uniform", "mp.random_normal", "mp.random_bits"};
+    "mp.random_uniform", "mp.random_normal",
+    "mp.random_bits"};
 
 /// Ops whose values do not depend on whether their input is rounded first or
 /// their result afterwards.

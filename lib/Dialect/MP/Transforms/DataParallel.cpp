@@ -10,7 +10,11 @@
 // loss. Each process draws its own random numbers: the step's ops read the
 // rng state [seed, offset] with the process's rank folded into the key
 // (seed XOR rank << 32) and the state it returns carries the shared seed
-// again, so the threaded state stays identical on every process.
+// again, so the threaded state stays identical on every process. Float
+// batch-norm statistics (`mp.state` kinds `bn.*`) are broadcast
+// from process 0 at the start of the step, as DDP's broadcast_buffers=True:
+// shard has no broadcast that lowers to MPI, so each is an all-reduce sum of
+// (process 0 ? value : 0), which is exact (x + 0 = x; a −0 becomes +0).
 //
 // It assumes one `mp.grad` directly in the body of a single-block function
 // that follows the train-step contract (docs/TrainStep.md), and runs before
@@ -222,6 +226,43 @@ void DataParallelPass::distribute(func::FuncOp func, GradOp grad,
   Type i32 = builder.getI32Type();
   auto f32Scalar = RankedTensorType::get({}, f32);
   SmallVector<shard::GridAxis> axes{0};
+
+  // Batch-norm statistics: process 0's, before any use. The counter
+  // (bn.num_batches_tracked, an integer) is the same on every process, which
+  // all run the same steps.
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(&func.front());
+    Value isRoot;
+    for (BlockArgument argument : func.getArguments()) {
+      auto kind = func.getArgAttrOfType<StringAttr>(argument.getArgNumber(),
+                                                    MPDialect::kStateAttrName);
+      auto type = dyn_cast<RankedTensorType>(argument.getType());
+      if (!kind || !kind.getValue().starts_with("bn.") || !type ||
+          !isa<FloatType>(type.getElementType()) || argument.use_empty())
+        continue;
+      Location argLoc = argument.getLoc();
+      if (!isRoot) {
+        Value index =
+            shard::ProcessLinearIndexOp::create(builder, argLoc, kGridName);
+        Value zeroIndex = arith::ConstantIndexOp::create(builder, argLoc, 0);
+        isRoot = arith::CmpIOp::create(
+            builder, argLoc, arith::CmpIPredicate::eq, index, zeroIndex);
+      }
+      Value zeros = arith::ConstantOp::create(
+          builder, argLoc,
+          DenseElementsAttr::get(
+              type, builder.getFloatAttr(type.getElementType(), 0.0)));
+      Value masked =
+          arith::SelectOp::create(builder, argLoc, isRoot, argument, zeros);
+      Value broadcast =
+          shard::AllReduceOp::create(builder, argLoc, type, kGridName,
+                                     ArrayRef<int16_t>{0}, masked,
+                                     shard::ReductionKind::Sum)
+              .getResult();
+      argument.replaceAllUsesExcept(broadcast, masked.getDefiningOp());
+    }
+  }
 
   // 1/N, computed as double and rounded to f32 (static N: a constant).
   builder.setInsertionPointAfter(grad);

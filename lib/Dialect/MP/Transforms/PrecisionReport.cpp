@@ -4,8 +4,9 @@
 // it: every op with its autocast category (from the same AutocastPolicy as
 // mp-autocast) and the element type it computes in; the `mp.cast` ops by
 // (from, to) with their locations; the ops autocast does not know; and the
-// bytes, by element type, of the parameters, gradients, optimizer state and
-// activations (forward values live across the forward -> backward boundary).
+// bytes, by element type, of the parameters, gradients, optimizer state,
+// forward state (when there is some) and activations (forward values live
+// across the forward -> backward boundary).
 // The report goes to a readable table and, optionally, to a JSON file.
 //
 // It reads the train-step contract (docs/TrainStep.md): `mp.param` and

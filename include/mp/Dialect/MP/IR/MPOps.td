@@ -1040,5 +1040,6 @@ def MP_AdamWOp : MP_AdamLikeOp<"adamw",
 }
 
 include "mp/Dialect/MP/IR/MPRandomOps.td"
+include "mp/Dialect/MP/IR/MPNormOps.td"
 
 #endif // MP_DIALECT_MP_IR_MPOPS_TD

@@ -100,7 +100,10 @@ def MPDataParallel : Pass<"mp-data-parallel", "ModuleOp"> {
     `shard.all_reduce` max: a logical or), so every process takes the same
     skip decision and keeps the same loss-scale state. The `mp.loss` result
     is replaced by the mean of the processes' losses (the global batch's
-    loss).
+    loss). Float batch-norm statistics (`mp.state` kinds `bn.*`) are
+    process 0's at the start of the step, as DDP's `broadcast_buffers=True`:
+    an all-reduce sum of (process 0 ? value : 0), since shard has no
+    broadcast that lowers to MPI.
 
     Each process draws its own random numbers: the random ops read every
     `mp.state = "rng"` argument with the process's rank folded into the
