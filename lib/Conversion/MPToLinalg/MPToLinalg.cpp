@@ -36,6 +36,7 @@ void mp::populateMPToLinalgConversionPatterns(RewritePatternSet &patterns) {
   lowering::populateElementwisePatterns(patterns);
   lowering::populateReductionPatterns(patterns);
   lowering::populateShapePatterns(patterns);
+  lowering::populatePoolingPatterns(patterns);
   lowering::populateLossPatterns(patterns);
   lowering::populateBackwardPatterns(patterns);
   lowering::populatePrecisionPatterns(patterns);
