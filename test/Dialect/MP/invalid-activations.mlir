@@ -9,7 +9,7 @@
 
 // select: the values share one element type.
 func.func @case0(%c: tensor<4xi1>, %x: tensor<4xf32>, %y: tensor<4xf16>) {
-  // expected-error @+1 {{'mp.select' op expects true_value and false_value of one element type, got f32 and f16}}
+  // expected-error @+1 {{'mp.select' op expects true_value and false_value of one element type, got 'f32' and 'f16'}}
   %0 = mp.select %c, %x, %y : tensor<4xi1>, tensor<4xf32>, tensor<4xf16>
   return
 }
@@ -45,7 +45,7 @@ func.func @case3(%c: tensor<4xi32>, %x: tensor<4xf32>) {
 
 // compare: the operands share one element type.
 func.func @case4(%x: tensor<4xf32>, %i: tensor<4xi64>) {
-  // expected-error @+1 {{'mp.compare' op expects operands of one element type, got f32 and i64}}
+  // expected-error @+1 {{'mp.compare' op expects operands of one element type, got 'f32' and 'i64'}}
   %0 = mp.compare lt, %x, %i : tensor<4xf32>, tensor<4xi64>
   return
 }
@@ -63,7 +63,8 @@ func.func @case5(%x: tensor<4xf32>, %y: tensor<3xf32>) {
 
 // compare: the predicate is one of eq, ne, lt, le, gt, ge.
 func.func @case6(%x: tensor<4xf32>) {
-  // expected-error @+1 {{expected ::mlir::mp::ComparePredicate to be one of: eq, ne, lt, le, gt, ge}}
+  // expected-error @+2 {{expected ::mlir::mp::ComparePredicate to be one of: eq, ne, lt, le, gt, ge}}
+  // expected-error @+1 {{failed to parse MP_ComparePredicateAttr parameter 'value'}}
   %0 = mp.compare approx, %x, %x : tensor<4xf32>, tensor<4xf32>
   return
 }
@@ -99,7 +100,7 @@ func.func @case9(%x: tensor<4xf32>) {
 
 // clamp: hardtanh needs min <= max.
 func.func @case10(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'mp.clamp' op hardtanh requires min <= max, got min 2 and max 1}}
+  // expected-error @+1 {{'mp.clamp' op hardtanh requires min <= max, got min 2.000000e+00 and max 1.000000e+00}}
   %0 = mp.clamp %x min 2.0 max 1.0 hardtanh : tensor<4xf32>
   return
 }
@@ -117,7 +118,7 @@ func.func @case11(%dy: tensor<4xf32>, %x: tensor<4xf32>) {
 
 // leaky_relu: the slope is finite.
 func.func @case12(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'mp.leaky_relu' op negative_slope must be finite, got inf}}
+  // expected-error @+1 {{'mp.leaky_relu' op negative_slope must be finite, got INF}}
   %0 = mp.leaky_relu %x negative_slope 0x7FF0000000000000 : tensor<4xf32>
   return
 }
@@ -126,7 +127,7 @@ func.func @case12(%x: tensor<4xf32>) {
 
 // leaky_relu_grad: the slope is finite.
 func.func @case13(%dy: tensor<4xf32>, %x: tensor<4xf32>) {
-  // expected-error @+1 {{'mp.leaky_relu_grad' op negative_slope must be finite, got -inf}}
+  // expected-error @+1 {{'mp.leaky_relu_grad' op negative_slope must be finite, got -INF}}
   %0 = mp.leaky_relu_grad %dy, %x negative_slope 0xFFF0000000000000 : tensor<4xf32>
   return
 }
@@ -135,7 +136,7 @@ func.func @case13(%dy: tensor<4xf32>, %x: tensor<4xf32>) {
 
 // reshape: integer tensors keep their element type.
 func.func @case14(%l: tensor<2x8xi64>) {
-  // expected-error @+1 {{'mp.reshape' op expects the result element type i64, got i32}}
+  // expected-error @+1 {{'mp.reshape' op expects the result element type 'i64', got 'i32'}}
   %0 = mp.reshape %l : tensor<2x8xi64> to tensor<16xi32>
   return
 }
@@ -144,7 +145,7 @@ func.func @case14(%l: tensor<2x8xi64>) {
 
 // concat: integer inputs share one element type.
 func.func @case15(%a: tensor<4xi64>, %b: tensor<4xi32>) {
-  // expected-error @+1 {{'mp.concat' op expects inputs of one element type, got i64 and i32}}
+  // expected-error @+1 {{'mp.concat' op expects inputs of one element type, got 'i64' and 'i32'}}
   %0 = mp.concat %a, %b dim 0 : tensor<4xi64>, tensor<4xi32>
   return
 }
@@ -153,7 +154,7 @@ func.func @case15(%a: tensor<4xi64>, %b: tensor<4xi32>) {
 
 // broadcast: integer tensors keep their element type.
 func.func @case16(%m: tensor<4xi1>) {
-  // expected-error @+1 {{'mp.broadcast' op expects the result element type i1, got i32}}
+  // expected-error @+1 {{'mp.broadcast' op expects the result element type 'i1', got 'i32'}}
   %0 = mp.broadcast %m : tensor<4xi1> to tensor<2x4xi32>
   return
 }

@@ -89,7 +89,7 @@ func.func @case8(%x: tensor<1x1x2x8xf32>) {
 
 // max_pool2d_grad: grad_output has the input's element type.
 func.func @case9(%dy: tensor<1x1x4x4xf16>, %x: tensor<1x1x8x8xf32>) {
-  // expected-error @+1 {{'mp.max_pool2d_grad' op expects grad_output of the input element type f32, got f16}}
+  // expected-error @+1 {{'mp.max_pool2d_grad' op expects grad_output of the input element type 'f32', got 'f16'}}
   %0 = mp.max_pool2d_grad %dy, %x kernel [2, 2] : tensor<1x1x4x4xf16>, tensor<1x1x8x8xf32>
   return
 }
@@ -143,7 +143,7 @@ func.func @case14(%x: tensor<8x8xf32>) {
 
 // avg_pool2d_grad: the result has grad_output's element type.
 func.func @case15(%dy: tensor<1x1x4x4xf32>) {
-  // expected-error @+1 {{'mp.avg_pool2d_grad' op expects the result element type f32, got bf16}}
+  // expected-error @+1 {{'mp.avg_pool2d_grad' op expects the result element type 'f32', got 'bf16'}}
   %0 = mp.avg_pool2d_grad %dy kernel [2, 2] : tensor<1x1x4x4xf32> to tensor<1x1x8x8xbf16>
   return
 }
@@ -224,7 +224,7 @@ func.func @case23(%dy: tensor<1x2x3x3xf32>) {
 
 // adaptive_avg_pool2d_grad: the result has grad_output's element type.
 func.func @case24(%dy: tensor<1x1x3x3xf16>) {
-  // expected-error @+1 {{'mp.adaptive_avg_pool2d_grad' op expects the result element type f16, got f32}}
+  // expected-error @+1 {{'mp.adaptive_avg_pool2d_grad' op expects the result element type 'f16', got 'f32'}}
   %0 = mp.adaptive_avg_pool2d_grad %dy : tensor<1x1x3x3xf16> to tensor<1x1x8x8xf32>
   return
 }

@@ -70,8 +70,8 @@ func.func @integer_shapes(%labels: tensor<2x8xi64>, %m: tensor<4x8xi1>,
   %0 = mp.reshape %labels : tensor<2x8xi64> to tensor<16xi64>
   // CHECK: mp.transpose %{{.*}} perm [1, 0] : tensor<4x8xi1>
   %1 = mp.transpose %m perm [1, 0] : tensor<4x8xi1>
-  // CHECK: mp.slice %{{.*}} offsets [0, 2] sizes [2, 4] strides [1, 2] : tensor<2x8xi64>
-  %2 = mp.slice %labels offsets [0, 2] sizes [2, 4] strides [1, 2] : tensor<2x8xi64>
+  // CHECK: mp.slice %{{.*}} offsets [0, 2] sizes [2, 3] strides [1, 2] : tensor<2x8xi64>
+  %2 = mp.slice %labels offsets [0, 2] sizes [2, 3] strides [1, 2] : tensor<2x8xi64>
   // CHECK: mp.concat %{{.*}}, %{{.*}} dim 0 : tensor<8xi32>, tensor<8xi32>
   %3 = mp.concat %k, %k dim 0 : tensor<8xi32>, tensor<8xi32>
   // CHECK: mp.broadcast %{{.*}} : tensor<8xi32> to tensor<3x8xi32>

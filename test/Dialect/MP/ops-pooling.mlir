@@ -10,7 +10,7 @@ func.func @max_pool(%x: tensor<2x3x9x9xf16>, %dy: tensor<2x3x5x5xf16>,
                     %e: tensor<2x3x8x8xf32>) {
   // CHECK: mp.max_pool2d %{{.*}} kernel [3, 3] stride [2, 2] padding [1, 1] : tensor<2x3x9x9xf16>
   %0 = mp.max_pool2d %x kernel [3, 3] stride [2, 2] padding [1, 1] : tensor<2x3x9x9xf16>
-  // CHECK: mp.max_pool2d %{{.*}} kernel [2, 2] : tensor<2x3x8x8xf32>
+  // CHECK: mp.max_pool2d %{{.*}} kernel [2, 2] stride [2, 2] : tensor<2x3x8x8xf32>
   %1 = mp.max_pool2d %e kernel [2, 2] stride [2, 2] : tensor<2x3x8x8xf32>
   // CHECK: mp.max_pool2d %{{.*}} kernel [3, 2] stride [2, 3] dilation [2, 1] ceil_mode : tensor<2x3x9x9xf16>
   %2 = mp.max_pool2d %x kernel [3, 2] stride [2, 3] dilation [2, 1] ceil_mode : tensor<2x3x9x9xf16>

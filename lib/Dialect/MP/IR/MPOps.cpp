@@ -1276,11 +1276,22 @@ inferPool2DShape(const Reporter &reporter, ArrayRef<int64_t> input,
   return output;
 }
 
+/// The value of a default-valued array attribute during type inference,
+/// where the adaptor does not supply the default of an absent attribute.
+static ArrayRef<int64_t> arrayOrDefault(DenseI64ArrayAttr attr,
+                                        ArrayRef<int64_t> fallback) {
+  return attr ? attr.asArrayRef() : fallback;
+}
+static constexpr int64_t kZeroPair[] = {0, 0};
+static constexpr int64_t kOnePair[] = {1, 1};
+
 /// Checks a divisor_override (when present).
 static LogicalResult checkDivisor(const Reporter &reporter,
-                                  std::optional<int64_t> divisor) {
-  if (divisor && *divisor < 1)
-    return reporter.fail("expects divisor_override >= 1, got ", *divisor);
+                                  IntegerAttr divisor) {
+  // I64Attr getters are unsigned: read the signed value.
+  if (divisor && divisor.getInt() < 1)
+    return reporter.fail("expects divisor_override >= 1, got ",
+                         divisor.getInt());
   return success();
 }
 
@@ -1294,7 +1305,10 @@ MaxPool2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
       [&](RankedTensorType input) {
         return inferPool2DShape(reporter, input.getShape(),
                                 adaptor.getKernelSize(), adaptor.getStride(),
-                                adaptor.getPadding(), adaptor.getDilation(),
+                                arrayOrDefault(adaptor.getPaddingAttr(),
+                                               kZeroPair),
+                                arrayOrDefault(adaptor.getDilationAttr(),
+                                               kOnePair),
                                 adaptor.getCeilMode());
       },
       inferredReturnTypes);
@@ -1321,16 +1335,16 @@ AvgPool2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                               Adaptor adaptor,
                               SmallVectorImpl<Type> &inferredReturnTypes) {
   Reporter reporter(loc, getOperationName());
-  if (failed(checkDivisor(reporter, adaptor.getDivisorOverride())))
+  if (failed(checkDivisor(reporter, adaptor.getDivisorOverrideAttr())))
     return failure();
-  SmallVector<int64_t> unitDilation{1, 1};
   return inferFromInput(
       reporter, adaptor.getInput(),
       [&](RankedTensorType input) {
         return inferPool2DShape(reporter, input.getShape(),
                                 adaptor.getKernelSize(), adaptor.getStride(),
-                                adaptor.getPadding(), unitDilation,
-                                adaptor.getCeilMode());
+                                arrayOrDefault(adaptor.getPaddingAttr(),
+                                               kZeroPair),
+                                kOnePair, adaptor.getCeilMode());
       },
       inferredReturnTypes);
 }
@@ -1340,12 +1354,11 @@ LogicalResult AvgPool2DGradOp::verify() {
   auto gradOutput = getGradOutput().getType();
   auto result = getResult().getType();
   if (failed(checkResultElementType(reporter, gradOutput, result)) ||
-      failed(checkDivisor(reporter, getDivisorOverride())))
+      failed(checkDivisor(reporter, getDivisorOverrideAttr())))
     return failure();
-  SmallVector<int64_t> unitDilation{1, 1};
   FailureOr<SmallVector<int64_t>> shape =
       inferPool2DShape(reporter, result.getShape(), getKernelSize(),
-                       getStride(), getPadding(), unitDilation, getCeilMode());
+                       getStride(), getPadding(), kOnePair, getCeilMode());
   if (failed(shape))
     return failure();
   return checkResultShape(reporter, *shape, gradOutput, "grad_output");
