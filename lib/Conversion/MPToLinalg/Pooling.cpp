@@ -477,18 +477,20 @@ std::pair<Value, Value> adaptiveWindow(OpBuilder &b, Location loc, Value o,
   return {start, end};
 }
 
-/// The window height and width of each output of an adaptive pooling, as two
-/// f32 constants of shape [OH, OW].
+/// The two divisors of each output of an adaptive pooling, as f32 constants
+/// of shape [OH, OW]: its window height and width, or, for the output size
+/// [1, 1] (where PyTorch computes a mean over H·W), H·W and 1.
 std::pair<Value, Value> adaptiveSizes(OpBuilder &b, Location loc,
                                       ArrayRef<int64_t> in,
                                       ArrayRef<int64_t> out) {
   SmallVector<float> rows, columns;
+  bool global = out[0] == 1 && out[1] == 1;
   for (int64_t oh = 0; oh < out[0]; ++oh)
     for (int64_t ow = 0; ow < out[1]; ++ow) {
       auto [h0, h1] = adaptiveWindow(oh, in[0], out[0]);
       auto [w0, w1] = adaptiveWindow(ow, in[1], out[1]);
-      rows.push_back(static_cast<float>(h1 - h0));
-      columns.push_back(static_cast<float>(w1 - w0));
+      rows.push_back(static_cast<float>(global ? in[0] * in[1] : h1 - h0));
+      columns.push_back(static_cast<float>(global ? 1 : w1 - w0));
     }
   auto type = RankedTensorType::get({out[0], out[1]}, b.getF32Type());
   return {arith::ConstantOp::create(

@@ -102,7 +102,9 @@ def MP_ClampOp : MP_Op<"clamp", [Pure, SameOperandsAndResultType,
     Gradient at the bounds: without `hardtanh`, PyTorch's clamp_backward —
     the adjoint passes where `min <= x <= max` (inclusive; a NaN input gets
     0). With `hardtanh` (relu6, hardtanh), PyTorch's hardtanh_backward — it
-    passes only where `min < x < max` (exclusive; a NaN input passes).
+    is 0 where `x <= min` or `x >= max` (exclusive), and a NaN input passes
+    it, as PyTorch's CUDA and scalar CPU kernels (its vectorised CPU kernel
+    gives a NaN input 0).
 
     ```mlir
     %y = mp.clamp %x min 0.0 max 6.0 hardtanh : tensor<4x8xf32>
@@ -134,9 +136,11 @@ def MP_SiluOp : MP_UnaryOp<"silu", "x · sigmoid(x)"> {
 def MP_HardswishOp : MP_UnaryOp<"hardswish", "x · relu6(x + 3) / 6"> {
   let description = [{
     `x · min(max(x + 3, 0), 6) / 6` elementwise (`F.hardswish`), in f32,
-    rounded once. Gradient (PyTorch's hardswish_backward): 0 for `x < −3`,
-    `dy · (x / 3 + 0.5)` for `−3 <= x <= 3` (so −0.5·dy at x = −3 and 1.5·dy
-    at x = 3: both kinks take the inner side), `dy` for `x > 3` and for NaN.
+    rounded once. Gradient (PyTorch's hardswish_backward, its CUDA and
+    scalar CPU kernels): 0 for `x < −3`, `dy · (x / 3 + 0.5)` for
+    `−3 <= x <= 3` (so −0.5·dy at x = −3 and 1.5·dy at x = 3: both kinks take
+    the inner side), `dy` for `x > 3` and for NaN. PyTorch's vectorised CPU
+    kernel differs at x = 3 (dy) and for NaN (NaN).
 
     ```mlir
     %y = mp.hardswish %x : tensor<4x8xf32>

@@ -163,6 +163,8 @@ def MP_AdaptiveAvgPool2DOp : MP_Op<"adaptive_avg_pool2d",
     row `i` averages the input rows `[⌊i·H/OH⌋, ⌈(i+1)·H/OH⌉)`, likewise
     columns; the window sum is formed in f32 (row-major) and divided by the
     window height, then by its width (PyTorch's order), then rounded once.
+    For `output_size = [1, 1]` PyTorch computes `mean` over H·W instead: the
+    sum is divided once by H·W (its summation order is not reproduced).
     Gradient (`mp.adaptive_avg_pool2d_grad`): each window's adjoint divided
     the same way is added to each of its elements.
 
@@ -182,7 +184,8 @@ def MP_AdaptiveAvgPool2DGradOp : MP_Op<"adaptive_avg_pool2d_grad", [Pure]> {
   let summary = "gradient of adaptive_avg_pool2d";
   let description = [{
     Spreads each element of `grad_output` (`[N, C, OH, OW]`; the output size
-    is its spatial shape), divided by its window's height and then width,
+    is its spatial shape), divided by its window's height and then width (by
+    H·W for the output size [1, 1], as the forward),
     over the window's elements of the result (`[N, C, H, W]`, the forward
     input's type); contributions sum in f32 in the row-major order of the
     windows and are rounded once.
