@@ -32,6 +32,9 @@ def MP_SelectOp : MP_Op<"select", [Pure, InferTypeOpAdaptor,
     condition has none. A constant splat condition folds to the chosen
     operand when that has the result type.
 
+    Autocast: promote (in none of PyTorch's CUDA autocast lists; `torch.where`
+    promotes its operands to a common type).
+
     ```mlir
     %y = mp.select %mask, %x, %zero : tensor<4x8xi1>, tensor<4x8xf32>, tensor<f32>
     ```
@@ -56,6 +59,9 @@ def MP_CompareOp : MP_Op<"compare", [Pure, InferTypeOpAdaptor]> {
     PyTorch) or i1, i32, i64 (signed). No gradient: the result is a
     boolean.
 
+    Autocast: promote (in none of PyTorch's CUDA autocast lists; comparisons
+    promote their operands to a common type).
+
     ```mlir
     %m = mp.compare gt, %x, %zero : tensor<4x8xf32>, tensor<f32>
     ```
@@ -64,7 +70,7 @@ def MP_CompareOp : MP_Op<"compare", [Pure, InferTypeOpAdaptor]> {
                        MP_ValueTensor:$lhs, MP_ValueTensor:$rhs);
   let results = (outs MP_BoolTensor:$result);
   let assemblyFormat = [{
-    $predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)
+    `` $predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)
   }];
 }
 
@@ -76,6 +82,8 @@ def MP_StopGradientOp : MP_Op<"stop_gradient",
     the result as a constant (no derivative flows through it to the operand,
     and what only feeds it is not differentiated). It never folds away;
     convert-mp-to-linalg forwards the operand.
+
+    Autocast: clear (`detach` is in none of PyTorch's CUDA autocast lists).
 
     ```mlir
     %c = mp.stop_gradient %x : tensor<4x8xf32>
@@ -106,6 +114,9 @@ def MP_ClampOp : MP_Op<"clamp", [Pure, SameOperandsAndResultType,
     it, as PyTorch's CUDA and scalar CPU kernels (its vectorised CPU kernel
     gives a NaN input 0).
 
+    Autocast: clear (clamp, relu6 and hardtanh are in none of PyTorch's CUDA
+    autocast lists).
+
     ```mlir
     %y = mp.clamp %x min 0.0 max 6.0 hardtanh : tensor<4x8xf32>
     ```
@@ -127,6 +138,8 @@ def MP_SiluOp : MP_UnaryOp<"silu", "x · sigmoid(x)"> {
     silu_backward): `dy · s · (1 + x · (1 − s))` with `s = sigmoid(x)`; no
     kink.
 
+    Autocast: clear (in none of PyTorch's CUDA autocast lists).
+
     ```mlir
     %y = mp.silu %x : tensor<4x8xf32>
     ```
@@ -142,6 +155,8 @@ def MP_HardswishOp : MP_UnaryOp<"hardswish", "x · relu6(x + 3) / 6"> {
     the inner side), `dy` for `x > 3` and for NaN. PyTorch's vectorised CPU
     kernel differs at x = 3 (dy) and for NaN (NaN).
 
+    Autocast: clear (in none of PyTorch's CUDA autocast lists).
+
     ```mlir
     %y = mp.hardswish %x : tensor<4x8xf32>
     ```
@@ -155,6 +170,8 @@ def MP_HardsigmoidOp : MP_UnaryOp<"hardsigmoid", "relu6(x + 3) / 6"> {
     `dy · (1/6)`) for `−3 < x < 3` and 0 elsewhere: both kinks take the
     outer side (0 at x = ±3), and a NaN input gets 0.
 
+    Autocast: clear (in none of PyTorch's CUDA autocast lists).
+
     ```mlir
     %y = mp.hardsigmoid %x : tensor<4x8xf32>
     ```
@@ -166,6 +183,8 @@ def MP_ErfOp : MP_UnaryOp<"erf", "erf(x)"> {
     The error function elementwise (`torch.erf`), the f32 function rounded
     once. Gradient: `dy · 2/√π · exp(−x²)`.
 
+    Autocast: clear (PyTorch's CUDA fp32 list has `erfinv`, not `erf`).
+
     ```mlir
     %y = mp.erf %x : tensor<4x8xf32>
     ```
@@ -176,6 +195,8 @@ def MP_AbsOp : MP_UnaryOp<"abs", "|x|"> {
   let description = [{
     The absolute value elementwise (`torch.abs`; exact). Gradient (PyTorch's
     `grad · sgn(x)`): `dy · sign(x)`, so 0 at x = ±0 and 0 for a NaN input.
+
+    Autocast: clear (in none of PyTorch's CUDA autocast lists).
 
     ```mlir
     %y = mp.abs %x : tensor<4x8xf32>
@@ -191,6 +212,8 @@ def MP_LeakyReluOp : MP_Op<"leaky_relu", [Pure, SameOperandsAndResultType,
     slope 0.01), the product formed in f32 and rounded once. Gradient
     (PyTorch's leaky_relu_backward): `x > 0 ? dy : dy · negative_slope`, so
     x = 0 and NaN take the negative side.
+
+    Autocast: clear (in none of PyTorch's CUDA autocast lists).
 
     ```mlir
     %y = mp.leaky_relu %x negative_slope 2.0e-01 : tensor<4x8xf32>
@@ -215,7 +238,8 @@ class MP_ActivationGradOp<string mnemonic, string forward, string formula>
   let description = [{
     `}] # formula # [{` elementwise, from the adjoint `grad_output` and the
     forward's `input`, computed in f32 and rounded once (see `mp.}] #
-    forward # [{` for the side taken at each kink).
+    forward # [{` for the side taken at each kink). Autocast: clear, as its
+    forward.
 
     ```mlir
     %dx = mp.}] # mnemonic # [{ %dy, %x : tensor<4x8xf32>
@@ -241,7 +265,7 @@ def MP_ClampGradOp : MP_Op<"clamp_grad", [Pure, SameOperandsAndResultType]> {
   let description = [{
     `grad_output` where `input` lies within the bounds, else 0: inclusive
     (`min <= x <= max`, clamp_backward) or, with `hardtanh`, exclusive
-    (`min < x < max`, hardtanh_backward). Bounds as in `mp.clamp`.
+    (`min < x < max`, hardtanh_backward). Bounds as in `mp.clamp`. Autocast: clear, as its forward.
 
     ```mlir
     %dx = mp.clamp_grad %dy, %x min 0.0 max 6.0 hardtanh : tensor<4x8xf32>
@@ -263,7 +287,7 @@ def MP_LeakyReluGradOp : MP_Op<"leaky_relu_grad",
   let summary = "gradient of leaky_relu";
   let description = [{
     `input > 0 ? grad_output : grad_output · negative_slope` elementwise
-    (PyTorch's leaky_relu_backward), in f32, rounded once.
+    (PyTorch's leaky_relu_backward), in f32, rounded once. Autocast: clear, as its forward.
 
     ```mlir
     %dx = mp.leaky_relu_grad %dy, %x negative_slope 2.0e-01 : tensor<4x8xf32>

@@ -64,6 +64,8 @@ def MP_MaxPool2DOp : MP_Op<"max_pool2d", [Pure, InferTypeOpAdaptor,
     maximum; an all −inf window sends it to its first element inside the
     input.
 
+    Autocast: clear (pooling is in none of PyTorch's CUDA autocast lists).
+
     ```mlir
     %y = mp.max_pool2d %x kernel [3, 3] stride [2, 2] padding [1, 1]
         : tensor<8x64x32x32xf16>
@@ -91,7 +93,7 @@ def MP_MaxPool2DGradOp : MP_Op<"max_pool2d_grad", [Pure,
     the forward selected (see `mp.max_pool2d`), recomputed from `input`: no
     index tensor is kept. Elements chosen by several overlapping windows sum
     their adjoints in f32, in the row-major order of the windows, rounded
-    once to the input type.
+    once to the input type. Autocast: clear, as its forward.
 
     ```mlir
     %dx = mp.max_pool2d_grad %dy, %x kernel [3, 3] stride [2, 2] padding [1, 1]
@@ -123,6 +125,8 @@ def MP_AvgPool2DOp : MP_Op<"avg_pool2d", [Pure, InferTypeOpAdaptor,
     (`mp.avg_pool2d_grad`): each window's adjoint divided by the same
     divisor is added to every element of the window inside the input.
 
+    Autocast: clear (pooling is in none of PyTorch's CUDA autocast lists).
+
     ```mlir
     %y = mp.avg_pool2d %x kernel [2, 2] ceil_mode count_include_pad false
         : tensor<8x64x7x7xf32>
@@ -140,7 +144,7 @@ def MP_AvgPool2DGradOp : MP_Op<"avg_pool2d_grad", [Pure]>, MP_AvgPoolAttrs {
     Spreads each element of `grad_output` (shaped like the `mp.avg_pool2d`
     of the result type with the same attributes), divided by its window's
     divisor, over the window's elements inside the input; contributions sum
-    in f32 in the row-major order of the windows and are rounded once.
+    in f32 in the row-major order of the windows and are rounded once. Autocast: clear, as its forward.
 
     ```mlir
     %dx = mp.avg_pool2d_grad %dy kernel [2, 2] : tensor<8x64x3x3xf32> to tensor<8x64x7x7xf32>
@@ -168,6 +172,8 @@ def MP_AdaptiveAvgPool2DOp : MP_Op<"adaptive_avg_pool2d",
     Gradient (`mp.adaptive_avg_pool2d_grad`): each window's adjoint divided
     the same way is added to each of its elements.
 
+    Autocast: clear (pooling is in none of PyTorch's CUDA autocast lists).
+
     ```mlir
     %y = mp.adaptive_avg_pool2d %x output_size [1, 1] : tensor<8x512x7x7xf32>
     ```
@@ -188,7 +194,7 @@ def MP_AdaptiveAvgPool2DGradOp : MP_Op<"adaptive_avg_pool2d_grad", [Pure]> {
     H·W for the output size [1, 1], as the forward),
     over the window's elements of the result (`[N, C, H, W]`, the forward
     input's type); contributions sum in f32 in the row-major order of the
-    windows and are rounded once.
+    windows and are rounded once. Autocast: clear, as its forward.
 
     ```mlir
     %dx = mp.adaptive_avg_pool2d_grad %dy : tensor<8x512x1x1xf32> to tensor<8x512x7x7xf32>
