@@ -214,6 +214,8 @@ Value computeScalar(CompareOp op, OpBuilder &b, Location loc,
     }
     return arith::CmpFOp::create(b, loc, floatPredicate, lhs, rhs);
   }
+  // Integers compare signed; i1 unsigned (true > false, as torch.bool).
+  bool isBool = lhs.getType().isInteger(1);
   arith::CmpIPredicate intPredicate;
   switch (predicate) {
   case ComparePredicate::eq:
@@ -223,16 +225,16 @@ Value computeScalar(CompareOp op, OpBuilder &b, Location loc,
     intPredicate = arith::CmpIPredicate::ne;
     break;
   case ComparePredicate::lt:
-    intPredicate = arith::CmpIPredicate::slt;
+    intPredicate = isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
     break;
   case ComparePredicate::le:
-    intPredicate = arith::CmpIPredicate::sle;
+    intPredicate = isBool ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
     break;
   case ComparePredicate::gt:
-    intPredicate = arith::CmpIPredicate::sgt;
+    intPredicate = isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
     break;
   case ComparePredicate::ge:
-    intPredicate = arith::CmpIPredicate::sge;
+    intPredicate = isBool ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
     break;
   }
   return arith::CmpIOp::create(b, loc, intPredicate, lhs, rhs);

@@ -22,6 +22,16 @@ func.func @compare(%a: tensor<4xf16>, %b: tensor<f16>, %i: tensor<4xi32>) -> (te
   return %0, %1, %2 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
 }
 
+// i1 compares unsigned: false < true.
+// CHECK-LABEL: func.func @compare_i1(
+// CHECK:         ^bb0(%[[P:.*]]: i1, %[[Q:.*]]: i1, %{{.*}}: i1):
+// CHECK-NEXT:      %[[LT:.*]] = arith.cmpi ult, %[[P]], %[[Q]] : i1
+// CHECK-NEXT:      linalg.yield %[[LT]] : i1
+func.func @compare_i1(%p: tensor<4xi1>, %q: tensor<4xi1>) -> tensor<4xi1> {
+  %0 = mp.compare lt, %p, %q : tensor<4xi1>, tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
 // CHECK-LABEL: func.func @select(
 // CHECK:         ^bb0(%[[C:.*]]: i1, %[[X:.*]]: bf16, %[[Y:.*]]: bf16, %{{.*}}: bf16):
 // CHECK-NEXT:      %[[X32:.*]] = arith.extf %[[X]] : bf16 to f32

@@ -190,6 +190,13 @@ for predicate in ('eq', 'lt', 'ge'):
         f'compare {predicate} i64', getattr(torch, predicate),
         f'{{out0}} = mp.compare {predicate}, {{in0}}, {{in1}} : tensor<4x8xi64>, tensor<8xi64>',
         [i, j], grad=False))
+b1 = torch.rand(4, 8) > 0.5
+b2 = torch.rand(8) > 0.5
+for predicate in ('lt', 'ge'):
+    checks.append(OpCheck(
+        f'compare {predicate} i1', getattr(torch, predicate),
+        f'{{out0}} = mp.compare {predicate}, {{in0}}, {{in1}} : tensor<4x8xi1>, tensor<8xi1>',
+        [b1, b2], grad=False))
 checks.append(OpCheck(
     'select i32', torch.where,
     '{out0} = mp.select {in0}, {in1}, {in2} : tensor<4x8xi1>, tensor<4x8xi32>, tensor<8xi32>',

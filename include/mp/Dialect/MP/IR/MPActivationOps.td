@@ -56,8 +56,8 @@ def MP_CompareOp : MP_Op<"compare", [Pure, InferTypeOpAdaptor]> {
     (NumPy rule), as `torch.eq`, `ne`, `lt`, `le`, `gt` and `ge`. The operands
     share one element type: a float format (compared exactly, −0 equal to +0;
     a NaN operand makes `ne` true and every other predicate false, as in
-    PyTorch) or i1, i32, i64 (signed). No gradient: the result is a
-    boolean.
+    PyTorch) or i32, i64 (signed) or i1 (false < true, as `torch.bool`). No
+    gradient: the result is a boolean.
 
     Autocast: promote (in none of PyTorch's CUDA autocast lists; comparisons
     promote their operands to a common type).

@@ -80,8 +80,8 @@ def MP_ComparePredicate : I32EnumAttr<"ComparePredicate",
   let description = [{
     `eq`, `ne`, `lt`, `le`, `gt`, `ge`: PyTorch's `torch.eq` ... `torch.ge`.
     On floats every predicate but `ne` is false when an operand is NaN (IEEE
-    ordered comparisons) and `ne` is true (unordered); integers compare
-    signed.
+    ordered comparisons) and `ne` is true (unordered); i32 and i64 compare
+    signed, i1 unsigned (false < true).
   }];
 }
 def MP_ComparePredicateAttr
