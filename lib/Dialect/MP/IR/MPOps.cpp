@@ -1096,8 +1096,8 @@ MP_INFER_RETURN_TYPES(AdamWOp, inferAdamLike)
 // Selection and comparison
 //===----------------------------------------------------------------------===//
 
-/// Computes the broadcast shape of `values` (named by `names`), reporting the
-/// first pair that does not broadcast.
+/// Computes the broadcast shape of the operand types `types` (named by
+/// `names` in diagnostics), reporting the first that does not broadcast.
 static FailureOr<SmallVector<int64_t>>
 inferBroadcastShape(const Reporter &reporter, ArrayRef<RankedTensorType> types,
                     ArrayRef<StringRef> names) {
@@ -1119,10 +1119,9 @@ SelectOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   Reporter reporter(loc, getOperationName());
   SmallVector<RankedTensorType> types;
   StringRef names[] = {"condition", "true_value", "false_value"};
-  for (auto [value, name] :
-       llvm::zip(ValueRange{adaptor.getCondition(), adaptor.getTrueValue(),
-                            adaptor.getFalseValue()},
-                 names)) {
+  Value values[] = {adaptor.getCondition(), adaptor.getTrueValue(),
+                    adaptor.getFalseValue()};
+  for (auto [value, name] : llvm::zip(values, names)) {
     FailureOr<RankedTensorType> type = getStaticTensor(reporter, value, name);
     if (failed(type))
       return failure();
