@@ -9,6 +9,10 @@
                                         torch.optim.SGD for STEPS steps and
                                         compares the losses in DIR/run.json
                                         and the parameters in DIR/final/
+    train_pool_cnn.py check-loss DIR STEPS JSON RTOL
+                                        compares only the losses in JSON (a
+                                        mixed-precision run) with PyTorch's
+                                        f32 ones, within RTOL
 
 The model is the mp step written with torch.nn.functional (relu6, max_pool2d,
 hardswish, avg_pool2d, leaky_relu, adaptive_avg_pool2d, cross entropy over
@@ -53,28 +57,50 @@ def forward(params, x, labels):
     return F.cross_entropy(logits, labels.reshape(BATCH * 2))
 
 
-def check(root, steps):
+def train(root, steps):
+    """PyTorch's f32 losses of the first `steps` steps and the parameters
+    after them."""
     params = [torch.tensor(np.load(os.path.join(root, "init", "arg%d.npy" % i)),
                            requires_grad=True) for i in range(4)]
     optimizer = torch.optim.SGD(params, lr=LR)
     x = torch.tensor(np.load(os.path.join(root, "data", "arg4.npy")))
     labels = torch.tensor(np.load(os.path.join(root, "data", "arg5.npy")))
-    run = json.load(open(os.path.join(root, "run.json")))
-    failures = 0
+    losses = []
     for t in range(steps):
         rows = slice(t * BATCH, (t + 1) * BATCH)
         optimizer.zero_grad()
         loss = forward(params, x[rows], labels[rows])
         loss.backward()
         optimizer.step()
+        losses.append(loss.item())
+    return losses, [p.detach().numpy() for p in params]
+
+
+def check_loss(root, steps, path, rtol):
+    run = json.load(open(path))
+    failures = 0
+    for t, want in enumerate(train(root, steps)[0]):
         got = run["steps"][t]["loss"]
-        ok = abs(got - loss.item()) <= 1e-5 * abs(loss.item())
+        ok = abs(got - want) <= rtol * abs(want)
+        failures += not ok
+        print("step %d loss mp-run %.7f torch f32 %.7f %s"
+              % (t + 1, got, want, "ok" if ok else "MISMATCH"))
+    print("LOSSES %s" % ("MATCH" if failures == 0 else "DIFFER"))
+
+
+def check(root, steps):
+    run = json.load(open(os.path.join(root, "run.json")))
+    losses, params = train(root, steps)
+    failures = 0
+    for t, want in enumerate(losses):
+        got = run["steps"][t]["loss"]
+        ok = abs(got - want) <= 1e-5 * abs(want)
         failures += not ok
         print("step %d loss mp-run %.7f torch %.7f %s"
-              % (t + 1, got, loss.item(), "ok" if ok else "MISMATCH"))
+              % (t + 1, got, want, "ok" if ok else "MISMATCH"))
     for i, p in enumerate(params):
         saved = np.load(os.path.join(root, "final", "arg%d.npy" % i))
-        error = np.abs(saved - p.detach().numpy()).max()
+        error = np.abs(saved - p).max()
         ok = saved.dtype == np.float32 and error <= 1e-6
         failures += not ok
         print("param %d max abs difference %.3g %s"
@@ -85,5 +111,7 @@ def check(root, steps):
 if __name__ == "__main__":
     if sys.argv[1] == "make-inputs":
         make_inputs(sys.argv[2])
+    elif sys.argv[1] == "check-loss":
+        check_loss(sys.argv[2], int(sys.argv[3]), sys.argv[4], float(sys.argv[5]))
     else:
         check(sys.argv[2], int(sys.argv[3]))
