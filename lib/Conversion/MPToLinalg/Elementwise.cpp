@@ -185,8 +185,7 @@ Value computeScalar(SelectOp, OpBuilder &b, Location loc, ValueRange args) {
   return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
 }
 
-Value computeScalar(CompareOp op, OpBuilder &b, Location loc,
-                    ValueRange args) {
+Value computeScalar(CompareOp op, OpBuilder &b, Location loc, ValueRange args) {
   Value lhs = args[0], rhs = args[1];
   ComparePredicate predicate = op.getPredicate();
   if (isa<FloatType>(lhs.getType())) {
@@ -225,16 +224,20 @@ Value computeScalar(CompareOp op, OpBuilder &b, Location loc,
     intPredicate = arith::CmpIPredicate::ne;
     break;
   case ComparePredicate::lt:
-    intPredicate = isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+    intPredicate =
+        isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
     break;
   case ComparePredicate::le:
-    intPredicate = isBool ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+    intPredicate =
+        isBool ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
     break;
   case ComparePredicate::gt:
-    intPredicate = isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+    intPredicate =
+        isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
     break;
   case ComparePredicate::ge:
-    intPredicate = isBool ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+    intPredicate =
+        isBool ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
     break;
   }
   return arith::CmpIOp::create(b, loc, intPredicate, lhs, rhs);
@@ -284,9 +287,9 @@ Value computeScalar(ClampGradOp op, OpBuilder &b, Location loc,
   // clamp_backward: (x >= min && x <= max) ? dy : 0 (NaN gets 0).
   Value inside;
   auto conjoin = [&](Value condition) {
-    inside = inside ? arith::AndIOp::create(b, loc, inside, condition)
-                          .getResult()
-                    : condition;
+    inside = inside
+                 ? arith::AndIOp::create(b, loc, inside, condition).getResult()
+                 : condition;
   };
   if (auto min = op.getMin())
     conjoin(arith::CmpFOp::create(
@@ -339,8 +342,7 @@ Value computeScalar(HardswishOp, OpBuilder &b, Location loc, ValueRange args) {
   // x · relu6(x + 3) / 6, PyTorch's order.
   Value x = args[0];
   Value product = arith::MulFOp::create(b, loc, x, relu6OfXPlus3(b, loc, x));
-  return arith::DivFOp::create(b, loc, product,
-                               createF32Constant(b, loc, 6.0));
+  return arith::DivFOp::create(b, loc, product, createF32Constant(b, loc, 6.0));
 }
 
 Value computeScalar(HardswishGradOp, OpBuilder &b, Location loc,
@@ -371,10 +373,10 @@ Value computeScalar(HardsigmoidGradOp, OpBuilder &b, Location loc,
   // −3 < x < 3 ? dy · (1/6) : 0 (NaN gets 0).
   Value dy = args[0], x = args[1];
   Value zero = createF32Constant(b, loc, 0.0);
-  Value aboveLower = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                           x, createF32Constant(b, loc, -3.0));
-  Value belowUpper = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                                           x, createF32Constant(b, loc, 3.0));
+  Value aboveLower = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                           createF32Constant(b, loc, -3.0));
+  Value belowUpper = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                           createF32Constant(b, loc, 3.0));
   Value inside = arith::AndIOp::create(b, loc, aboveLower, belowUpper);
   Value scaled = arith::MulFOp::create(
       b, loc, dy, createF32Constant(b, loc, static_cast<float>(1.0 / 6.0)));
@@ -389,7 +391,8 @@ Value computeScalar(ErfGradOp, OpBuilder &b, Location loc, ValueRange args) {
   // dy · 2/√π · exp(−x²).
   Value dy = args[0], x = args[1];
   Value e = math::ExpOp::create(
-      b, loc, arith::NegFOp::create(b, loc, arith::MulFOp::create(b, loc, x, x)));
+      b, loc,
+      arith::NegFOp::create(b, loc, arith::MulFOp::create(b, loc, x, x)));
   Value derivative =
       arith::MulFOp::create(b, loc, createF32Constant(b, loc, M_2_SQRTPI), e);
   return arith::MulFOp::create(b, loc, derivative, dy);
@@ -416,7 +419,8 @@ Value computeScalar(LeakyReluOp op, OpBuilder &b, Location loc,
                     ValueRange args) {
   Value x = args[0];
   Value zero = createF32Constant(b, loc, 0.0);
-  Value slope = createF32Constant(b, loc, op.getNegativeSlope().convertToDouble());
+  Value slope =
+      createF32Constant(b, loc, op.getNegativeSlope().convertToDouble());
   return selectIf(b, loc, arith::CmpFPredicate::OGT, x, zero, x,
                   arith::MulFOp::create(b, loc, x, slope));
 }
@@ -425,7 +429,8 @@ Value computeScalar(LeakyReluGradOp op, OpBuilder &b, Location loc,
                     ValueRange args) {
   Value dy = args[0], x = args[1];
   Value zero = createF32Constant(b, loc, 0.0);
-  Value slope = createF32Constant(b, loc, op.getNegativeSlope().convertToDouble());
+  Value slope =
+      createF32Constant(b, loc, op.getNegativeSlope().convertToDouble());
   return selectIf(b, loc, arith::CmpFPredicate::OGT, x, zero, dy,
                   arith::MulFOp::create(b, loc, dy, slope));
 }
@@ -468,7 +473,8 @@ void lowering::populateElementwisePatterns(RewritePatternSet &patterns) {
       ElementwiseOpLowering<SelectOp>, ElementwiseOpLowering<CompareOp>,
       ElementwiseOpLowering<ClampOp>, ElementwiseOpLowering<ClampGradOp>,
       ElementwiseOpLowering<SiluOp>, ElementwiseOpLowering<SiluGradOp>,
-      ElementwiseOpLowering<HardswishOp>, ElementwiseOpLowering<HardswishGradOp>,
+      ElementwiseOpLowering<HardswishOp>,
+      ElementwiseOpLowering<HardswishGradOp>,
       ElementwiseOpLowering<HardsigmoidOp>,
       ElementwiseOpLowering<HardsigmoidGradOp>, ElementwiseOpLowering<ErfOp>,
       ElementwiseOpLowering<ErfGradOp>, ElementwiseOpLowering<AbsOp>,

@@ -107,8 +107,8 @@ Value indexOrZero(OpBuilder &b, Location loc, Value condition, Value value) {
 
 /// Whether 0 <= `index` < `size`.
 Value isInRange(OpBuilder &b, Location loc, Value index, int64_t size) {
-  Value nonNegative = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::sge, index, indexConstant(b, loc, 0));
+  Value nonNegative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                            index, indexConstant(b, loc, 0));
   Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index,
                                       indexConstant(b, loc, size));
   return arith::AndIOp::create(b, loc, nonNegative, below);
@@ -131,10 +131,10 @@ Value inputPosition(OpBuilder &b, Location loc, const PoolGeometry &g, int i,
 /// elsewhere it reads (n, c, 0, 0), which exists, and the caller ignores it.
 Value readIf(OpBuilder &b, Location loc, Value tensor, Value n, Value c,
              Value h, Value w, Value valid) {
-  Value element = tensor::ExtractOp::create(
-      b, loc, tensor,
-      ValueRange{n, c, indexOrZero(b, loc, valid, h),
-                 indexOrZero(b, loc, valid, w)});
+  Value element =
+      tensor::ExtractOp::create(b, loc, tensor,
+                                ValueRange{n, c, indexOrZero(b, loc, valid, h),
+                                           indexOrZero(b, loc, valid, w)});
   if (isa<FloatType>(element.getType()))
     return convertFloat(b, loc, element, b.getF32Type());
   return element;
@@ -147,8 +147,8 @@ std::pair<Value, Value> buildMaxSelection(OpBuilder &b, Location loc,
                                           Value input, const PoolGeometry &g) {
   SmallVector<int64_t> outShape{g.batch, g.channels, g.out[0], g.out[1]};
   Type i64 = b.getI64Type();
-  Value minusInf = createF32Constant(b, loc,
-                                     -std::numeric_limits<double>::infinity());
+  Value minusInf =
+      createF32Constant(b, loc, -std::numeric_limits<double>::infinity());
   Value none = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(-1));
   SmallVector<Value> results = buildGeneric(
       b, loc, {windowOperand(b, loc, g.kernel[0], g.kernel[1])},
@@ -160,8 +160,9 @@ std::pair<Value, Value> buildMaxSelection(OpBuilder &b, Location loc,
         SmallVector<Value> idx = loopIndices(b, loc);
         Value ih = inputPosition(b, loc, g, 0, idx[2], idx[4]);
         Value iw = inputPosition(b, loc, g, 1, idx[3], idx[5]);
-        Value inside = arith::AndIOp::create(b, loc, isInRange(b, loc, ih, g.in[0]),
-                                             isInRange(b, loc, iw, g.in[1]));
+        Value inside =
+            arith::AndIOp::create(b, loc, isInRange(b, loc, ih, g.in[0]),
+                                  isInRange(b, loc, iw, g.in[1]));
         Value value = readIf(b, loc, input, idx[0], idx[1], ih, iw, inside);
         Value position = arith::IndexCastOp::create(
             b, loc, i64,
@@ -177,9 +178,9 @@ std::pair<Value, Value> buildMaxSelection(OpBuilder &b, Location loc,
         auto cmpi = [&](arith::CmpIPredicate p, Value l, Value r) -> Value {
           return arith::CmpIOp::create(b, loc, p, l, r);
         };
-        Value empty = cmpi(arith::CmpIPredicate::eq, bestPosition,
-                           arith::ConstantOp::create(b, loc,
-                                                     b.getI64IntegerAttr(-1)));
+        Value empty =
+            cmpi(arith::CmpIPredicate::eq, bestPosition,
+                 arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(-1)));
         Value valueIsNaN = cmpf(arith::CmpFPredicate::UNO, value, value);
         Value bestIsNaN = cmpf(arith::CmpFPredicate::UNO, best, best);
         Value bestIsNumber = cmpf(arith::CmpFPredicate::ORD, best, best);
@@ -192,12 +193,12 @@ std::pair<Value, Value> buildMaxSelection(OpBuilder &b, Location loc,
             b, loc, cmpf(arith::CmpFPredicate::OEQ, value, best),
             cmpi(arith::CmpIPredicate::slt, position, bestPosition));
         Value numberWins = arith::AndIOp::create(
-            b, loc, arith::XOrIOp::create(
-                        b, loc, bestIsNaN,
-                        arith::ConstantOp::create(b, loc, b.getBoolAttr(true))),
-            arith::OrIOp::create(b, loc,
-                                 cmpf(arith::CmpFPredicate::OGT, value, best),
-                                 tieWins));
+            b, loc,
+            arith::XOrIOp::create(
+                b, loc, bestIsNaN,
+                arith::ConstantOp::create(b, loc, b.getBoolAttr(true))),
+            arith::OrIOp::create(
+                b, loc, cmpf(arith::CmpFPredicate::OGT, value, best), tieWins));
         Value wins =
             arith::SelectOp::create(b, loc, valueIsNaN, nanWins, numberWins);
         Value take = arith::AndIOp::create(
@@ -222,8 +223,8 @@ Value buildWindowGather(
   Value sum =
       buildGeneric(
           b, loc, {windowOperand(b, loc, g.kernel[0], g.kernel[1])},
-          {accumulator(b, loc, resultType.getShape(), zero)},
-          windowIterators(), b.getF32Type(),
+          {accumulator(b, loc, resultType.getShape(), zero)}, windowIterators(),
+          b.getF32Type(),
           [&](OpBuilder &b, Location loc, ValueRange,
               ValueRange acc) -> SmallVector<Value> {
             SmallVector<Value> idx = loopIndices(b, loc);
@@ -240,9 +241,9 @@ Value buildWindowGather(
                                         indexConstant(b, loc, g.padding[i])),
                   arith::MulIOp::create(b, loc, k,
                                         indexConstant(b, loc, g.dilation[i])));
-              Value nonNegative = arith::CmpIOp::create(
-                  b, loc, arith::CmpIPredicate::sge, numerator,
-                  indexConstant(b, loc, 0));
+              Value nonNegative =
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                        numerator, indexConstant(b, loc, 0));
               Value safe = indexOrZero(b, loc, nonNegative, numerator);
               Value stride = indexConstant(b, loc, g.stride[i]);
               Value o = arith::DivUIOp::create(b, loc, safe, stride);
@@ -250,15 +251,15 @@ Value buildWindowGather(
                   b, loc, arith::CmpIPredicate::eq,
                   arith::RemUIOp::create(b, loc, safe, stride),
                   indexConstant(b, loc, 0));
-              Value inRange = arith::CmpIOp::create(
-                  b, loc, arith::CmpIPredicate::slt, o,
-                  indexConstant(b, loc, g.out[i]));
+              Value inRange =
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, o,
+                                        indexConstant(b, loc, g.out[i]));
               Value ok = arith::AndIOp::create(
                   b, loc, nonNegative,
                   arith::AndIOp::create(b, loc, divisible, inRange));
-              valid = valid ? arith::AndIOp::create(b, loc, valid, ok)
-                                  .getResult()
-                            : ok;
+              valid = valid
+                          ? arith::AndIOp::create(b, loc, valid, ok).getResult()
+                          : ok;
               outputs.push_back(o);
               kernels.push_back(k);
             }
@@ -309,8 +310,8 @@ struct MaxPool2DGradOpLowering : OpConversionPattern<MaxPool2DGradOp> {
         rewriter, loc, g, resultType,
         [&](OpBuilder &b, Location loc, Value n, Value c, Value oh, Value ow,
             Value kh, Value kw, Value valid) -> Value {
-          Value position = tensor::ExtractOp::create(
-              b, loc, selected, ValueRange{n, c, oh, ow});
+          Value position = tensor::ExtractOp::create(b, loc, selected,
+                                                     ValueRange{n, c, oh, ow});
           Value expected = arith::IndexCastOp::create(
               b, loc, b.getI64Type(),
               arith::AddIOp::create(
@@ -356,11 +357,10 @@ Value buildAvgDivisors(OpBuilder &b, Location loc, const PoolGeometry &g,
 /// The operand `divisors` ([OH, OW]) read at (n, c, oh, ow).
 MappedOperand spatialOperand(Value divisors) {
   MLIRContext *context = divisors.getContext();
-  return {divisors,
-          AffineMap::get(4, 0,
-                         {getAffineDimExpr(2, context),
-                          getAffineDimExpr(3, context)},
-                         context)};
+  return {divisors, AffineMap::get(4, 0,
+                                   {getAffineDimExpr(2, context),
+                                    getAffineDimExpr(3, context)},
+                                   context)};
 }
 
 /// `numerator` (NCHW, any float type) divided elementwise by the spatial
@@ -397,8 +397,8 @@ struct AvgPool2DOpLowering : OpConversionPattern<AvgPool2DOp> {
     Value zero = createF32Constant(rewriter, loc, 0.0);
     Value sum =
         buildGeneric(
-            rewriter, loc, {windowOperand(rewriter, loc, g.kernel[0],
-                                          g.kernel[1])},
+            rewriter, loc,
+            {windowOperand(rewriter, loc, g.kernel[0], g.kernel[1])},
             {accumulator(rewriter, loc, resultType.getShape(), zero)},
             windowIterators(), rewriter.getF32Type(),
             [&](OpBuilder &b, Location loc, ValueRange,
@@ -417,9 +417,8 @@ struct AvgPool2DOpLowering : OpConversionPattern<AvgPool2DOp> {
             .front();
     Value divisors = buildAvgDivisors(rewriter, loc, g, op.getCountIncludePad(),
                                       op.getDivisorOverride());
-    rewriter.replaceOp(op,
-                       divideBySpatial(rewriter, loc, sum, {divisors},
-                                       resultType));
+    rewriter.replaceOp(
+        op, divideBySpatial(rewriter, loc, sum, {divisors}, resultType));
     return success();
   }
 };
@@ -439,9 +438,9 @@ struct AvgPool2DGradOpLowering : OpConversionPattern<AvgPool2DGradOp> {
     Value divisors = buildAvgDivisors(rewriter, loc, g, op.getCountIncludePad(),
                                       op.getDivisorOverride());
     // grad_delta = dy / divisor in f32, as PyTorch's backward.
-    Value delta = divideBySpatial(rewriter, loc, adaptor.getGradOutput(),
-                                  {divisors},
-                                  gradType.clone(rewriter.getF32Type()));
+    Value delta =
+        divideBySpatial(rewriter, loc, adaptor.getGradOutput(), {divisors},
+                        gradType.clone(rewriter.getF32Type()));
     Value dx = buildWindowGather(
         rewriter, loc, g, resultType,
         [&](OpBuilder &b, Location loc, Value n, Value c, Value oh, Value ow,
@@ -456,8 +455,7 @@ struct AvgPool2DGradOpLowering : OpConversionPattern<AvgPool2DGradOp> {
 
 /// PyTorch's adaptive window of output `o` of `out` over `in` elements:
 /// [⌊o·in/out⌋, ⌈(o+1)·in/out⌉).
-std::pair<int64_t, int64_t> adaptiveWindow(int64_t o, int64_t in,
-                                           int64_t out) {
+std::pair<int64_t, int64_t> adaptiveWindow(int64_t o, int64_t in, int64_t out) {
   return {(o * in) / out, ((o + 1) * in + out - 1) / out};
 }
 
@@ -509,8 +507,7 @@ int64_t largestAdaptiveWindow(int64_t in, int64_t out) {
   return largest;
 }
 
-struct AdaptiveAvgPool2DOpLowering
-    : OpConversionPattern<AdaptiveAvgPool2DOp> {
+struct AdaptiveAvgPool2DOpLowering : OpConversionPattern<AdaptiveAvgPool2DOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
@@ -540,9 +537,10 @@ struct AdaptiveAvgPool2DOpLowering
                 position[i] = arith::AddIOp::create(b, loc, start, idx[4 + i]);
                 Value ok = arith::CmpIOp::create(
                     b, loc, arith::CmpIPredicate::ult, position[i], end);
-                inside = inside ? arith::AndIOp::create(b, loc, inside, ok)
-                                      .getResult()
-                                : ok;
+                inside =
+                    inside
+                        ? arith::AndIOp::create(b, loc, inside, ok).getResult()
+                        : ok;
               }
               Value value = readIf(b, loc, input, idx[0], idx[1], position[0],
                                    position[1], inside);
@@ -551,8 +549,8 @@ struct AdaptiveAvgPool2DOpLowering
             })
             .front();
     auto [rows, columns] = adaptiveSizes(rewriter, loc, in, out);
-    rewriter.replaceOp(op, divideBySpatial(rewriter, loc, sum, {rows, columns},
-                                           resultType));
+    rewriter.replaceOp(
+        op, divideBySpatial(rewriter, loc, sum, {rows, columns}, resultType));
     return success();
   }
 };
@@ -577,12 +575,11 @@ struct AdaptiveAvgPool2DGradOpLowering
     // Loops (n, c, ih, iw, oh, ow): every window, in row-major order.
     MLIRContext *context = rewriter.getContext();
     MappedOperand deltaOperand{
-        delta, AffineMap::get(6, 0,
-                              {getAffineDimExpr(0, context),
-                               getAffineDimExpr(1, context),
-                               getAffineDimExpr(4, context),
-                               getAffineDimExpr(5, context)},
-                              context)};
+        delta, AffineMap::get(
+                   6, 0,
+                   {getAffineDimExpr(0, context), getAffineDimExpr(1, context),
+                    getAffineDimExpr(4, context), getAffineDimExpr(5, context)},
+                   context)};
     Value zero = createF32Constant(rewriter, loc, 0.0);
     Value sum =
         buildGeneric(
@@ -602,9 +599,10 @@ struct AdaptiveAvgPool2DGradOpLowering
                                           idx[2 + i], start),
                     arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           idx[2 + i], end));
-                inside = inside ? arith::AndIOp::create(b, loc, inside, ok)
-                                      .getResult()
-                                : ok;
+                inside =
+                    inside
+                        ? arith::AndIOp::create(b, loc, inside, ok).getResult()
+                        : ok;
               }
               Value added = arith::AddFOp::create(b, loc, acc[0], inputs[0]);
               return {arith::SelectOp::create(b, loc, inside, added, acc[0])};

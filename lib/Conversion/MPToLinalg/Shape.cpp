@@ -249,6 +249,5 @@ void lowering::populateShapePatterns(RewritePatternSet &patterns) {
   patterns.add<TransposeOpLowering, ReshapeOpLowering, BroadcastOpLowering,
                ConcatOpLowering, SliceOpLowering, SliceGradOpLowering,
                EmbeddingOpLowering, EmbeddingGradOpLowering,
-               StopGradientOpLowering>(
-      patterns.getContext());
+               StopGradientOpLowering>(patterns.getContext());
 }

@@ -778,8 +778,8 @@ HardswishOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
 }
 
 FailureOr<SmallVector<Value>>
-HardsigmoidOp::buildAdjoints(OpBuilder &builder,
-                             ArrayRef<Value> resultAdjoints, ArrayRef<bool>) {
+HardsigmoidOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
+                             ArrayRef<bool>) {
   return buildActivationAdjoint<HardsigmoidGradOp>(*this, builder,
                                                    resultAdjoints);
 }
@@ -831,10 +831,8 @@ AvgPool2DOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
       getCountIncludePadAttr(), getDivisorOverrideAttr())};
 }
 
-FailureOr<SmallVector<Value>>
-AdaptiveAvgPool2DOp::buildAdjoints(OpBuilder &builder,
-                                   ArrayRef<Value> resultAdjoints,
-                                   ArrayRef<bool>) {
+FailureOr<SmallVector<Value>> AdaptiveAvgPool2DOp::buildAdjoints(
+    OpBuilder &builder, ArrayRef<Value> resultAdjoints, ArrayRef<bool>) {
   ImplicitLocOpBuilder b(getLoc(), builder);
   return SmallVector<Value>{AdaptiveAvgPool2DGradOp::create(
       b, getInput().getType(), resultAdjoints[0])};

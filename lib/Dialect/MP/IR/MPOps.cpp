@@ -1146,8 +1146,8 @@ OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
       dyn_cast_if_present<SplatElementsAttr>(adaptor.getCondition());
   if (!condition)
     return {};
-  Value chosen = condition.getSplatValue<bool>() ? getTrueValue()
-                                                 : getFalseValue();
+  Value chosen =
+      condition.getSplatValue<bool>() ? getTrueValue() : getFalseValue();
   if (chosen.getType() != getResult().getType())
     return {};
   return chosen;
@@ -1157,9 +1157,8 @@ LogicalResult
 CompareOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                             Adaptor adaptor,
                             SmallVectorImpl<Type> &inferredReturnTypes) {
-  FailureOr<RankedTensorType> type =
-      inferBroadcast(Reporter(loc, getOperationName()), adaptor.getLhs(),
-                     adaptor.getRhs());
+  FailureOr<RankedTensorType> type = inferBroadcast(
+      Reporter(loc, getOperationName()), adaptor.getLhs(), adaptor.getRhs());
   if (failed(type))
     return failure();
   inferredReturnTypes.push_back(
@@ -1178,9 +1177,8 @@ static LogicalResult checkClampBounds(const Reporter &reporter,
                                       bool hardtanh) {
   if (!min && !max)
     return reporter.fail("expects at least one of min and max");
-  for (auto [name, bound] : {std::pair<StringRef, std::optional<APFloat>>{
-                                 "min", min},
-                             {"max", max}})
+  for (auto [name, bound] :
+       {std::pair<StringRef, std::optional<APFloat>>{"min", min}, {"max", max}})
     if (bound && bound->isNaN())
       return reporter.fail(name, " must not be NaN");
   if (hardtanh) {
@@ -1237,18 +1235,17 @@ int64_t mp::getPooledSize(int64_t size, int64_t kernel, int64_t stride,
 /// Checks the window attributes of a 2-d pooling of an NCHW `input` and
 /// returns the output shape (PyTorch's pool2d_shape_check and
 /// pooling_output_shape). `stride` is empty when it defaults to the kernel.
-static FailureOr<SmallVector<int64_t>>
-inferPool2DShape(const Reporter &reporter, ArrayRef<int64_t> input,
-                 ArrayRef<int64_t> kernel, std::optional<ArrayRef<int64_t>> stride,
-                 ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
-                 bool ceilMode) {
+static FailureOr<SmallVector<int64_t>> inferPool2DShape(
+    const Reporter &reporter, ArrayRef<int64_t> input, ArrayRef<int64_t> kernel,
+    std::optional<ArrayRef<int64_t>> stride, ArrayRef<int64_t> padding,
+    ArrayRef<int64_t> dilation, bool ceilMode) {
   if (input.size() != 4)
     return reporter.fail("expects an NCHW input of rank 4, got rank ",
                          input.size());
   ArrayRef<int64_t> strides = stride ? *stride : kernel;
   for (auto [name, values, min] :
-       {std::tuple<StringRef, ArrayRef<int64_t>, int64_t>{"kernel_size",
-                                                          kernel, 1},
+       {std::tuple<StringRef, ArrayRef<int64_t>, int64_t>{"kernel_size", kernel,
+                                                          1},
         {"stride", strides, 1},
         {"padding", padding, 0},
         {"dilation", dilation, 1}}) {
@@ -1268,10 +1265,9 @@ inferPool2DShape(const Reporter &reporter, ArrayRef<int64_t> input,
     output.push_back(getPooledSize(input[2 + i], kernel[i], strides[i],
                                    padding[i], dilation[i], ceilMode));
   if (output[2] < 1 || output[3] < 1)
-    return reporter.fail("computed output size ",
-                         ShapeStr{ArrayRef(output).drop_front(2)},
-                         " is too small for the input size ",
-                         ShapeStr{input.drop_front(2)});
+    return reporter.fail(
+        "computed output size ", ShapeStr{ArrayRef(output).drop_front(2)},
+        " is too small for the input size ", ShapeStr{input.drop_front(2)});
   return output;
 }
 
@@ -1302,13 +1298,12 @@ MaxPool2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   return inferFromInput(
       reporter, adaptor.getInput(),
       [&](RankedTensorType input) {
-        return inferPool2DShape(reporter, input.getShape(),
-                                adaptor.getKernelSize(), adaptor.getStride(),
-                                arrayOrDefault(adaptor.getPaddingAttr(),
-                                               kZeroPair),
-                                arrayOrDefault(adaptor.getDilationAttr(),
-                                               kOnePair),
-                                adaptor.getCeilMode());
+        return inferPool2DShape(
+            reporter, input.getShape(), adaptor.getKernelSize(),
+            adaptor.getStride(),
+            arrayOrDefault(adaptor.getPaddingAttr(), kZeroPair),
+            arrayOrDefault(adaptor.getDilationAttr(), kOnePair),
+            adaptor.getCeilMode());
       },
       inferredReturnTypes);
 }
@@ -1322,8 +1317,8 @@ LogicalResult MaxPool2DGradOp::verify() {
                          input.getElementType(), ", got ",
                          gradOutput.getElementType());
   FailureOr<SmallVector<int64_t>> shape =
-      inferPool2DShape(reporter, input.getShape(), getKernelSize(),
-                       getStride(), getPadding(), getDilation(), getCeilMode());
+      inferPool2DShape(reporter, input.getShape(), getKernelSize(), getStride(),
+                       getPadding(), getDilation(), getCeilMode());
   if (failed(shape))
     return failure();
   return checkResultShape(reporter, *shape, gradOutput, "grad_output");
@@ -1339,11 +1334,11 @@ AvgPool2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   return inferFromInput(
       reporter, adaptor.getInput(),
       [&](RankedTensorType input) {
-        return inferPool2DShape(reporter, input.getShape(),
-                                adaptor.getKernelSize(), adaptor.getStride(),
-                                arrayOrDefault(adaptor.getPaddingAttr(),
-                                               kZeroPair),
-                                kOnePair, adaptor.getCeilMode());
+        return inferPool2DShape(
+            reporter, input.getShape(), adaptor.getKernelSize(),
+            adaptor.getStride(),
+            arrayOrDefault(adaptor.getPaddingAttr(), kZeroPair), kOnePair,
+            adaptor.getCeilMode());
       },
       inferredReturnTypes);
 }
@@ -1377,8 +1372,7 @@ inferAdaptivePool2DShape(const Reporter &reporter, ArrayRef<int64_t> input,
   if (outputSize[0] < 1 || outputSize[1] < 1)
     return reporter.fail("expects output_size >= 1, got ",
                          ShapeStr{outputSize});
-  return SmallVector<int64_t>{input[0], input[1], outputSize[0],
-                              outputSize[1]};
+  return SmallVector<int64_t>{input[0], input[1], outputSize[0], outputSize[1]};
 }
 
 LogicalResult AdaptiveAvgPool2DOp::inferReturnTypes(
