@@ -50,7 +50,8 @@ def MP_MaxPool2DOp : MP_Op<"max_pool2d", [Pure, InferTypeOpAdaptor,
     PyTorch's `F.max_pool2d` on an `[N, C, H, W]` input. `kernel_size`,
     `stride` (default: the kernel size), `padding` and `dilation` have one
     entry per spatial dimension; padding is −inf and at most half the
-    effective kernel size (`padding <= ((kernel − 1)·dilation + 1) / 2`).
+    kernel size (`padding <= kernel / 2`, PyTorch 1.13's check, which uses
+    the undilated kernel).
     The output is `[N, C, OH, OW]` with
     `OH = ⌊(H + 2·padding − dilation·(kernel − 1) − 1 + (ceil_mode ? stride − 1 : 0)) / stride⌋ + 1`,
     minus one when `ceil_mode` makes the last window start at or after
