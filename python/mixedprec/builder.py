@@ -372,6 +372,170 @@ class TrainStep:
             raise BuildError("gelu: approximate must be 'none' or 'tanh'")
         return self._unary("gelu", x, "" if approximate == "none" else " approximate tanh")
 
+    # Activations, selection and comparison (MPActivationOps.td) -----------
+
+    def clamp(self, x, min=None, max=None, hardtanh=False):
+        """torch.clamp(x, min, max); `hardtanh` takes hardtanh_backward's
+        exclusive gradient at the bounds (relu6, F.hardtanh)."""
+        if min is None and max is None:
+            raise BuildError("clamp: give min, max or both")
+        if hardtanh and (min is None or max is None or min > max):
+            raise BuildError("clamp: hardtanh needs min <= max")
+        suffix = ""
+        for word, bound in (("min", min), ("max", max)):
+            if bound is not None:
+                suffix += " %s %s" % (word, _f64(bound).split(" : ")[0])
+        return self._unary("clamp", x, suffix + (" hardtanh" if hardtanh else ""))
+
+    def relu6(self, x):
+        return self.clamp(x, 0.0, 6.0, hardtanh=True)
+
+    def hardtanh(self, x, min_val=-1.0, max_val=1.0):
+        return self.clamp(x, min_val, max_val, hardtanh=True)
+
+    def silu(self, x):
+        return self._unary("silu", x)
+
+    def hardswish(self, x):
+        return self._unary("hardswish", x)
+
+    def hardsigmoid(self, x):
+        return self._unary("hardsigmoid", x)
+
+    def leaky_relu(self, x, negative_slope=0.01):
+        return self._unary("leaky_relu", x, " negative_slope %s"
+                           % _f64(negative_slope).split(" : ")[0])
+
+    def erf(self, x):
+        return self._unary("erf", x)
+
+    def abs(self, x):
+        return self._unary("abs", x)
+
+    def stop_gradient(self, x):
+        """x.detach(): no gradient flows through the result."""
+        def infer(specs):
+            return specs[0]
+
+        def format(result, names, specs, out):
+            return "%s = mp.stop_gradient %s : %s" % (result, names[0], _tensor(*specs[0]))
+        return self._op("stop_gradient", [x], infer, format)
+
+    def select(self, condition, true_value, false_value):
+        """torch.where(condition, true_value, false_value), broadcasting."""
+        def infer(specs):
+            (cs, ct), (ts, tt), (fs, ft) = specs
+            if ct != "i1":
+                raise BuildError("select: the condition must be i1, got %s" % _tensor(cs, ct))
+            if tt != ft:
+                raise BuildError("select: element types %s and %s differ" % (tt, ft))
+            return _broadcast(_broadcast(cs, ts), fs), tt
+
+        def format(result, names, specs, out):
+            return "%s = mp.select %s : %s" % (result, ", ".join(names),
+                                               ", ".join(_tensor(*s) for s in specs))
+        return self._op("select", [condition, true_value, false_value], infer, format)
+
+    def compare(self, predicate, lhs, rhs):
+        """lhs <predicate> rhs (eq, ne, lt, le, gt, ge) as i1, broadcasting."""
+        if predicate not in ("eq", "ne", "lt", "le", "gt", "ge"):
+            raise BuildError("compare: unknown predicate %r" % (predicate,))
+
+        def infer(specs):
+            (ls, lt), (rs, rt) = specs
+            if lt != rt:
+                raise BuildError("compare: element types %s and %s differ" % (lt, rt))
+            return _broadcast(ls, rs), "i1"
+
+        def format(result, names, specs, out):
+            return "%s = mp.compare %s, %s : %s, %s" % (
+                result, predicate, ", ".join(names), _tensor(*specs[0]), _tensor(*specs[1]))
+        return self._op("compare", [lhs, rhs], infer, format)
+
+    # Pooling (MPPoolingOps.td) ----------------------------------------------
+
+    @staticmethod
+    def _pair(value, what):
+        pair = (value, value) if isinstance(value, int) else tuple(int(v) for v in value)
+        if len(pair) != 2:
+            raise BuildError("%s must be an int or a pair, got %r" % (what, value))
+        return pair
+
+    def _pool(self, mnemonic, x, kernel_size, stride, padding, dilation, ceil_mode,
+              extra):
+        kernel = self._pair(kernel_size, "kernel_size")
+        strides = kernel if stride is None else self._pair(stride, "stride")
+        pads = self._pair(padding, "padding")
+        dilations = self._pair(dilation, "dilation")
+
+        def infer(specs):
+            shape, dtype = specs[0]
+            self._float(specs[0], mnemonic + " input")
+            if len(shape) != 4:
+                raise BuildError("%s: input must be NCHW, got %s" % (mnemonic, _tensor(*specs[0])))
+            out = []
+            for i in range(2):
+                if kernel[i] < 1 or strides[i] < 1 or dilations[i] < 1 or pads[i] < 0 \
+                        or pads[i] > kernel[i] // 2:
+                    raise BuildError("%s: invalid window (kernel %s, stride %s, padding %s)"
+                                     % (mnemonic, list(kernel), list(strides), list(pads)))
+                extent = shape[2 + i] + 2 * pads[i] - dilations[i] * (kernel[i] - 1) - 1 \
+                    + (strides[i] - 1 if ceil_mode else 0)
+                size = extent // strides[i] + 1
+                if ceil_mode and (size - 1) * strides[i] >= shape[2 + i] + pads[i]:
+                    size -= 1
+                if size < 1:
+                    raise BuildError("%s: output too small for %s" % (mnemonic, _tensor(*specs[0])))
+                out.append(size)
+            return tuple(shape[:2]) + tuple(out), dtype
+
+        def format(result, names, specs, out):
+            text = "%s = mp.%s %s kernel %s" % (result, mnemonic, names[0], _i64_array(kernel))
+            if stride is not None:
+                text += " stride " + _i64_array(strides)
+            if pads != (0, 0):
+                text += " padding " + _i64_array(pads)
+            if dilations != (1, 1):
+                text += " dilation " + _i64_array(dilations)
+            if ceil_mode:
+                text += " ceil_mode"
+            return text + extra + " : " + _tensor(*specs[0])
+        return self._op(mnemonic, [x], infer, format)
+
+    def max_pool2d(self, x, kernel_size, stride=None, padding=0, dilation=1,
+                   ceil_mode=False):
+        """F.max_pool2d on an NCHW tensor."""
+        return self._pool("max_pool2d", x, kernel_size, stride, padding, dilation,
+                          ceil_mode, "")
+
+    def avg_pool2d(self, x, kernel_size, stride=None, padding=0, ceil_mode=False,
+                   count_include_pad=True, divisor_override=None):
+        """F.avg_pool2d on an NCHW tensor."""
+        extra = "" if count_include_pad else " count_include_pad false"
+        if divisor_override is not None:
+            if int(divisor_override) < 1:
+                raise BuildError("avg_pool2d: divisor_override must be >= 1")
+            extra += " divisor %d" % int(divisor_override)
+        return self._pool("avg_pool2d", x, kernel_size, stride, padding, 1, ceil_mode,
+                          extra)
+
+    def adaptive_avg_pool2d(self, x, output_size):
+        """F.adaptive_avg_pool2d on an NCHW tensor."""
+        size = self._pair(output_size, "output_size")
+
+        def infer(specs):
+            shape, dtype = specs[0]
+            self._float(specs[0], "adaptive_avg_pool2d input")
+            if len(shape) != 4 or min(size) < 1:
+                raise BuildError("adaptive_avg_pool2d: NCHW input and output_size >= 1 "
+                                 "expected, got %s and %s" % (_tensor(*specs[0]), list(size)))
+            return tuple(shape[:2]) + size, dtype
+
+        def format(result, names, specs, out):
+            return "%s = mp.adaptive_avg_pool2d %s output_size %s : %s" % (
+                result, names[0], _i64_array(size), _tensor(*specs[0]))
+        return self._op("adaptive_avg_pool2d", [x], infer, format)
+
     def _along(self, mnemonic, x, dim):
         def infer(specs):
             self._float(specs[0], mnemonic + " operand")

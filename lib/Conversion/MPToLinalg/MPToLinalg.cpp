@@ -37,6 +37,7 @@ void mp::populateMPToLinalgConversionPatterns(RewritePatternSet &patterns) {
   lowering::populateReductionPatterns(patterns);
   lowering::populateBatchNormPatterns(patterns);
   lowering::populateShapePatterns(patterns);
+  lowering::populatePoolingPatterns(patterns);
   lowering::populateLossPatterns(patterns);
   lowering::populateBackwardPatterns(patterns);
   lowering::populatePrecisionPatterns(patterns);

@@ -14,15 +14,19 @@ namespace mlir::mp::lowering {
 
 /// matmul, batch_matmul, linear, conv2d and the convolution gradients.
 void populateLinearAlgebraPatterns(RewritePatternSet &patterns);
-/// Unary and binary elementwise ops, gelu, relu_grad and gelu_grad.
+/// Unary and binary elementwise ops, gelu, select, compare, the activations
+/// (clamp, silu, hardswish, ...) and the elementwise gradients (relu_grad,
+/// gelu_grad, clamp_grad, ...).
 void populateElementwisePatterns(RewritePatternSet &patterns);
 /// reduce_*, softmax, log_softmax, layer_norm, rms_norm.
 void populateReductionPatterns(RewritePatternSet &patterns);
 /// batch_norm and batch_norm_grad.
 void populateBatchNormPatterns(RewritePatternSet &patterns);
-/// transpose, reshape, broadcast, concat, slice, embedding and their
-/// gradients slice_grad and embedding_grad.
+/// transpose, reshape, broadcast, concat, slice, embedding, stop_gradient and
+/// the gradients slice_grad and embedding_grad.
 void populateShapePatterns(RewritePatternSet &patterns);
+/// max_pool2d, avg_pool2d, adaptive_avg_pool2d and their gradients.
+void populatePoolingPatterns(RewritePatternSet &patterns);
 /// cross_entropy and mse.
 void populateLossPatterns(RewritePatternSet &patterns);
 /// The remaining explicit backward ops: maximum/minimum_grad,

@@ -3,7 +3,9 @@
 // transpose → linalg.transpose; reshape → tensor.collapse_shape/expand_shape;
 // broadcast → collapse of the size-1 dimensions that broadcast, then
 // linalg.broadcast; concat → tensor.concat; slice → tensor.extract_slice;
-// embedding → a linalg.generic gathering rows with tensor.extract. Their
+// embedding → a linalg.generic gathering rows with tensor.extract;
+// stop_gradient → its operand. The element type is never inspected, so
+// integer tensors (labels, masks) lower like float ones. Their
 // gradients: slice_grad → tensor.insert_slice into zeros; embedding_grad →
 // an scf.for over the indices adding each gradient row into an f32 table
 // (repeated indices accumulate in f32), rounded once to the result type.
@@ -135,6 +137,18 @@ struct SliceGradOpLowering : OpConversionPattern<SliceGradOp> {
   }
 };
 
+/// mp.stop_gradient only matters to mp-autodiff: forward the operand.
+struct StopGradientOpLowering : OpConversionPattern<StopGradientOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(StopGradientOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getInput());
+    return success();
+  }
+};
+
 /// Converts an element of an index tensor to `index`.
 Value toIndex(OpBuilder &b, Location loc, Value value) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
@@ -234,6 +248,6 @@ struct EmbeddingGradOpLowering : OpConversionPattern<EmbeddingGradOp> {
 void lowering::populateShapePatterns(RewritePatternSet &patterns) {
   patterns.add<TransposeOpLowering, ReshapeOpLowering, BroadcastOpLowering,
                ConcatOpLowering, SliceOpLowering, SliceGradOpLowering,
-               EmbeddingOpLowering, EmbeddingGradOpLowering>(
-      patterns.getContext());
+               EmbeddingOpLowering, EmbeddingGradOpLowering,
+               StopGradientOpLowering>(patterns.getContext());
 }

@@ -119,3 +119,34 @@ func.func @reshape_and_broadcast(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tenso
   %3 = mp.broadcast %x : tensor<4x8xf32> to tensor<4x8xf32>
   return %0, %2, %3 : tensor<4x8xf32>, tensor<32xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// select with a constant splat condition is the chosen operand when that has
+// the result type; a broadcast operand stays selected.
+// CHECK-LABEL: func.func @select_constant_condition
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>, %[[S:.*]]: tensor<f32>)
+// CHECK-NEXT: %[[F:.*]] = arith.constant dense<false> : tensor<4xi1>
+// CHECK-NEXT: %[[B:.*]] = mp.select %[[F]], %[[X]], %[[S]]
+// CHECK-NEXT: return %[[X]], %[[Y]], %[[B]]
+func.func @select_constant_condition(%x: tensor<4xf32>, %y: tensor<4xf32>, %s: tensor<f32>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %t = arith.constant dense<true> : tensor<4xi1>
+  %f = arith.constant dense<false> : tensor<4xi1>
+  %0 = mp.select %t, %x, %y : tensor<4xi1>, tensor<4xf32>, tensor<4xf32>
+  %1 = mp.select %f, %x, %y : tensor<4xi1>, tensor<4xf32>, tensor<4xf32>
+  %2 = mp.select %f, %x, %s : tensor<4xi1>, tensor<4xf32>, tensor<f32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// stop_gradient never folds away: mp-autodiff, which may run after
+// canonicalisation, needs it.
+// CHECK-LABEL: func.func @stop_gradient_stays
+// CHECK-NEXT: %[[C:.*]] = mp.stop_gradient
+// CHECK-NEXT: return %[[C]]
+func.func @stop_gradient_stays(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = mp.stop_gradient %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

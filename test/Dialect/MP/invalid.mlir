@@ -1292,7 +1292,7 @@ func.func @reshape_count(%x: tensor<4x8xf32>) {
 
 // ODS: reshape result must be statically shaped.
 func.func @reshape_dynamic_result(%x: tensor<4x8xf32>) {
-  // expected-error @+1 {{'mp.reshape' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or f8E4M3FN type or f8E5M2 type values, but got 'tensor<?xf32>'}}
+  // expected-error @+1 {{'mp.reshape' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or f8E4M3FN type or f8E5M2 type or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<?xf32>'}}
   %0 = mp.reshape %x : tensor<4x8xf32> to tensor<?xf32>
   return
 }

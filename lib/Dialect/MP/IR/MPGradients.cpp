@@ -743,3 +743,130 @@ BatchNormOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
     adjoints[next++] = grads.getBiasGrad();
   return adjoints;
 }
+
+//===----------------------------------------------------------------------===//
+// Selection
+//===----------------------------------------------------------------------===//
+
+/// PyTorch's where backward: d(true_value) = select(c, dy, 0) and
+/// d(false_value) = select(c, 0, dy), each summed to its operand's shape; the
+/// condition has no adjoint.
+FailureOr<SmallVector<Value>>
+SelectOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
+                        ArrayRef<bool> requested) {
+  ImplicitLocOpBuilder b(getLoc(), builder);
+  Value dy = resultAdjoints[0];
+  Value zero = scalarConstant(b, elementTypeOf(dy), 0.0);
+  SmallVector<Value> adjoints(3);
+  if (requested[1])
+    adjoints[1] = sumToShape(b, SelectOp::create(b, getCondition(), dy, zero),
+                             tensorType(getTrueValue()));
+  if (requested[2])
+    adjoints[2] = sumToShape(b, SelectOp::create(b, getCondition(), zero, dy),
+                             tensorType(getFalseValue()));
+  return adjoints;
+}
+
+//===----------------------------------------------------------------------===//
+// Activations and math
+//===----------------------------------------------------------------------===//
+
+/// dy passes where the input lies within the bounds (inclusive, or exclusive
+/// with `hardtanh`).
+FailureOr<SmallVector<Value>>
+ClampOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
+                       ArrayRef<bool>) {
+  return buildUnaryAdjoint(
+      *this, builder, resultAdjoints,
+      [&](ImplicitLocOpBuilder &b, Value dy, Value x, Value) -> Value {
+        return ClampGradOp::create(b, dy, x, getMinAttr(), getMaxAttr(),
+                                   getHardtanhAttr());
+      });
+}
+
+/// The adjoint of an activation with an explicit backward op `GradOpTy`
+/// taking (dy, x).
+template <typename GradOpTy, typename OpTy>
+static FailureOr<SmallVector<Value>>
+buildActivationAdjoint(OpTy op, OpBuilder &builder,
+                       ArrayRef<Value> resultAdjoints) {
+  return buildUnaryAdjoint(
+      op, builder, resultAdjoints,
+      [](ImplicitLocOpBuilder &b, Value dy, Value x, Value) -> Value {
+        return GradOpTy::create(b, dy, x);
+      });
+}
+
+FailureOr<SmallVector<Value>>
+SiluOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
+                      ArrayRef<bool>) {
+  return buildActivationAdjoint<SiluGradOp>(*this, builder, resultAdjoints);
+}
+
+FailureOr<SmallVector<Value>>
+HardswishOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
+                           ArrayRef<bool>) {
+  return buildActivationAdjoint<HardswishGradOp>(*this, builder,
+                                                 resultAdjoints);
+}
+
+FailureOr<SmallVector<Value>>
+HardsigmoidOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
+                             ArrayRef<bool>) {
+  return buildActivationAdjoint<HardsigmoidGradOp>(*this, builder,
+                                                   resultAdjoints);
+}
+
+FailureOr<SmallVector<Value>>
+ErfOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
+                     ArrayRef<bool>) {
+  return buildActivationAdjoint<ErfGradOp>(*this, builder, resultAdjoints);
+}
+
+FailureOr<SmallVector<Value>>
+AbsOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
+                     ArrayRef<bool>) {
+  return buildActivationAdjoint<AbsGradOp>(*this, builder, resultAdjoints);
+}
+
+FailureOr<SmallVector<Value>>
+LeakyReluOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
+                           ArrayRef<bool>) {
+  return buildUnaryAdjoint(
+      *this, builder, resultAdjoints,
+      [&](ImplicitLocOpBuilder &b, Value dy, Value x, Value) -> Value {
+        return LeakyReluGradOp::create(b, dy, x, getNegativeSlopeAttr());
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+/// mp.max_pool2d_grad recomputes the selected elements from the input.
+FailureOr<SmallVector<Value>>
+MaxPool2DOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
+                           ArrayRef<bool>) {
+  ImplicitLocOpBuilder b(getLoc(), builder);
+  return SmallVector<Value>{MaxPool2DGradOp::create(
+      b, getInput().getType(), resultAdjoints[0], getInput(),
+      getKernelSizeAttr(), getStrideAttr(), getPaddingAttr(), getDilationAttr(),
+      getCeilModeAttr())};
+}
+
+FailureOr<SmallVector<Value>>
+AvgPool2DOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
+                           ArrayRef<bool>) {
+  ImplicitLocOpBuilder b(getLoc(), builder);
+  return SmallVector<Value>{AvgPool2DGradOp::create(
+      b, getInput().getType(), resultAdjoints[0], getKernelSizeAttr(),
+      getStrideAttr(), getPaddingAttr(), getCeilModeAttr(),
+      getCountIncludePadAttr(), getDivisorOverrideAttr())};
+}
+
+FailureOr<SmallVector<Value>> AdaptiveAvgPool2DOp::buildAdjoints(
+    OpBuilder &builder, ArrayRef<Value> resultAdjoints, ArrayRef<bool>) {
+  ImplicitLocOpBuilder b(getLoc(), builder);
+  return SmallVector<Value>{AdaptiveAvgPool2DGradOp::create(
+      b, getInput().getType(), resultAdjoints[0])};
+}

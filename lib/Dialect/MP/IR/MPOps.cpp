@@ -18,6 +18,7 @@
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::mp;
@@ -1173,6 +1174,318 @@ static LogicalResult inferAdamLike(std::optional<Location>,
 
 MP_INFER_RETURN_TYPES(AdamOp, inferAdamLike)
 MP_INFER_RETURN_TYPES(AdamWOp, inferAdamLike)
+//===----------------------------------------------------------------------===//
+// Selection and comparison
+//===----------------------------------------------------------------------===//
+
+/// Computes the broadcast shape of the operand types `types` (named by
+/// `names` in diagnostics), reporting the first that does not broadcast.
+static FailureOr<SmallVector<int64_t>>
+inferBroadcastShape(const Reporter &reporter, ArrayRef<RankedTensorType> types,
+                    ArrayRef<StringRef> names) {
+  SmallVector<int64_t> shape(types.front().getShape());
+  for (auto [type, name] : llvm::zip(types.drop_front(), names.drop_front())) {
+    SmallVector<int64_t> next;
+    if (!OpTrait::util::getBroadcastedShape(shape, type.getShape(), next))
+      return reporter.fail("shape ", ShapeStr{type.getShape()}, " of ", name,
+                           " does not broadcast with ", ShapeStr{shape});
+    shape = std::move(next);
+  }
+  return shape;
+}
+
+LogicalResult
+SelectOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                           Adaptor adaptor,
+                           SmallVectorImpl<Type> &inferredReturnTypes) {
+  Reporter reporter(loc, getOperationName());
+  SmallVector<RankedTensorType> types;
+  StringRef names[] = {"condition", "true_value", "false_value"};
+  Value values[] = {adaptor.getCondition(), adaptor.getTrueValue(),
+                    adaptor.getFalseValue()};
+  for (auto [value, name] : llvm::zip(values, names)) {
+    FailureOr<RankedTensorType> type = getStaticTensor(reporter, value, name);
+    if (failed(type))
+      return failure();
+    types.push_back(*type);
+  }
+  if (types[1].getElementType() != types[2].getElementType())
+    return reporter.fail("expects true_value and false_value of one element "
+                         "type, got ",
+                         types[1].getElementType(), " and ",
+                         types[2].getElementType());
+  FailureOr<SmallVector<int64_t>> shape =
+      inferBroadcastShape(reporter, types, names);
+  if (failed(shape))
+    return failure();
+  inferredReturnTypes.push_back(
+      RankedTensorType::get(*shape, types[1].getElementType()));
+  return success();
+}
+
+OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
+  auto condition =
+      dyn_cast_if_present<SplatElementsAttr>(adaptor.getCondition());
+  if (!condition)
+    return {};
+  Value chosen =
+      condition.getSplatValue<bool>() ? getTrueValue() : getFalseValue();
+  if (chosen.getType() != getResult().getType())
+    return {};
+  return chosen;
+}
+
+LogicalResult
+CompareOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                            Adaptor adaptor,
+                            SmallVectorImpl<Type> &inferredReturnTypes) {
+  FailureOr<RankedTensorType> type = inferBroadcast(
+      Reporter(loc, getOperationName()), adaptor.getLhs(), adaptor.getRhs());
+  if (failed(type))
+    return failure();
+  inferredReturnTypes.push_back(
+      RankedTensorType::get(type->getShape(), IntegerType::get(context, 1)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Activations and math
+//===----------------------------------------------------------------------===//
+
+/// Checks the optional bounds of clamp and clamp_grad.
+static LogicalResult checkClampBounds(const Reporter &reporter,
+                                      std::optional<APFloat> min,
+                                      std::optional<APFloat> max,
+                                      bool hardtanh) {
+  if (!min && !max)
+    return reporter.fail("expects at least one of min and max");
+  for (auto [name, bound] :
+       {std::pair<StringRef, std::optional<APFloat>>{"min", min}, {"max", max}})
+    if (bound && bound->isNaN())
+      return reporter.fail(name, " must not be NaN");
+  if (hardtanh) {
+    if (!min || !max)
+      return reporter.fail("hardtanh requires both min and max");
+    if (min->convertToDouble() > max->convertToDouble())
+      return reporter.fail("hardtanh requires min <= max, got min ",
+                           min->convertToDouble(), " and max ",
+                           max->convertToDouble());
+  }
+  return success();
+}
+
+LogicalResult ClampOp::verify() {
+  return checkClampBounds(Reporter(*this), getMin(), getMax(), getHardtanh());
+}
+
+LogicalResult ClampGradOp::verify() {
+  return checkClampBounds(Reporter(*this), getMin(), getMax(), getHardtanh());
+}
+
+/// Checks that a leaky_relu slope is a finite number.
+static LogicalResult checkNegativeSlope(const Reporter &reporter,
+                                        const APFloat &slope) {
+  if (!slope.isFinite())
+    return reporter.fail("negative_slope must be finite, got ",
+                         slope.convertToDouble());
+  return success();
+}
+
+LogicalResult LeakyReluOp::verify() {
+  return checkNegativeSlope(Reporter(*this), getNegativeSlope());
+}
+
+LogicalResult LeakyReluGradOp::verify() {
+  return checkNegativeSlope(Reporter(*this), getNegativeSlope());
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+int64_t mp::getPooledSize(int64_t size, int64_t kernel, int64_t stride,
+                          int64_t padding, int64_t dilation, bool ceilMode) {
+  int64_t extent = size + 2 * padding - dilation * (kernel - 1) - 1 +
+                   (ceilMode ? stride - 1 : 0);
+  int64_t pooled = llvm::divideFloorSigned(extent, stride) + 1;
+  // The last window must start inside the input or the left padding.
+  if (ceilMode && (pooled - 1) * stride >= size + padding)
+    --pooled;
+  return pooled;
+}
+
+/// Checks the window attributes of a 2-d pooling of an NCHW `input` and
+/// returns the output shape (PyTorch's pool2d_shape_check and
+/// pooling_output_shape). `stride` is empty when it defaults to the kernel.
+static FailureOr<SmallVector<int64_t>> inferPool2DShape(
+    const Reporter &reporter, ArrayRef<int64_t> input, ArrayRef<int64_t> kernel,
+    std::optional<ArrayRef<int64_t>> stride, ArrayRef<int64_t> padding,
+    ArrayRef<int64_t> dilation, bool ceilMode) {
+  if (input.size() != 4)
+    return reporter.fail("expects an NCHW input of rank 4, got rank ",
+                         input.size());
+  ArrayRef<int64_t> strides = stride ? *stride : kernel;
+  for (auto [name, values, min] :
+       {std::tuple<StringRef, ArrayRef<int64_t>, int64_t>{"kernel_size", kernel,
+                                                          1},
+        {"stride", strides, 1},
+        {"padding", padding, 0},
+        {"dilation", dilation, 1}}) {
+    if (values.size() != 2)
+      return reporter.fail("expects 2 ", name, " values, got ", values.size());
+    if (values[0] < min || values[1] < min)
+      return reporter.fail("expects ", name, " >= ", min, ", got ",
+                           ShapeStr{values});
+  }
+  if (padding[0] > kernel[0] / 2 || padding[1] > kernel[1] / 2)
+    return reporter.fail("expects padding at most half the kernel size, got "
+                         "padding ",
+                         ShapeStr{padding}, " for kernel_size ",
+                         ShapeStr{kernel});
+  SmallVector<int64_t> output{input[0], input[1]};
+  for (int i = 0; i < 2; ++i)
+    output.push_back(getPooledSize(input[2 + i], kernel[i], strides[i],
+                                   padding[i], dilation[i], ceilMode));
+  if (output[2] < 1 || output[3] < 1)
+    return reporter.fail(
+        "computed output size ", ShapeStr{ArrayRef(output).drop_front(2)},
+        " is too small for the input size ", ShapeStr{input.drop_front(2)});
+  return output;
+}
+
+/// The value of a default-valued array attribute during type inference,
+/// where the adaptor does not supply the default of an absent attribute.
+static ArrayRef<int64_t> arrayOrDefault(DenseI64ArrayAttr attr,
+                                        ArrayRef<int64_t> fallback) {
+  return attr ? attr.asArrayRef() : fallback;
+}
+static constexpr int64_t kZeroPair[] = {0, 0};
+static constexpr int64_t kOnePair[] = {1, 1};
+
+/// Checks a divisor_override (when present).
+static LogicalResult checkDivisor(const Reporter &reporter,
+                                  IntegerAttr divisor) {
+  // I64Attr getters are unsigned: read the signed value.
+  if (divisor && divisor.getInt() < 1)
+    return reporter.fail("expects divisor_override >= 1, got ",
+                         divisor.getInt());
+  return success();
+}
+
+LogicalResult
+MaxPool2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                              Adaptor adaptor,
+                              SmallVectorImpl<Type> &inferredReturnTypes) {
+  Reporter reporter(loc, getOperationName());
+  return inferFromInput(
+      reporter, adaptor.getInput(),
+      [&](RankedTensorType input) {
+        return inferPool2DShape(
+            reporter, input.getShape(), adaptor.getKernelSize(),
+            adaptor.getStride(),
+            arrayOrDefault(adaptor.getPaddingAttr(), kZeroPair),
+            arrayOrDefault(adaptor.getDilationAttr(), kOnePair),
+            adaptor.getCeilMode());
+      },
+      inferredReturnTypes);
+}
+
+LogicalResult MaxPool2DGradOp::verify() {
+  Reporter reporter(*this);
+  auto gradOutput = getGradOutput().getType();
+  auto input = getInput().getType();
+  if (gradOutput.getElementType() != input.getElementType())
+    return reporter.fail("expects grad_output of the input element type ",
+                         input.getElementType(), ", got ",
+                         gradOutput.getElementType());
+  FailureOr<SmallVector<int64_t>> shape =
+      inferPool2DShape(reporter, input.getShape(), getKernelSize(), getStride(),
+                       getPadding(), getDilation(), getCeilMode());
+  if (failed(shape))
+    return failure();
+  return checkResultShape(reporter, *shape, gradOutput, "grad_output");
+}
+
+LogicalResult
+AvgPool2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                              Adaptor adaptor,
+                              SmallVectorImpl<Type> &inferredReturnTypes) {
+  Reporter reporter(loc, getOperationName());
+  if (failed(checkDivisor(reporter, adaptor.getDivisorOverrideAttr())))
+    return failure();
+  return inferFromInput(
+      reporter, adaptor.getInput(),
+      [&](RankedTensorType input) {
+        return inferPool2DShape(
+            reporter, input.getShape(), adaptor.getKernelSize(),
+            adaptor.getStride(),
+            arrayOrDefault(adaptor.getPaddingAttr(), kZeroPair), kOnePair,
+            adaptor.getCeilMode());
+      },
+      inferredReturnTypes);
+}
+
+LogicalResult AvgPool2DGradOp::verify() {
+  Reporter reporter(*this);
+  auto gradOutput = getGradOutput().getType();
+  auto result = getResult().getType();
+  if (failed(checkResultElementType(reporter, gradOutput, result)) ||
+      failed(checkDivisor(reporter, getDivisorOverrideAttr())))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape =
+      inferPool2DShape(reporter, result.getShape(), getKernelSize(),
+                       getStride(), getPadding(), kOnePair, getCeilMode());
+  if (failed(shape))
+    return failure();
+  return checkResultShape(reporter, *shape, gradOutput, "grad_output");
+}
+
+/// Checks an adaptive pooling of an NCHW `input` to `outputSize` and returns
+/// the output shape.
+static FailureOr<SmallVector<int64_t>>
+inferAdaptivePool2DShape(const Reporter &reporter, ArrayRef<int64_t> input,
+                         ArrayRef<int64_t> outputSize) {
+  if (input.size() != 4)
+    return reporter.fail("expects an NCHW input of rank 4, got rank ",
+                         input.size());
+  if (outputSize.size() != 2)
+    return reporter.fail("expects 2 output_size values, got ",
+                         outputSize.size());
+  if (outputSize[0] < 1 || outputSize[1] < 1)
+    return reporter.fail("expects output_size >= 1, got ",
+                         ShapeStr{outputSize});
+  return SmallVector<int64_t>{input[0], input[1], outputSize[0], outputSize[1]};
+}
+
+LogicalResult AdaptiveAvgPool2DOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  Reporter reporter(loc, getOperationName());
+  return inferFromInput(
+      reporter, adaptor.getInput(),
+      [&](RankedTensorType input) {
+        return inferAdaptivePool2DShape(reporter, input.getShape(),
+                                        adaptor.getOutputSize());
+      },
+      inferredReturnTypes);
+}
+
+LogicalResult AdaptiveAvgPool2DGradOp::verify() {
+  Reporter reporter(*this);
+  auto gradOutput = getGradOutput().getType();
+  auto result = getResult().getType();
+  if (failed(checkResultElementType(reporter, gradOutput, result)))
+    return failure();
+  if (gradOutput.getRank() != 4)
+    return reporter.fail("expects an NCHW grad_output of rank 4, got rank ",
+                         gradOutput.getRank());
+  FailureOr<SmallVector<int64_t>> shape = inferAdaptivePool2DShape(
+      reporter, result.getShape(), gradOutput.getShape().drop_front(2));
+  if (failed(shape))
+    return failure();
+  return checkResultShape(reporter, *shape, gradOutput, "grad_output");
+}
+
 #undef MP_INFER_RETURN_TYPES
 
 #define GET_OP_CLASSES

@@ -54,11 +54,14 @@ static constexpr StringLiteral kDefaultDeny[] = {"mp.exp",
                                                  "mp.rms_norm_grad",
                                                  "mp.cross_entropy_grad"};
 
-/// Ops combining several float inputs that must agree.
+/// Ops combining several float inputs that must agree. select and compare
+/// are in none of PyTorch's autocast lists; torch.where and torch.eq/lt/...
+/// promote their operands to a common type, which this list does.
 static constexpr StringLiteral kDefaultPromote[] = {
     "mp.add",     "mp.sub",          "mp.mul",
     "mp.div",     "mp.concat",       "mp.maximum",
-    "mp.minimum", "mp.maximum_grad", "mp.minimum_grad"};
+    "mp.minimum", "mp.maximum_grad", "mp.minimum_grad",
+    "mp.select",  "mp.compare"};
 
 /// Every other computing op of the dialect: PyTorch runs them in the type
 /// that arrives (relu, tanh, sigmoid, gelu, sqrt and dropout are in none of
@@ -70,7 +73,16 @@ static constexpr StringLiteral kDefaultClear[] = {
     "mp.slice",      "mp.embedding",     "mp.reduce_max",
     "mp.relu_grad",  "mp.gelu_grad",     "mp.reduce_max_grad",
     "mp.slice_grad", "mp.embedding_grad", "mp.dropout",
-    "mp.dropout_grad"};
+    "mp.dropout_grad",
+    // Pooling, clamp (relu6, hardtanh), silu, hardswish, hardsigmoid,
+    // leaky_relu, erf and abs are in none of PyTorch's CUDA autocast lists
+    // (its fp32 list has erfinv, not erf), nor is detach (stop_gradient).
+    "mp.max_pool2d", "mp.max_pool2d_grad", "mp.avg_pool2d",
+    "mp.avg_pool2d_grad", "mp.adaptive_avg_pool2d",
+    "mp.adaptive_avg_pool2d_grad", "mp.clamp", "mp.clamp_grad", "mp.silu",
+    "mp.silu_grad", "mp.hardswish", "mp.hardswish_grad", "mp.hardsigmoid",
+    "mp.hardsigmoid_grad", "mp.leaky_relu", "mp.leaky_relu_grad", "mp.erf",
+    "mp.erf_grad", "mp.abs", "mp.abs_grad", "mp.stop_gradient"};
 
 /// Training and precision ops: autocast never changes them. Batch norm is
 /// in none of PyTorch's CUDA autocast lists and cuDNN runs it in the type
@@ -93,7 +105,8 @@ static constexpr StringLiteral kExempt[] = {
 /// Ops whose values do not depend on whether their input is rounded first or
 /// their result afterwards.
 static constexpr StringLiteral kCommutesWithRounding[] = {
-    "mp.reshape", "mp.transpose", "mp.broadcast", "mp.neg", "mp.relu"};
+    "mp.reshape", "mp.transpose", "mp.broadcast", "mp.neg", "mp.relu",
+    "mp.abs",     "mp.stop_gradient"};
 
 /// The list names, in the order files and options are applied.
 static constexpr std::pair<StringLiteral, AutocastCategory> kListNames[] = {

@@ -12,7 +12,8 @@
 //
 // It assumes value semantics (every mp op is pure) and that the differentiated
 // values are defined in the mp.grad's block before it; values defined outside
-// the block are constants of the differentiation. Ops on the active path that
+// the block are constants of the differentiation, and so are the results of
+// mp.stop_gradient (nothing flows through it). Ops on the active path that
 // cannot be differentiated (other dialects, ops with regions, mp backward and
 // optimizer ops) are reported at the op, and the function is left unchanged.
 //
@@ -133,6 +134,9 @@ void GradExpander::analyzeActivity() {
   for (Value value : grad.getValues())
     varied.insert(value);
   for (Operation &op : ops) {
+    // mp.stop_gradient's result is a constant of the differentiation.
+    if (isa<StopGradientOp>(op))
+      continue;
     bool dependsOnVaried = llvm::any_of(op.getOperands(), [&](Value operand) {
       return varied.contains(operand);
     });
@@ -157,6 +161,9 @@ void GradExpander::analyzeActivity() {
   for (Operation &op : llvm::reverse(ops)) {
     if (llvm::none_of(op.getResults(),
                       [&](Value result) { return useful.contains(result); }))
+      continue;
+    // No derivative flows through mp.stop_gradient to its operand.
+    if (isa<StopGradientOp>(op))
       continue;
     for (Value operand : op.getOperands())
       useful.insert(operand);

@@ -66,4 +66,25 @@ def MP_AmaxCompute : I32EnumAttr<"AmaxCompute",
 }
 def MP_AmaxComputeAttr : EnumAttr<MP_Dialect, MP_AmaxCompute, "amax_compute">;
 
+def MP_ComparePredicate : I32EnumAttr<"ComparePredicate",
+    "the relation mp.compare tests", [
+      I32EnumAttrCase<"eq", 0>,
+      I32EnumAttrCase<"ne", 1>,
+      I32EnumAttrCase<"lt", 2>,
+      I32EnumAttrCase<"le", 3>,
+      I32EnumAttrCase<"gt", 4>,
+      I32EnumAttrCase<"ge", 5>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::mp";
+  let description = [{
+    `eq`, `ne`, `lt`, `le`, `gt`, `ge`: PyTorch's `torch.eq` ... `torch.ge`.
+    On floats every predicate but `ne` is false when an operand is NaN (IEEE
+    ordered comparisons) and `ne` is true (unordered); i32 and i64 compare
+    signed, i1 unsigned (false < true).
+  }];
+}
+def MP_ComparePredicateAttr
+    : EnumAttr<MP_Dialect, MP_ComparePredicate, "compare_predicate">;
+
 #endif // MP_DIALECT_MP_IR_MPENUMS_TD

@@ -48,6 +48,12 @@ Value createScalarTensor(OpBuilder &builder, Location loc, Type elementType,
 /// `mp.cast`, or `value` itself when it already has that element type.
 Value castElements(OpBuilder &builder, Location loc, Value value,
                    Type elementType);
+
+/// The number of windows of a pooling along one dimension of `size`
+/// elements: PyTorch's pooling_output_shape, including ceil_mode's rule that
+/// the last window starts inside the input or the left padding.
+int64_t getPooledSize(int64_t size, int64_t kernel, int64_t stride,
+                      int64_t padding, int64_t dilation, bool ceilMode);
 } // namespace mp
 } // namespace mlir
 

@@ -25,6 +25,12 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 defvar MP_FloatTypes = [F32, F16, BF16, F8E4M3FN, F8E5M2];
 
 def MP_FloatTensor : StaticShapeTensorOf<MP_FloatTypes>;
+/// The values shape, selection and comparison ops accept: the float formats
+/// and the integer types of labels, indices and masks (never differentiated).
+def MP_ValueTensor : StaticShapeTensorOf<!listconcat(MP_FloatTypes,
+                                                     [I1, I32, I64])>;
+/// A condition or mask: a tensor of i1.
+def MP_BoolTensor : StaticShapeTensorOf<[I1]>;
 /// Labels and indices.
 def MP_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 /// Operands of a matrix multiplication: the float formats and int8.
@@ -353,12 +359,15 @@ def MP_TransposeOp : MP_Op<"transpose", [Pure, InferTypeOpAdaptor,
     `result.shape[i] = input.shape[permutation[i]]`; `permutation` is a
     permutation of `[0, rank)`.
 
+    Integer tensors (i1, i32, i64: labels, masks) are accepted too; they
+    carry no gradient.
+
     ```mlir
     %t = mp.transpose %x perm [1, 0] : tensor<4x8xf32>
     ```
   }];
-  let arguments = (ins MP_FloatTensor:$input, DenseI64ArrayAttr:$permutation);
-  let results = (outs MP_FloatTensor:$result);
+  let arguments = (ins MP_ValueTensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs MP_ValueTensor:$result);
   let assemblyFormat = "$input `perm` $permutation attr-dict `:` type($input)";
 }
 
@@ -368,12 +377,15 @@ def MP_ReshapeOp : MP_Op<"reshape", [Pure, MP_Differentiable]> {
     Row-major reshape: the elements in row-major order are unchanged; the
     element type and the number of elements are preserved.
 
+    Integer tensors (i1, i32, i64: labels, masks) are accepted too; they
+    carry no gradient.
+
     ```mlir
     %r = mp.reshape %x : tensor<4x8xf32> to tensor<32xf32>
     ```
   }];
-  let arguments = (ins MP_FloatTensor:$input);
-  let results = (outs MP_FloatTensor:$result);
+  let arguments = (ins MP_ValueTensor:$input);
+  let results = (outs MP_ValueTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -386,12 +398,15 @@ def MP_BroadcastOp : MP_Op<"broadcast", [Pure, MP_Differentiable]> {
     input shape must broadcast to the result shape exactly), as
     `torch.broadcast_to`.
 
+    Integer tensors (i1, i32, i64: labels, masks) are accepted too; they
+    carry no gradient.
+
     ```mlir
     %b = mp.broadcast %x : tensor<8xf32> to tensor<4x8xf32>
     ```
   }];
-  let arguments = (ins MP_FloatTensor:$input);
-  let results = (outs MP_FloatTensor:$result);
+  let arguments = (ins MP_ValueTensor:$input);
+  let results = (outs MP_ValueTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -404,12 +419,15 @@ def MP_ConcatOp : MP_Op<"concat", [Pure, InferTypeOpAdaptor,
     Joins one or more tensors of one element type and rank along `dim`;
     every other dimension must agree.
 
+    Integer tensors (i1, i32, i64: labels, masks) are accepted too; they
+    carry no gradient.
+
     ```mlir
     %c = mp.concat %a, %b dim 1 : tensor<4x8xf32>, tensor<4x2xf32>
     ```
   }];
-  let arguments = (ins Variadic<MP_FloatTensor>:$inputs, I64Attr:$dim);
-  let results = (outs MP_FloatTensor:$result);
+  let arguments = (ins Variadic<MP_ValueTensor>:$inputs, I64Attr:$dim);
+  let results = (outs MP_ValueTensor:$result);
   let assemblyFormat = "$inputs `dim` $dim attr-dict `:` type($inputs)";
 }
 
@@ -420,13 +438,16 @@ def MP_SliceOp : MP_Op<"slice", [Pure, InferTypeOpAdaptor,
     `result[i] = input[offsets + i · strides]` for `0 <= i < sizes`, per
     dimension; strides are positive and the box lies inside the input.
 
+    Integer tensors (i1, i32, i64: labels, masks) are accepted too; they
+    carry no gradient.
+
     ```mlir
     %s = mp.slice %x offsets [0, 2] sizes [4, 4] strides [1, 1] : tensor<4x8xf32>
     ```
   }];
-  let arguments = (ins MP_FloatTensor:$input, DenseI64ArrayAttr:$offsets,
+  let arguments = (ins MP_ValueTensor:$input, DenseI64ArrayAttr:$offsets,
                        DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$strides);
-  let results = (outs MP_FloatTensor:$result);
+  let results = (outs MP_ValueTensor:$result);
   let assemblyFormat = [{
     $input `offsets` $offsets `sizes` $sizes `strides` $strides attr-dict
     `:` type($input)
@@ -1041,5 +1062,7 @@ def MP_AdamWOp : MP_AdamLikeOp<"adamw",
 
 include "mp/Dialect/MP/IR/MPRandomOps.td"
 include "mp/Dialect/MP/IR/MPNormOps.td"
+include "mp/Dialect/MP/IR/MPActivationOps.td"
+include "mp/Dialect/MP/IR/MPPoolingOps.td"
 
 #endif // MP_DIALECT_MP_IR_MPOPS_TD
