@@ -667,7 +667,8 @@ CrossEntropyOp::buildAdjoints(OpBuilder &builder,
   ImplicitLocOpBuilder b(getLoc(), builder);
   return SmallVector<Value>{
       CrossEntropyGradOp::create(b, getLogits().getType(), resultAdjoints[0],
-                                 getLogits(), getLabels()),
+                                 getLogits(), getLabels(), getIgnoreIndex(),
+                                 getLabelSmoothing()),
       Value()};
 }
 
@@ -709,4 +710,20 @@ ScaleOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
   ImplicitLocOpBuilder b(getLoc(), builder);
   return SmallVector<Value>{
       ScaleOp::create(b, resultAdjoints[0], getFactor()).getResult(), Value()};
+}
+
+//===----------------------------------------------------------------------===//
+// Losses of MPTrainingOps.td
+//===----------------------------------------------------------------------===//
+
+/// derivatives.yaml's nll_loss_backward: −grad_output at each target not
+/// ignored (÷ their count for mean), no gradient for the targets.
+FailureOr<SmallVector<Value>>
+NLLLossOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
+                         ArrayRef<bool>) {
+  ImplicitLocOpBuilder b(getLoc(), builder);
+  return SmallVector<Value>{
+      NLLLossGradOp::create(b, getInput().getType(), resultAdjoints[0],
+                            getTargets(), getIgnoreIndex(), getReduction()),
+      Value()};
 }

@@ -52,7 +52,11 @@ static constexpr StringLiteral kDefaultDeny[] = {"mp.exp",
                                                  "mp.log_softmax_grad",
                                                  "mp.layer_norm_grad",
                                                  "mp.rms_norm_grad",
-                                                 "mp.cross_entropy_grad"};
+                                                 "mp.cross_entropy_grad",
+                                                 // nll_loss is on PyTorch's
+                                                 // CUDA fp32 list.
+                                                 "mp.nll_loss",
+                                                 "mp.nll_loss_grad"};
 
 /// Ops combining several float inputs that must agree.
 static constexpr StringLiteral kDefaultPromote[] = {
@@ -78,7 +82,10 @@ static constexpr StringLiteral kExempt[] = {
     "mp.cast",       "mp.scale",
     "mp.all_finite", "mp.update_loss_scale",
     "mp.amax",       "mp.amax_history_push",
-    "mp.fp8_scale"};
+    "mp.fp8_scale",
+    // Gradient clipping consumes gradients (f32 after master weights), as
+    // torch.nn.utils.clip_grad_norm_ runs outside autocast.
+    "mp.clip_grad_norm"};
 
 /// Ops whose values do not depend on whether their input is rounded first or
 /// their result afterwards.
