@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
@@ -94,10 +95,13 @@ int main(int argc, char **argv) {
                                    llvm::cl::init("-"));
   llvm::cl::ParseCommandLineOptions(argc, argv, "mp::buildLRSchedule driver\n");
 
-  MLIRContext context;
+  // Every upstream dialect, so that the module around the declarations (a
+  // test's driver) parses.
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
   context.loadDialect<func::FuncDialect, arith::ArithDialect,
                       math::MathDialect, tensor::TensorDialect>();
-  context.allowUnregisteredDialects();
   llvm::SourceMgr sourceMgr;
   std::string error;
   auto file = openInputFile(input, &error);
