@@ -27,6 +27,7 @@
 #include "mlir/IR/Builders.h"
 #include "mp/Dialect/MP/IR/MPOps.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::mp {
 #define GEN_PASS_DEF_MPMASTERWEIGHTS
@@ -293,11 +294,13 @@ LogicalResult MasterWeightsPass::rewriteFunction(func::FuncOp func) {
   SmallVector<ClipGradNormOp> clips(body.getOps<ClipGradNormOp>());
   for (ClipGradNormOp clip : clips) {
     SmallVector<Value> operands;
+    llvm::SmallSetVector<Operation *, 4> narrowings;
     bool widened = false;
     for (Value gradient : clip.getGradients()) {
       auto narrowing = gradient.getDefiningOp<CastOp>();
       if (narrowing && getElementTypeOrSelf(narrowing.getInput()) == f32) {
         operands.push_back(narrowing.getInput());
+        narrowings.insert(narrowing);
         widened = true;
       } else {
         operands.push_back(gradient);
@@ -327,6 +330,9 @@ LogicalResult MasterWeightsPass::rewriteFunction(func::FuncOp func) {
     }
     clip.getTotalNorm().replaceAllUsesWith(rebuilt.getTotalNorm());
     clip->erase();
+    for (Operation *narrowing : narrowings)
+      if (narrowing->use_empty())
+        narrowing->erase();
   }
 
   // Optimizers of planned parameters run in f32 on the masters.
