@@ -660,8 +660,16 @@ class TrainStep:
                                                  _tensor(*out))
         return self._op("cast", [x], infer, format)
 
-    def cross_entropy(self, logits, labels):
-        """Mean softmax cross entropy of logits [N, C] against labels [N]."""
+    def cross_entropy(self, logits, labels, ignore_index=-100, label_smoothing=0.0):
+        """Mean softmax cross entropy of logits [N, C] against labels [N]
+        (F.cross_entropy: the mean over labels != ignore_index, with label
+        smoothing)."""
+        ignore_index = int(ignore_index)
+        label_smoothing = float(label_smoothing)
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise BuildError("cross_entropy: label_smoothing must be in [0, 1], got %r"
+                             % label_smoothing)
+
         def infer(specs):
             (ls, lt), (ys, yt) = specs
             if len(ls) != 2 or lt not in FLOAT_TYPES or ys != ls[:1] or yt not in ("i32", "i64"):
@@ -670,10 +678,42 @@ class TrainStep:
                                  % (_tensor(ls, lt), _tensor(ys, yt)))
             return (), lt
 
+        attrs = []
+        if ignore_index != -100:
+            attrs.append("ignore_index = %d : i64" % ignore_index)
+        if label_smoothing:
+            attrs.append("label_smoothing = " + _f64(label_smoothing))
+        attr_text = " {%s}" % ", ".join(attrs) if attrs else ""
+
         def format(result, names, specs, out):
-            return "%s = mp.cross_entropy %s : %s, %s" % (
-                result, ", ".join(names), _tensor(*specs[0]), _tensor(*specs[1]))
+            return "%s = mp.cross_entropy %s%s : %s, %s" % (
+                result, ", ".join(names), attr_text, _tensor(*specs[0]), _tensor(*specs[1]))
         return self._op("cross_entropy", [logits, labels], infer, format)
+
+    def nll_loss(self, log_probs, targets, ignore_index=-100, reduction="mean"):
+        """Negative log-likelihood of log-probabilities [N, C] at targets [N]
+        (F.nll_loss; reduction "mean", "sum" or "none")."""
+        ignore_index = int(ignore_index)
+        if reduction not in ("mean", "sum", "none"):
+            raise BuildError("nll_loss: reduction must be 'mean', 'sum' or 'none', got %r"
+                             % (reduction,))
+
+        def infer(specs):
+            (ls, lt), (ys, yt) = specs
+            if len(ls) != 2 or lt not in FLOAT_TYPES or ys != ls[:1] or yt not in ("i32", "i64"):
+                raise BuildError("nll_loss: input [N, C] (float) and targets [N] (i32/i64) "
+                                 "expected, got %s and %s" % (_tensor(ls, lt), _tensor(ys, yt)))
+            return (ls[:1] if reduction == "none" else ()), lt
+
+        suffix = "" if reduction == "mean" else " reduction " + reduction
+        if ignore_index != -100:
+            suffix += " {ignore_index = %d : i64}" % ignore_index
+
+        def format(result, names, specs, out):
+            return "%s = mp.nll_loss %s%s : %s, %s -> %s" % (
+                result, ", ".join(names), suffix, _tensor(*specs[0]), _tensor(*specs[1]),
+                _tensor(*out))
+        return self._op("nll_loss", [log_probs, targets], infer, format)
 
     def mse(self, x, target):
         """Mean squared error of two tensors of one type."""
