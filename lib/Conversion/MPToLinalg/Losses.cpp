@@ -9,7 +9,10 @@
 // logits' type. nll_loss: the same reduction of −input[n, target[n]] (or its
 // elementwise form for reduction none). mse: one f32 reduction of
 // (input − target)² over all elements, divided by their count and rounded
-// once. Labels must lie in [0, C) or equal ignore_index, as the ops state;
+// once. PyTorch's K-dimensional form ([N, C, d...] with [N, d...] labels) is
+// flattened to [N·d..., C] and [N·d...] first (linalg.transpose and a
+// collapse) and gradients are brought back to [N, C, d...]. Labels must lie
+// in [0, C) or equal ignore_index, as the ops state;
 // they are not checked at run time (an ignored label reads row 0, unused).
 //
 //===----------------------------------------------------------------------===//
@@ -50,6 +53,57 @@ static Value keptCount(OpBuilder &b, Location loc, Value kept) {
                                  createF32Constant(b, loc, 0.0));
 }
 
+/// PyTorch's K-dimensional form `[N, C, d...]` as `[N·d..., C]` (classes
+/// last, rows in the row-major order of (n, d...)) by a linalg.transpose and
+/// a collapse; a rank-2 value is returned as it is.
+static Value flattenClasses(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rank = type.getRank();
+  if (rank <= 2)
+    return value;
+  SmallVector<int64_t> permutation{0};
+  for (int64_t d = 2; d < rank; ++d)
+    permutation.push_back(d);
+  permutation.push_back(1);
+  SmallVector<int64_t> shape;
+  for (int64_t d : permutation)
+    shape.push_back(type.getDimSize(d));
+  Value transposed =
+      linalg::TransposeOp::create(
+          b, loc, value,
+          createEmptyTensor(b, loc, shape, type.getElementType()), permutation)
+          ->getResult(0);
+  int64_t classes = type.getDimSize(1);
+  return reshapeTensor(b, loc, transposed,
+                       {type.getNumElements() / classes, classes});
+}
+
+/// The inverse of flattenClasses: `[M, C]` back to `type` (`[N, C, d...]`).
+static Value unflattenClasses(OpBuilder &b, Location loc, Value value,
+                              RankedTensorType type) {
+  int64_t rank = type.getRank();
+  if (rank <= 2)
+    return value;
+  SmallVector<int64_t> shape{type.getDimSize(0)};
+  llvm::append_range(shape, type.getShape().drop_front(2));
+  shape.push_back(type.getDimSize(1));
+  Value expanded = reshapeTensor(b, loc, value, shape);
+  SmallVector<int64_t> permutation{0, rank - 1};
+  for (int64_t d = 1; d < rank - 1; ++d)
+    permutation.push_back(d);
+  return linalg::TransposeOp::create(
+             b, loc, expanded,
+             createEmptyTensor(b, loc, type.getShape(), type.getElementType()),
+             permutation)
+      ->getResult(0);
+}
+
+/// `[N, d...]` labels (or per-sample values) as one `[N·d...]` tensor.
+static Value flattenSamples(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return reshapeTensor(b, loc, value, {type.getNumElements()});
+}
+
 /// The number of labels (a 1-d tensor) that are not `ignoreIndex`, as an f32
 /// scalar.
 static Value buildKeptCount(OpBuilder &b, Location loc, Value labels,
@@ -78,7 +132,8 @@ struct CrossEntropyOpLowering : OpConversionPattern<CrossEntropyOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    Value logits = adaptor.getLogits();
+    Value logits = flattenClasses(b, loc, adaptor.getLogits());
+    Value labels = flattenSamples(b, loc, adaptor.getLabels());
     auto type = cast<RankedTensorType>(logits.getType());
     int64_t batch = type.getDimSize(0), classes = type.getDimSize(1);
     int64_t ignoreIndex = op.getIgnoreIndex();
@@ -94,7 +149,7 @@ struct CrossEntropyOpLowering : OpConversionPattern<CrossEntropyOp> {
     SmallVector<Value> sums = buildReduction(
         b, loc,
         {identityOperand(stats.max), identityOperand(stats.sumExp),
-         identityOperand(adaptor.getLabels())},
+         identityOperand(labels)},
         {batch}, {0}, {zero, zero},
         [&](OpBuilder &b, Location loc, ValueRange in,
             ValueRange acc) -> SmallVector<Value> {
@@ -127,7 +182,7 @@ struct CrossEntropyOpLowering : OpConversionPattern<CrossEntropyOp> {
               b, loc,
               {identityOperand(logits), projectedOperand(stats.max, 2, {1}),
                projectedOperand(stats.sumExp, 2, {1}),
-               projectedOperand(adaptor.getLabels(), 2, {1})},
+               projectedOperand(labels, 2, {1})},
               {batch, classes}, {0, 1}, {zero},
               [&](OpBuilder &b, Location loc, ValueRange in,
                   ValueRange acc) -> SmallVector<Value> {
@@ -166,8 +221,8 @@ struct NLLLossOpLowering : OpConversionPattern<NLLLossOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    Value input = adaptor.getInput();
-    Value targets = adaptor.getTargets();
+    Value input = flattenClasses(b, loc, adaptor.getInput());
+    Value targets = flattenSamples(b, loc, adaptor.getTargets());
     int64_t batch = cast<RankedTensorType>(input.getType()).getDimSize(0);
     int64_t ignoreIndex = op.getIgnoreIndex();
     auto resultType = op.getResult().getType();
@@ -189,14 +244,18 @@ struct NLLLossOpLowering : OpConversionPattern<NLLLossOp> {
           kept);
     };
     if (op.getReduction() == LossReduction::none) {
+      Value perSample =
+          buildElementwise(
+              b, loc, {identityOperand(targets)},
+              TypeRange{RankedTensorType::get({batch},
+                                              resultType.getElementType())},
+              [&](OpBuilder &b, Location loc, ValueRange in,
+                  ValueRange) -> SmallVector<Value> {
+                return {term(b, loc, in[0]).first};
+              })
+              .front();
       rewriter.replaceOp(
-          op, buildElementwise(b, loc, {identityOperand(targets)},
-                               TypeRange{resultType},
-                               [&](OpBuilder &b, Location loc, ValueRange in,
-                                   ValueRange) -> SmallVector<Value> {
-                                 return {term(b, loc, in[0]).first};
-                               })
-                  .front());
+          op, reshapeTensor(b, loc, perSample, resultType.getShape()));
       return success();
     }
     Value zero = createF32Constant(b, loc, 0.0);
@@ -229,15 +288,15 @@ struct CrossEntropyGradOpLowering : OpConversionPattern<CrossEntropyGradOp> {
   matchAndRewrite(CrossEntropyGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value logits = adaptor.getLogits();
+    Value logits = flattenClasses(rewriter, loc, adaptor.getLogits());
+    Value labels = flattenSamples(rewriter, loc, adaptor.getLabels());
     auto type = cast<RankedTensorType>(logits.getType());
     int64_t classes = type.getDimSize(1);
     int64_t ignoreIndex = op.getIgnoreIndex();
     double smoothing = op.getLabelSmoothing().convertToDouble();
     SoftmaxStatistics stats =
         buildSoftmaxStatistics(rewriter, loc, logits, /*dim=*/1);
-    Value count =
-        buildKeptCount(rewriter, loc, adaptor.getLabels(), ignoreIndex);
+    Value count = buildKeptCount(rewriter, loc, labels, ignoreIndex);
     MLIRContext *context = rewriter.getContext();
     MappedOperand gradOutput{adaptor.getGradOutput(),
                              AffineMap::get(2, 0, {}, context)};
@@ -247,7 +306,7 @@ struct CrossEntropyGradOpLowering : OpConversionPattern<CrossEntropyGradOp> {
             rewriter, loc,
             {identityOperand(logits), projectedOperand(stats.max, 2, {1}),
              projectedOperand(stats.sumExp, 2, {1}),
-             projectedOperand(adaptor.getLabels(), 2, {1}), gradOutput},
+             projectedOperand(labels, 2, {1}), gradOutput},
             TypeRange{type},
             [&](OpBuilder &b, Location loc, ValueRange in,
                 ValueRange) -> SmallVector<Value> {
@@ -272,7 +331,8 @@ struct CrossEntropyGradOpLowering : OpConversionPattern<CrossEntropyGradOp> {
                   createF32Constant(b, loc, 0.0))};
             })
             .front();
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, unflattenClasses(rewriter, loc, result,
+                                            op.getResult().getType()));
     return success();
   }
 };
@@ -285,23 +345,29 @@ struct NLLLossGradOpLowering : OpConversionPattern<NLLLossGradOp> {
   matchAndRewrite(NLLLossGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = op.getResult().getType();
+    auto resultType = op.getResult().getType();
+    int64_t classes = resultType.getDimSize(1);
+    auto type = RankedTensorType::get(
+        {resultType.getNumElements() / classes, classes},
+        resultType.getElementType());
+    Value targets = flattenSamples(rewriter, loc, adaptor.getTargets());
     int64_t ignoreIndex = op.getIgnoreIndex();
     LossReduction reduction = op.getReduction();
     Value count;
     if (reduction == LossReduction::mean)
-      count = buildKeptCount(rewriter, loc, adaptor.getTargets(), ignoreIndex);
+      count = buildKeptCount(rewriter, loc, targets, ignoreIndex);
     MLIRContext *context = rewriter.getContext();
     MappedOperand gradOutput =
         reduction == LossReduction::none
-            ? projectedOperand(adaptor.getGradOutput(), 2, {1})
+            ? projectedOperand(
+                  flattenSamples(rewriter, loc, adaptor.getGradOutput()), 2,
+                  {1})
             : MappedOperand{adaptor.getGradOutput(),
                             AffineMap::get(2, 0, {}, context)};
     Value result =
-        buildElementwise(
-            rewriter, loc,
-            {projectedOperand(adaptor.getTargets(), 2, {1}), gradOutput},
-            TypeRange{type},
+        buildElementwise(rewriter, loc,
+                         {projectedOperand(targets, 2, {1}), gradOutput},
+                         TypeRange{type},
             [&](OpBuilder &b, Location loc, ValueRange in,
                 ValueRange) -> SmallVector<Value> {
               Value column = arith::IndexCastOp::create(
@@ -318,7 +384,7 @@ struct NLLLossGradOpLowering : OpConversionPattern<NLLLossGradOp> {
                                               createF32Constant(b, loc, 0.0))};
             })
             .front();
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, unflattenClasses(rewriter, loc, result, resultType));
     return success();
   }
 };

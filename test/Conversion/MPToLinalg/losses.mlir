@@ -167,3 +167,21 @@ func.func @mse(%x: tensor<64x1xf32>, %t: tensor<64x1xf32>) -> tensor<f32> {
   %0 = mp.mse %x, %t : tensor<64x1xf32>
   return %0 : tensor<f32>
 }
+
+// The K-dimensional form: [N, C, d] logits are transposed to [N, d, C] and
+// collapsed to [N·d, C], the labels collapsed to [N·d]; the gradient comes
+// back through the inverse expand and transpose.
+// CHECK-LABEL: func.func @cross_entropy_kdim(
+// CHECK-SAME:    %[[LOGITS:.*]]: tensor<2x10x3xf32>, %[[LABELS:.*]]: tensor<2x3xi64>, %[[DL:.*]]: tensor<f32>)
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%[[LOGITS]] : tensor<2x10x3xf32>) outs(%{{.*}} : tensor<2x3x10xf32>) permutation = [0, 2, 1]
+// CHECK-NEXT:    %[[FLAT:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2]] : tensor<2x3x10xf32> into tensor<6x10xf32>
+// CHECK-NEXT:    %[[FLABELS:.*]] = tensor.collapse_shape %[[LABELS]] {{\[\[}}0, 1]] : tensor<2x3xi64> into tensor<6xi64>
+// CHECK:         linalg.generic {{.*}} ins(%[[FLAT]] : tensor<6x10xf32>)
+// CHECK:         %[[G:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<6x10xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xi64>, tensor<f32>)
+// CHECK:         %[[E:.*]] = tensor.expand_shape %[[G]] {{\[\[}}0, 1], [2]] output_shape [2, 3, 10] : tensor<6x10xf32> into tensor<2x3x10xf32>
+// CHECK:         %{{.*}} = linalg.transpose ins(%[[E]] : tensor<2x3x10xf32>) outs(%{{.*}} : tensor<2x10x3xf32>) permutation = [0, 2, 1]
+func.func @cross_entropy_kdim(%logits: tensor<2x10x3xf32>, %labels: tensor<2x3xi64>, %dl: tensor<f32>) -> (tensor<f32>, tensor<2x10x3xf32>) {
+  %0 = mp.cross_entropy %logits, %labels : tensor<2x10x3xf32>, tensor<2x3xi64>
+  %1 = mp.cross_entropy_grad %dl, %logits, %labels : (tensor<f32>, tensor<2x10x3xf32>, tensor<2x3xi64>) -> tensor<2x10x3xf32>
+  return %0, %1 : tensor<f32>, tensor<2x10x3xf32>
+}

@@ -21,10 +21,10 @@ func.func @cross_entropy_grad_smoothing(%dl: tensor<f32>, %l: tensor<4x10xf32>, 
 
 // -----
 
-func.func @nll_loss_rank(%x: tensor<4x10x2xf32>, %y: tensor<4xi64>) {
-  // expected-error @+2 {{'mp.nll_loss' op expects an input of rank 2 ([batch, classes]), got 'tensor<4x10x2xf32>'}}
+func.func @nll_loss_rank(%x: tensor<4xf32>, %y: tensor<4xi64>) {
+  // expected-error @+2 {{'mp.nll_loss' op expects an input of rank >= 2 ([batch, classes, d...]), got 'tensor<4xf32>'}}
   // expected-error @+1 {{'mp.nll_loss' op failed to infer returned types}}
-  %0 = mp.nll_loss %x, %y : tensor<4x10x2xf32>, tensor<4xi64> -> tensor<f32>
+  %0 = mp.nll_loss %x, %y : tensor<4xf32>, tensor<4xi64> -> tensor<f32>
   return
 }
 
@@ -34,6 +34,16 @@ func.func @nll_loss_targets(%x: tensor<4x10xf32>, %y: tensor<5xi64>) {
   // expected-error @+2 {{'mp.nll_loss' op expects targets of shape [4], got 'tensor<5xi64>'}}
   // expected-error @+1 {{'mp.nll_loss' op failed to infer returned types}}
   %0 = mp.nll_loss %x, %y : tensor<4x10xf32>, tensor<5xi64> -> tensor<f32>
+  return
+}
+
+// -----
+
+// The K-dimensional form: targets [N, d...].
+func.func @nll_loss_kdim_targets(%x: tensor<4x10x3xf32>, %y: tensor<4xi64>) {
+  // expected-error @+2 {{'mp.nll_loss' op expects targets of shape [4, 3], got 'tensor<4xi64>'}}
+  // expected-error @+1 {{'mp.nll_loss' op failed to infer returned types}}
+  %0 = mp.nll_loss %x, %y : tensor<4x10x3xf32>, tensor<4xi64> -> tensor<f32>
   return
 }
 

@@ -1613,9 +1613,9 @@ func.func @cross_entropy_dynamic_labels(%l: tensor<64x10xf32>, %y: tensor<?xi64>
 
 // -----
 
-// cross_entropy: logits of rank 2.
+// cross_entropy: K-dimensional logits [N, C, d...] take labels [N, d...].
 func.func @cross_entropy_logits_rank(%l: tensor<64x10x2xf32>, %y: tensor<64xi64>) {
-  // expected-error @+1 {{'mp.cross_entropy' op expects logits of rank 2 ([batch, classes]), got rank 3}}
+  // expected-error @+1 {{'mp.cross_entropy' op expects labels of shape [64, 2], got [64]}}
   %0 = mp.cross_entropy %l, %y : tensor<64x10x2xf32>, tensor<64xi64>
   return
 }
@@ -1670,7 +1670,7 @@ func.func @cross_entropy_grad_grad_output_rank(%dl: tensor<1xf32>, %l: tensor<64
 
 // cross_entropy_grad: logits of rank 2.
 func.func @cross_entropy_grad_logits_rank(%dl: tensor<f32>, %l: tensor<640xf32>, %y: tensor<64xi64>) {
-  // expected-error @+1 {{'mp.cross_entropy_grad' op expects logits of rank 2 ([batch, classes]), got rank 1}}
+  // expected-error @+1 {{'mp.cross_entropy_grad' op expects logits of rank >= 2 ([batch, classes, d...]), got rank 1}}
   %0 = mp.cross_entropy_grad %dl, %l, %y : (tensor<f32>, tensor<640xf32>, tensor<64xi64>) -> tensor<640xf32>
   return
 }

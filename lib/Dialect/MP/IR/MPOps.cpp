@@ -813,17 +813,20 @@ LogicalResult EmbeddingGradOp::verify() {
 // Losses
 //===----------------------------------------------------------------------===//
 
-/// Checks `[N, C]` logits against `[N]` labels.
+/// Checks `[N, C, d...]` logits against `[N, d...]` labels (PyTorch's
+/// K-dimensional form; `[N, C]` and `[N]` without `d`).
 static LogicalResult checkLogitsAndLabels(const Reporter &reporter,
                                           RankedTensorType logits,
                                           RankedTensorType labels) {
-  if (logits.getRank() != 2)
-    return reporter.fail("expects logits of rank 2 ([batch, classes]), got "
-                         "rank ",
+  if (logits.getRank() < 2)
+    return reporter.fail("expects logits of rank >= 2 ([batch, classes, "
+                         "d...]), got rank ",
                          logits.getRank());
-  if (labels.getRank() != 1 || labels.getDimSize(0) != logits.getDimSize(0))
-    return reporter.fail("expects labels of shape [", logits.getDimSize(0),
-                         "], got ", ShapeStr{labels.getShape()});
+  SmallVector<int64_t> expected{logits.getDimSize(0)};
+  llvm::append_range(expected, logits.getShape().drop_front(2));
+  if (labels.getShape() != ArrayRef<int64_t>(expected))
+    return reporter.fail("expects labels of shape ", ShapeStr{expected},
+                         ", got ", ShapeStr{labels.getShape()});
   return success();
 }
 

@@ -11,14 +11,16 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
 
 using namespace mlir;
 using namespace mlir::mp;
 
-/// Checks `[N, C]` log-probabilities against `[N]` targets; reports at `loc`
-/// (when given) as "'<opName>' op ...".
+/// Checks `[N, C, d...]` log-probabilities against `[N, d...]` targets
+/// (PyTorch's K-dimensional form); reports at `loc` (when given) as
+/// "'<opName>' op ...".
 static LogicalResult checkInputAndTargets(std::optional<Location> loc,
                                           StringRef opName, Type inputType,
                                           Type targetsType) {
@@ -32,14 +34,28 @@ static LogicalResult checkInputAndTargets(std::optional<Location> loc,
   };
   auto input = dyn_cast<RankedTensorType>(inputType);
   auto targets = dyn_cast<RankedTensorType>(targetsType);
-  if (!input || input.getRank() != 2)
-    return fail("expects an input of rank 2 ([batch, classes]), got ",
+  if (!input || input.getRank() < 2)
+    return fail("expects an input of rank >= 2 ([batch, classes, d...]), "
+                "got ",
                 inputType);
-  if (!targets || targets.getRank() != 1 ||
-      targets.getDimSize(0) != input.getDimSize(0))
-    return fail("expects targets of shape [", input.getDimSize(0), "], got ",
-                targetsType);
+  SmallVector<int64_t> expected{input.getDimSize(0)};
+  llvm::append_range(expected, input.getShape().drop_front(2));
+  if (!targets || targets.getShape() != ArrayRef<int64_t>(expected)) {
+    std::string shape;
+    llvm::raw_string_ostream os(shape);
+    os << "[";
+    llvm::interleaveComma(expected, os);
+    os << "]";
+    return fail("expects targets of shape ", shape, ", got ", targetsType);
+  }
   return success();
+}
+
+/// The per-sample shape `[N, d...]` of an `[N, C, d...]` input.
+static SmallVector<int64_t> sampleShape(RankedTensorType input) {
+  SmallVector<int64_t> shape{input.getDimSize(0)};
+  llvm::append_range(shape, input.getShape().drop_front(2));
+  return shape;
 }
 
 LogicalResult
@@ -53,7 +69,7 @@ NLLLossOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   auto input = cast<RankedTensorType>(adaptor.getInput().getType());
   SmallVector<int64_t> shape;
   if (adaptor.getReduction() == LossReduction::none)
-    shape.push_back(input.getDimSize(0));
+    shape = sampleShape(input);
   inferredReturnTypes.push_back(
       RankedTensorType::get(shape, input.getElementType()));
   return success();
@@ -66,7 +82,7 @@ LogicalResult NLLLossGradOp::verify() {
     return failure();
   SmallVector<int64_t> shape;
   if (getReduction() == LossReduction::none)
-    shape.push_back(result.getDimSize(0));
+    shape = sampleShape(result);
   auto expected = RankedTensorType::get(shape, result.getElementType());
   if (getGradOutput().getType() != expected)
     return emitOpError("expects grad_output of type ")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """mp.cross_entropy (ignore_index, label_smoothing), mp.nll_loss (mean, sum,
-none) and mp.clip_grad_norm against PyTorch with torch_compare: forward and,
+none), both also in PyTorch's K-dimensional form, and mp.clip_grad_norm against PyTorch with torch_compare: forward and,
 for the losses, backward through mp-autodiff, in f32 and with f16/bf16
 inputs (PyTorch's f32 computation rounded once to the low type).
 
@@ -105,6 +105,31 @@ checks.append(OpCheck(
     f'{{out0}} = mp.nll_loss {{in0}}, {{in1}} {{ignore_index = 0 : i64}} : '
     f'tensor<{N}x{C}xf32>, tensor<{N}xi64> -> tensor<f32>',
     [torch.log_softmax(torch.randn(N, C), 1), labels()], bound=F32, grad_bound=GRAD))
+
+
+# PyTorch's K-dimensional form: [N, C, d1, d2] logits with [N, d1, d2]
+# labels (the positions flattened, classes last).
+xk = torch.randn(4, C, 3, 2) * 2
+yk = torch.randint(0, C, (4, 3, 2))
+yk[0, 1, 1] = -100
+yk[3, 0, 0] = -100
+checks.append(OpCheck(
+    'cross_entropy K-dim ignore_index label_smoothing f32',
+    lambda x, y: F.cross_entropy(x, y, label_smoothing=0.2),
+    f'{{out0}} = mp.cross_entropy {{in0}}, {{in1}} {{label_smoothing = 0.2 : f64}} : '
+    f'tensor<4x{C}x3x2xf32>, tensor<4x3x2xi64>',
+    [xk, yk], bound=F32, grad_bound=GRAD))
+logpk = torch.log_softmax(xk, 1)
+checks.append(OpCheck(
+    'nll_loss K-dim none f32', lambda x, y: F.nll_loss(x, y, reduction='none'),
+    f'{{out0}} = mp.nll_loss {{in0}}, {{in1}} reduction none : tensor<4x{C}x3x2xf32>, '
+    f'tensor<4x3x2xi64> -> tensor<4x3x2xf32>',
+    [logpk, yk], bound='exact'))
+checks.append(OpCheck(
+    'nll_loss K-dim mean f32', lambda x, y: F.nll_loss(x, y),
+    f'{{out0}} = mp.nll_loss {{in0}}, {{in1}} : tensor<4x{C}x3x2xf32>, '
+    f'tensor<4x3x2xi64> -> tensor<f32>',
+    [logpk, yk], bound=F32, grad_bound=GRAD))
 
 
 def clip(max_norm, norm_type):

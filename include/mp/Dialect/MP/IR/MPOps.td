@@ -470,8 +470,8 @@ def MP_CrossEntropyOp : MP_Op<"cross_entropy", [Pure, InferTypeOpAdaptor,
     `(1 − ε)·nll + (Σ_n −Σ_c log_softmax[n, c] / K)·(ε / C)`. With every
     label ignored (K = 0) the result is NaN, as PyTorch's. Statistics are
     computed in f32 and the result rounded once to the logits' element type.
-    PyTorch's K-dimensional form (`[N, C, d...]` logits) is written as a
-    transpose and reshape to `[N·d..., C]` first.
+    PyTorch's K-dimensional form is accepted too: `[N, C, d...]` logits
+    with `[N, d...]` labels, the mean over every kept position.
 
     Autocast: fp32 (PyTorch's CUDA autocast fp32 list holds cross_entropy).
 
@@ -676,7 +676,8 @@ def MP_CrossEntropyGradOp : MP_Op<"cross_entropy_grad", [Pure,
   let summary = "gradient of cross_entropy with respect to the logits";
   let description = [{
     `(softmax(logits) − (1 − ε)·onehot(labels) − ε/C) · grad_output / K` on
-    the rows whose label is not `ignore_index` and 0 on the others, where
+    the rows (positions, in the K-dimensional form) whose label is not
+    `ignore_index` and 0 on the others, where
     `grad_output` is the 0-d gradient of the mean loss, K the number of rows
     not ignored and ε `label_smoothing` (attributes as in
     `mp.cross_entropy`).

@@ -32,10 +32,11 @@ def MP_NLLLossOp : MP_Op<"nll_loss", [Pure, InferTypeOpAdaptor,
   let description = [{
     `input` is `[N, C]` log-probabilities (e.g. `mp.log_softmax`), `targets`
     is `[N]` with values in `[0, C)` or equal to `ignore_index` (default
-    −100). The per-sample loss is `−input[n, target_n]`, 0 for an ignored
-    target; `reduction` (default `mean`) reduces it as PyTorch's
-    `F.nll_loss`: `mean` over the targets not ignored (NaN when all are),
-    `sum`, or `none` (an `[N]` result). Sums are formed in f32 and rounded
+    −100); PyTorch's K-dimensional form `[N, C, d...]` with `[N, d...]`
+    targets is accepted too. The per-sample loss is `−input[n, target_n]`,
+    0 for an ignored target; `reduction` (default `mean`) reduces it as
+    PyTorch's `F.nll_loss`: `mean` over the targets not ignored (NaN when
+    all are), `sum`, or `none` (a result of the targets' shape). Sums are formed in f32 and rounded
     once to the input's element type.
 
     Autocast: fp32 (PyTorch's CUDA autocast fp32 list holds nll_loss).
@@ -63,8 +64,9 @@ def MP_NLLLossGradOp : MP_Op<"nll_loss_grad", [Pure]> {
     A zero tensor of the result type (the input's, `[N, C]`) holding
     `−grad_output` (divided by the number of targets not ignored for
     `mean`; `grad_output[n]` for `none`) at `[n, target_n]` for every target
-    not ignored. `grad_output` is 0-d for `mean` and `sum`, `[N]` for
-    `none`. Attributes as in `mp.nll_loss`.
+    not ignored. `grad_output` is 0-d for `mean` and `sum`, of the targets'
+    shape for `none`; the K-dimensional form as in `mp.nll_loss`.
+    Attributes as in `mp.nll_loss`.
 
     ```mlir
     %dx = mp.nll_loss_grad %dl, %t
