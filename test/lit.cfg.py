@@ -69,7 +69,7 @@ config.substitutions.append(("%lower_to_llvm", " ".join([
 ])))
 
 tool_dirs = [config.mp_tools_dir, config.llvm_tools_dir]
-tools = ["mp-opt", "mp-run", "mp-capi-test"]
+tools = ["mp-opt", "mp-run", "mp-capi-test", "mp-lr-schedule-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Integration tests that check numerics with numpy (Debian python3-numpy) or

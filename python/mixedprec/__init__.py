@@ -10,14 +10,17 @@ The compiler is MixedPrec's C API (libMixedPrecCAPI.so) through ctypes;
 `run` trains on the CPU with the mp-run tool.
 """
 
-from .builder import SGD, Adam, AdamW, BuildError, TrainStep, Value
+from .builder import (SGD, Adam, AdamW, BuildError, CosineAnnealingLR, ExponentialLR,
+                      LinearLR, LRScheduler, MultiStepLR, SequentialLR, StepLR, TrainStep,
+                      Value, lr_schedule_ops)
 from .compiler import (CompileError, FunctionSignature, Session, compile, report,
                        signature)
 from .policy import Policy
 from .runner import RunError, RunResult, run
 
 __all__ = [
-    "Adam", "AdamW", "BuildError", "CompileError", "FunctionSignature", "Policy",
-    "RunError", "RunResult", "SGD", "Session", "TrainStep", "Value", "compile",
-    "report", "run", "signature",
+    "Adam", "AdamW", "BuildError", "CompileError", "CosineAnnealingLR", "ExponentialLR",
+    "FunctionSignature", "LRScheduler", "LinearLR", "MultiStepLR", "Policy", "RunError",
+    "RunResult", "SGD", "SequentialLR", "Session", "StepLR", "TrainStep", "Value",
+    "compile", "lr_schedule_ops", "report", "run", "signature",
 ]

@@ -22,7 +22,9 @@ otherwise mp-run binds the seed from `--seed`. In `@predict` (evaluation),
 dropout is the identity, as in PyTorch's eval mode.
 """
 
+import math
 import re
+import struct
 
 FLOAT_TYPES = ("f32", "f16", "bf16", "f64", "f8E4M3FN", "f8E5M2")
 INTEGER_TYPES = ("i64", "i32", "i8", "i1")
@@ -148,52 +150,265 @@ class Optimizer:
     state_kinds = ()
     needs_step = False
 
-    def attributes(self):
+    def attributes(self, lr_operand=False):
         raise NotImplementedError
 
 
 class SGD(Optimizer):
-    """torch.optim.SGD: lr, momentum, dampening, weight_decay, nesterov
-    (`mp.sgd`; a momentum buffer per parameter when momentum != 0)."""
+    """torch.optim.SGD: lr, momentum, dampening, weight_decay, nesterov,
+    maximize (`mp.sgd`; a momentum buffer per parameter when momentum != 0,
+    and the step counter when dampening != 0 too, for the first step's
+    undampened buffer)."""
 
-    def __init__(self, lr, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False):
+    def __init__(self, lr, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False,
+                 maximize=False):
         self.lr, self.momentum, self.dampening = lr, momentum, dampening
-        self.weight_decay, self.nesterov = weight_decay, nesterov
+        self.weight_decay, self.nesterov, self.maximize = weight_decay, nesterov, maximize
         if nesterov and (momentum == 0 or dampening != 0):
             raise BuildError("nesterov needs a momentum and zero dampening")
         self.state_kinds = ("sgd.momentum_buffer",) if momentum else ()
+        self.needs_step = bool(momentum and dampening)
 
-    def attributes(self):
-        attrs = ["lr = " + _f64(self.lr)]
+    def attributes(self, lr_operand=False):
+        attrs = [] if lr_operand else ["lr = " + _f64(self.lr)]
         for name in ("momentum", "dampening", "weight_decay"):
             if getattr(self, name):
                 attrs.append("%s = %s" % (name, _f64(getattr(self, name))))
-        if self.nesterov:
-            attrs.append("nesterov")
+        for name in ("nesterov", "maximize"):
+            if getattr(self, name):
+                attrs.append(name)
         return "{" + ", ".join(attrs) + "}"
 
 
 class Adam(Optimizer):
-    """torch.optim.Adam (`mp.adam`): lr, betas, eps, weight_decay (L2)."""
+    """torch.optim.Adam (`mp.adam`): lr, betas, eps, weight_decay (L2),
+    amsgrad (an `adam.max_exp_avg_sq` state per parameter), maximize."""
     mnemonic = "adam"
     default_weight_decay = 0.0
-    state_kinds = ("adam.exp_avg", "adam.exp_avg_sq")
     needs_step = True
 
-    def __init__(self, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=None):
+    def __init__(self, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=None,
+                 amsgrad=False, maximize=False):
         self.lr, self.betas, self.eps = lr, tuple(betas), eps
         self.weight_decay = self.default_weight_decay if weight_decay is None else weight_decay
+        self.amsgrad, self.maximize = amsgrad, maximize
+        self.state_kinds = ("adam.exp_avg", "adam.exp_avg_sq") + (
+            ("adam.max_exp_avg_sq",) if amsgrad else ())
 
-    def attributes(self):
-        return "{lr = %s, beta1 = %s, beta2 = %s, eps = %s, weight_decay = %s}" % (
-            _f64(self.lr), _f64(self.betas[0]), _f64(self.betas[1]), _f64(self.eps),
-            _f64(self.weight_decay))
+    def attributes(self, lr_operand=False):
+        attrs = [] if lr_operand else ["lr = " + _f64(self.lr)]
+        attrs += ["beta1 = " + _f64(self.betas[0]), "beta2 = " + _f64(self.betas[1]),
+                  "eps = " + _f64(self.eps), "weight_decay = " + _f64(self.weight_decay)]
+        if self.maximize:
+            attrs.append("maximize")
+        return "{" + ", ".join(attrs) + "}"
 
 
 class AdamW(Adam):
     """torch.optim.AdamW (`mp.adamw`, decoupled weight decay, default 0.01)."""
     mnemonic = "adamw"
     default_weight_decay = 1e-2
+
+
+# Learning-rate schedules --------------------------------------------------
+
+
+def _f64_constant(value):
+    """An exact f64 `arith.constant` operand text (its bit pattern)."""
+    bits = struct.unpack("<Q", struct.pack("<d", float(value)))[0]
+    return "0x%016X : f64" % bits
+
+
+class _ScalarEmitter:
+    """Emits scalar f64/i64 arith text with fresh names under `prefix`, in
+    the order include/mp/Dialect/MP/IR/MPSchedules.h's C++ builder builds
+    the same ops."""
+
+    def __init__(self, prefix):
+        self.prefix, self.lines, self.count = prefix, [], 0
+
+    def _fresh(self):
+        self.count += 1
+        return "%s_%d" % (self.prefix, self.count)
+
+    def emit(self, text, type_suffix=""):
+        name = self._fresh()
+        self.lines.append("%s = %s%s" % (name, text, type_suffix))
+        return name
+
+    def f64(self, value):
+        return self.emit("arith.constant " + _f64_constant(value))
+
+    def i64(self, value):
+        return self.emit("arith.constant %d : i64" % int(value))
+
+    def to_f64(self, integer):
+        return self.emit("arith.sitofp %s : i64 to f64" % integer)
+
+    def binary(self, op, x, y, type_="f64"):
+        return self.emit("%s %s, %s : %s" % (op, x, y, type_))
+
+    def pow(self, base, integer):
+        return self.binary("math.powf", self.f64(base), self.to_f64(integer))
+
+    def count_at_most(self, values, counter):
+        count = self.i64(0)
+        for value in values:
+            reached = self.emit("arith.cmpi sle, %s, %s : i64" % (self.i64(value), counter))
+            count = self.binary("arith.addi", count,
+                                self.emit("arith.extui %s : i1 to i64" % reached), "i64")
+        return count
+
+
+class LRScheduler:
+    """Base of the torch.optim.lr_scheduler schedules (without the
+    optimizer argument): the learning rate of a step is the closed form at
+    the schedule counter `last_epoch` (state `lr_scheduler.last_epoch`, 0 at
+    the first step), in f64 as PyTorch's Python floats, bit for bit."""
+
+    def _closed_form(self, e, base, emitter):
+        raise NotImplementedError
+
+    def check(self):
+        pass
+
+
+class StepLR(LRScheduler):
+    """base_lr · gamma ** (last_epoch // step_size)."""
+
+    def __init__(self, step_size, gamma=0.1):
+        self.step_size, self.gamma = int(step_size), float(gamma)
+
+    def check(self):
+        if self.step_size < 1:
+            raise BuildError("StepLR: step_size must be >= 1")
+
+    def _closed_form(self, e, base, em):
+        k = em.binary("arith.floordivsi", e, em.i64(self.step_size), "i64")
+        return em.binary("arith.mulf", base, em.pow(self.gamma, k))
+
+
+class MultiStepLR(LRScheduler):
+    """base_lr · gamma ** bisect_right(sorted(milestones), last_epoch)."""
+
+    def __init__(self, milestones, gamma=0.1):
+        self.milestones, self.gamma = sorted(int(m) for m in milestones), float(gamma)
+
+    def _closed_form(self, e, base, em):
+        return em.binary("arith.mulf", base,
+                         em.pow(self.gamma, em.count_at_most(self.milestones, e)))
+
+
+class ExponentialLR(LRScheduler):
+    """base_lr · gamma ** last_epoch."""
+
+    def __init__(self, gamma):
+        self.gamma = float(gamma)
+
+    def _closed_form(self, e, base, em):
+        return em.binary("arith.mulf", base, em.pow(self.gamma, e))
+
+
+class CosineAnnealingLR(LRScheduler):
+    """eta_min + (base_lr − eta_min) · (1 + cos(π · last_epoch / T_max)) / 2
+    (the closed form; torch's recursive step() rounds differently)."""
+
+    def __init__(self, T_max, eta_min=0.0):
+        self.T_max, self.eta_min = int(T_max), float(eta_min)
+
+    def check(self):
+        if self.T_max < 1:
+            raise BuildError("CosineAnnealingLR: T_max must be >= 1")
+
+    def _closed_form(self, e, base, em):
+        angle = em.binary("arith.divf",
+                          em.binary("arith.mulf", em.f64(math.pi), em.to_f64(e)),
+                          em.to_f64(em.i64(self.T_max)))
+        cosine = em.emit("math.cos %s : f64" % angle)
+        product = em.binary("arith.mulf",
+                            em.binary("arith.subf", base, em.f64(self.eta_min)),
+                            em.binary("arith.addf", em.f64(1.0), cosine))
+        return em.binary("arith.addf", em.f64(self.eta_min),
+                         em.binary("arith.divf", product, em.f64(2.0)))
+
+
+class LinearLR(LRScheduler):
+    """base_lr · (start_factor + (end_factor − start_factor) ·
+    min(total_iters, last_epoch) / total_iters)."""
+
+    def __init__(self, start_factor=1.0 / 3, end_factor=1.0, total_iters=5):
+        self.start_factor, self.end_factor = float(start_factor), float(end_factor)
+        self.total_iters = int(total_iters)
+
+    def check(self):
+        if not 0.0 < self.start_factor <= 1.0 or not 0.0 <= self.end_factor <= 1.0:
+            raise BuildError("LinearLR: start_factor must be in (0, 1], end_factor in [0, 1]")
+        if self.total_iters < 1:
+            raise BuildError("LinearLR: total_iters must be >= 1")
+
+    def _closed_form(self, e, base, em):
+        iters = em.binary("arith.minsi", em.i64(self.total_iters), e, "i64")
+        fraction = em.binary(
+            "arith.divf",
+            em.binary("arith.mulf",
+                      em.binary("arith.subf", em.f64(self.end_factor), em.f64(self.start_factor)),
+                      em.to_f64(iters)),
+            em.to_f64(em.i64(self.total_iters)))
+        return em.binary("arith.mulf", base,
+                         em.binary("arith.addf", em.f64(self.start_factor), fraction))
+
+
+class SequentialLR(LRScheduler):
+    """Schedule i of `schedulers` from milestone i − 1 on, at
+    last_epoch − milestones[i − 1] (restarted there as PyTorch's step(0))."""
+
+    def __init__(self, schedulers, milestones):
+        self.schedulers, self.milestones = list(schedulers), [int(m) for m in milestones]
+
+    def check(self):
+        if not self.schedulers or len(self.milestones) + 1 != len(self.schedulers):
+            raise BuildError("SequentialLR: expects one milestone fewer than schedulers")
+        if any(b <= a for a, b in zip(self.milestones, self.milestones[1:])) or \
+                any(m < 0 for m in self.milestones):
+            raise BuildError("SequentialLR: milestones must be increasing and >= 0")
+        for inner in self.schedulers:
+            if not isinstance(inner, LRScheduler) or isinstance(inner, SequentialLR):
+                raise BuildError("SequentialLR: schedulers must be non-sequential schedules")
+            inner.check()
+
+    def _closed_form(self, e, base_lr, em):
+        raise NotImplementedError  # lr_schedule_ops handles it
+
+
+def lr_schedule_ops(scheduler, base_lr, counter, prefix="%lr"):
+    """The mp IR lines computing the learning rate of `scheduler` for an
+    optimizer whose initial lr is `base_lr`, at the `tensor<i64>` value named
+    `counter`; returns (lines, name of the `tensor<f64>` learning rate) —
+    the same ops as the C++ mp::buildLRSchedule."""
+    if not isinstance(scheduler, LRScheduler):
+        raise BuildError("lr_scheduler must be a mixedprec schedule (StepLR, ...)")
+    scheduler.check()
+    base_lr = float(base_lr)
+    if not math.isfinite(base_lr) or base_lr < 0:
+        raise BuildError("the base learning rate must be a finite number >= 0")
+    em = _ScalarEmitter(prefix)
+    e = em.emit("tensor.extract %s[] : tensor<i64>" % counter)
+    if isinstance(scheduler, SequentialLR):
+        index = em.count_at_most(scheduler.milestones, e)
+        lr = None
+        for i, inner in enumerate(scheduler.schedulers):
+            local = e if i == 0 else em.binary("arith.subi", e,
+                                               em.i64(scheduler.milestones[i - 1]), "i64")
+            value = inner._closed_form(local, em.f64(base_lr), em)
+            if i == 0:
+                lr = value
+                continue
+            active = em.emit("arith.cmpi eq, %s, %s : i64" % (index, em.i64(i)))
+            lr = em.emit("arith.select %s, %s, %s : f64" % (active, value, lr))
+    else:
+        lr = scheduler._closed_form(e, em.f64(base_lr), em)
+    result = em.emit("tensor.from_elements %s : tensor<f64>" % lr)
+    return em.lines, result
 
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$.]*$")
@@ -716,8 +931,16 @@ class TrainStep:
                                                  _tensor(*out))
         return self._op("cast", [x], infer, format)
 
-    def cross_entropy(self, logits, labels):
-        """Mean softmax cross entropy of logits [N, C] against labels [N]."""
+    def cross_entropy(self, logits, labels, ignore_index=-100, label_smoothing=0.0):
+        """Mean softmax cross entropy of logits [N, C] against labels [N]
+        (F.cross_entropy: the mean over labels != ignore_index, with label
+        smoothing)."""
+        ignore_index = int(ignore_index)
+        label_smoothing = float(label_smoothing)
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise BuildError("cross_entropy: label_smoothing must be in [0, 1], got %r"
+                             % label_smoothing)
+
         def infer(specs):
             (ls, lt), (ys, yt) = specs
             if len(ls) != 2 or lt not in FLOAT_TYPES or ys != ls[:1] or yt not in ("i32", "i64"):
@@ -726,9 +949,16 @@ class TrainStep:
                                  % (_tensor(ls, lt), _tensor(ys, yt)))
             return (), lt
 
+        attrs = []
+        if ignore_index != -100:
+            attrs.append("ignore_index = %d : i64" % ignore_index)
+        if label_smoothing:
+            attrs.append("label_smoothing = " + _f64(label_smoothing))
+        attr_text = " {%s}" % ", ".join(attrs) if attrs else ""
+
         def format(result, names, specs, out):
-            return "%s = mp.cross_entropy %s : %s, %s" % (
-                result, ", ".join(names), _tensor(*specs[0]), _tensor(*specs[1]))
+            return "%s = mp.cross_entropy %s%s : %s, %s" % (
+                result, ", ".join(names), attr_text, _tensor(*specs[0]), _tensor(*specs[1]))
         return self._op("cross_entropy", [logits, labels], infer, format)
 
     def batch_norm(self, x, weight=None, bias=None, eps=1e-5, momentum=0.1,
@@ -792,6 +1022,31 @@ class TrainStep:
         value = self._op("batch_norm", operands, infer, format)
         value.op.forward_state = states
         return value
+
+    def nll_loss(self, log_probs, targets, ignore_index=-100, reduction="mean"):
+        """Negative log-likelihood of log-probabilities [N, C] at targets [N]
+        (F.nll_loss; reduction "mean", "sum" or "none")."""
+        ignore_index = int(ignore_index)
+        if reduction not in ("mean", "sum", "none"):
+            raise BuildError("nll_loss: reduction must be 'mean', 'sum' or 'none', got %r"
+                             % (reduction,))
+
+        def infer(specs):
+            (ls, lt), (ys, yt) = specs
+            if len(ls) != 2 or lt not in FLOAT_TYPES or ys != ls[:1] or yt not in ("i32", "i64"):
+                raise BuildError("nll_loss: input [N, C] (float) and targets [N] (i32/i64) "
+                                 "expected, got %s and %s" % (_tensor(ls, lt), _tensor(ys, yt)))
+            return (ls[:1] if reduction == "none" else ()), lt
+
+        suffix = "" if reduction == "mean" else " reduction " + reduction
+        if ignore_index != -100:
+            suffix += " {ignore_index = %d : i64}" % ignore_index
+
+        def format(result, names, specs, out):
+            return "%s = mp.nll_loss %s%s : %s, %s -> %s" % (
+                result, ", ".join(names), suffix, _tensor(*specs[0]), _tensor(*specs[1]),
+                _tensor(*out))
+        return self._op("nll_loss", [log_probs, targets], infer, format)
 
     def mse(self, x, target):
         """Mean squared error of two tensors of one type."""
@@ -862,13 +1117,17 @@ class TrainStep:
                 operand_specs, out))
 
     def build(self, loss, optimizer, predict=None, predict_batch=None,
-              predict_name="predict"):
+              predict_name="predict", lr_scheduler=None, clip_grad_norm=None):
         """The module text: the train step @<name> minimising `loss` (a 0-d
         float value) over every parameter with `optimizer` (SGD, Adam,
         AdamW), and with `predict` (a value), a function @<predict_name>
         taking the parameters and the one input it depends on (batch size
         `predict_batch`, by default the train step's) and returning it, as
-        `mp-run --eval` calls it."""
+        `mp-run --eval` calls it. `lr_scheduler` (StepLR, ...) computes the
+        learning rate in the step from the optimizer's lr and a
+        `lr_scheduler.last_epoch` state argument, returned incremented.
+        `clip_grad_norm` = max_norm or (max_norm, norm_type) with norm_type 2
+        or "inf" clips the gradients with `mp.clip_grad_norm` first."""
         self._check(loss)
         if loss.kind != "op" or loss.shape != () or loss.dtype not in FLOAT_TYPES:
             raise BuildError("the loss must be a 0-d float result of an op, got %r" % (loss,))
@@ -876,12 +1135,20 @@ class TrainStep:
             raise BuildError("optimizer must be mixedprec.SGD, Adam or AdamW")
         if not self.params:
             raise BuildError("the train step has no parameters")
-        text = self._train_step(loss, optimizer)
+        if clip_grad_norm is not None:
+            max_norm, norm_type = (clip_grad_norm if isinstance(clip_grad_norm, tuple)
+                                   else (clip_grad_norm, 2))
+            if norm_type not in (2, 2.0, "inf", float("inf")):
+                raise BuildError("clip_grad_norm: norm_type must be 2 or 'inf', got %r"
+                                 % (norm_type,))
+            clip_grad_norm = (float(max_norm), norm_type not in (2, 2.0))
+            _f64(clip_grad_norm[0])
+        text = self._train_step(loss, optimizer, lr_scheduler, clip_grad_norm)
         if predict is not None:
             text += "\n" + self._predict(predict, predict_batch, predict_name)
         return text
 
-    def _train_step(self, loss, optimizer):
+    def _train_step(self, loss, optimizer, lr_scheduler=None, clip=None):
         # Every random op is emitted, so that the state the step returns is
         # the one after all of them.
         order, _ = self._closure([loss] + self._random[-1:])
@@ -898,6 +1165,9 @@ class TrainStep:
             state_names.append(per_param)
         if optimizer.needs_step:
             arguments.append('%step: tensor<i64> {mp.state = "step"}')
+        if lr_scheduler is not None:
+            arguments.append('%lr_scheduler_last_epoch: tensor<i64> '
+                             '{mp.state = "lr_scheduler.last_epoch"}')
         rng_argument = len(arguments)
         if self._random:
             init = ("" if self.seed is None else
@@ -916,6 +1186,19 @@ class TrainStep:
         lines.append("  %s = mp.grad %s wrt %s : %s, %s" % (
             ", ".join(gradients), loss_name, ", ".join("%" + p.name for p in self.params),
             loss.type, ", ".join(p.type for p in self.params)))
+        if clip is not None:
+            clipped = ["%%clipped_%s" % p.name for p in self.params]
+            lines.append("  %s, %%total_norm = mp.clip_grad_norm %s max_norm %s%s : %s" % (
+                ", ".join(clipped), ", ".join(gradients), _f64(clip[0]).split(" :")[0],
+                " norm_type inf" if clip[1] else "", ", ".join(p.type for p in self.params)))
+            gradients = clipped
+        lr_suffix = ""
+        if lr_scheduler is not None:
+            schedule_lines, lr_name = lr_schedule_ops(
+                lr_scheduler, optimizer.lr, "%lr_scheduler_last_epoch")
+            lines += ["  " + line for line in schedule_lines]
+            lr_suffix = " lr(%s : tensor<f64>)" % lr_name
+        attributes = optimizer.attributes(lr_operand=lr_scheduler is not None)
         new_params = ["%%new_%s" % p.name for p in self.params]
         new_states = [["%s_new" % name for name in per_param] for per_param in state_names]
         if optimizer.needs_step:
@@ -923,17 +1206,20 @@ class TrainStep:
             lines.append("  %step_new = arith.addi %step, %one : tensor<i64>")
         for i, p in enumerate(self.params):
             if isinstance(optimizer, Adam):
-                lines.append("  %s, %s, %s = mp.%s %%%s, %s, %s, %s, %%step_new %s : %s, tensor<i64>"
-                             % (new_params[i], new_states[0][i], new_states[1][i],
+                amsgrad = " amsgrad %s" % state_names[2][i] if optimizer.amsgrad else ""
+                lines.append("  %s = mp.%s %%%s, %s, %s, %s, %%step_new%s%s %s : %s, tensor<i64>"
+                             % (", ".join([new_params[i]] + [n[i] for n in new_states]),
                                 optimizer.mnemonic, p.name, gradients[i], state_names[0][i],
-                                state_names[1][i], optimizer.attributes(), p.type))
+                                state_names[1][i], amsgrad, lr_suffix, attributes, p.type))
             elif optimizer.state_kinds:
-                lines.append("  %s, %s = mp.sgd %%%s, %s momentum_buffer %s %s : %s, %s"
+                step = " step(%step_new : tensor<i64>)" if optimizer.needs_step else ""
+                lines.append("  %s, %s = mp.sgd %%%s, %s momentum_buffer %s%s%s %s : %s, %s"
                              % (new_params[i], new_states[0][i], p.name, gradients[i],
-                                state_names[0][i], optimizer.attributes(), p.type, p.type))
+                                state_names[0][i], step, lr_suffix, attributes, p.type,
+                                p.type))
             else:
-                lines.append("  %s = mp.sgd %%%s, %s %s : %s" % (
-                    new_params[i], p.name, gradients[i], optimizer.attributes(), p.type))
+                lines.append("  %s = mp.sgd %%%s, %s%s %s : %s" % (
+                    new_params[i], p.name, gradients[i], lr_suffix, attributes, p.type))
 
         results = [(loss_name, loss.type, "{mp.loss}")]
         for i, p in enumerate(self.params):
@@ -942,9 +1228,17 @@ class TrainStep:
             for i, p in enumerate(self.params):
                 results.append((per_param[i], p.type, "{mp.updates = %d : i64}"
                                 % ((k + 1) * len(self.params) + i)))
+        next_argument = (len(optimizer.state_kinds) + 1) * len(self.params)
         if optimizer.needs_step:
             results.append(("%step_new", "tensor<i64>", "{mp.updates = %d : i64}"
-                            % ((len(optimizer.state_kinds) + 1) * len(self.params))))
+                            % next_argument))
+            next_argument += 1
+        if lr_scheduler is not None:
+            lines.append("  %lr_one = arith.constant dense<1> : tensor<i64>")
+            lines.append("  %lr_scheduler_last_epoch_new = arith.addi "
+                         "%lr_scheduler_last_epoch, %lr_one : tensor<i64>")
+            results.append(("%lr_scheduler_last_epoch_new", "tensor<i64>",
+                            "{mp.updates = %d : i64}" % next_argument))
         if self._random:
             results.append((names[id(self._random[-1])] + "_rng", "tensor<2xi64>",
                             "{mp.updates = %d : i64}" % rng_argument))

@@ -38,10 +38,10 @@
 // CHECK:        %[[G:[a-z0-9_]+]]:4 = mp.grad %[[LOSS]] wrt %arg0, %arg1, %arg2, %arg3 : tensor<f32>, tensor<256x784xf32>, tensor<256xf32>, tensor<10x256xf32>, tensor<10xf32>
 // CHECK:        %[[ONE:[a-z0-9_]+]] = arith.constant dense<1> : tensor<i64>
 // CHECK:        %[[STEP:[a-z0-9_]+]] = arith.addi %arg12, %[[ONE]] : tensor<i64>
-// CHECK:        %[[W1:[a-z0-9_]+]], %[[MW1:[a-z0-9_]+]], %[[VW1:[a-z0-9_]+]] = mp.adam %arg0, %[[G]]#0, %arg4, %arg8, %[[STEP]] : tensor<256x784xf32>, tensor<i64>
-// CHECK:        %[[B1:[a-z0-9_]+]], %[[MB1:[a-z0-9_]+]], %[[VB1:[a-z0-9_]+]] = mp.adam %arg1, %[[G]]#1, %arg5, %arg9, %[[STEP]] : tensor<256xf32>, tensor<i64>
-// CHECK:        %[[W2:[a-z0-9_]+]], %[[MW2:[a-z0-9_]+]], %[[VW2:[a-z0-9_]+]] = mp.adam %arg2, %[[G]]#2, %arg6, %arg10, %[[STEP]] : tensor<10x256xf32>, tensor<i64>
-// CHECK:        %[[B2:[a-z0-9_]+]], %[[MB2:[a-z0-9_]+]], %[[VB2:[a-z0-9_]+]] = mp.adam %arg3, %[[G]]#3, %arg7, %arg11, %[[STEP]] : tensor<10xf32>, tensor<i64>
+// CHECK:        %[[W1:[a-z0-9_]+]], %[[MW1:[a-z0-9_]+]], %[[VW1:[a-z0-9_]+]] = mp.adam %arg0, %[[G]]#0, %arg4, %arg8, %[[STEP]] {lr = 1.000000e-03 : f64} : tensor<256x784xf32>, tensor<i64>
+// CHECK:        %[[B1:[a-z0-9_]+]], %[[MB1:[a-z0-9_]+]], %[[VB1:[a-z0-9_]+]] = mp.adam %arg1, %[[G]]#1, %arg5, %arg9, %[[STEP]] {lr = 1.000000e-03 : f64} : tensor<256xf32>, tensor<i64>
+// CHECK:        %[[W2:[a-z0-9_]+]], %[[MW2:[a-z0-9_]+]], %[[VW2:[a-z0-9_]+]] = mp.adam %arg2, %[[G]]#2, %arg6, %arg10, %[[STEP]] {lr = 1.000000e-03 : f64} : tensor<10x256xf32>, tensor<i64>
+// CHECK:        %[[B2:[a-z0-9_]+]], %[[MB2:[a-z0-9_]+]], %[[VB2:[a-z0-9_]+]] = mp.adam %arg3, %[[G]]#3, %arg7, %arg11, %[[STEP]] {lr = 1.000000e-03 : f64} : tensor<10xf32>, tensor<i64>
 // CHECK-NOT:    mp.adam
 // CHECK:        return %[[LOSS]], %[[W1]], %[[B1]], %[[W2]], %[[B2]], %[[MW1]], %[[MB1]], %[[MW2]], %[[MB2]], %[[VW1]], %[[VB1]], %[[VW2]], %[[VB2]], %[[STEP]]
 // CHECK-SAME:   : tensor<f32>, tensor<256x784xf32>, tensor<256xf32>, tensor<10x256xf32>, tensor<10xf32>, tensor<256x784xf32>, tensor<256xf32>, tensor<10x256xf32>, tensor<10xf32>, tensor<256x784xf32>, tensor<256xf32>, tensor<10x256xf32>, tensor<10xf32>, tensor<i64>

@@ -171,3 +171,75 @@ for attempt in [
 # CHECK-NEXT: BuildError: predict: the value must be computed from exactly one input, found 0
 # CHECK-NEXT: BuildError: nesterov needs a momentum and zero dampening
 # CHECK-NEXT: BuildError: None is not a value of this train step
+
+# Losses with ignore_index / label_smoothing and nll_loss, Adam with amsgrad
+# and maximize, gradient clipping and a learning-rate schedule (the counter
+# is state lr_scheduler.last_epoch, read before it is incremented).
+step = mixedprec.TrainStep("scheduled")
+w = step.param("w", (5, 3))
+x = step.input("x", (4, 3))
+labels = step.input("labels", (4,), "i64")
+logits = step.linear(x, w)
+loss = step.cross_entropy(logits, labels, ignore_index=0, label_smoothing=0.1) + \
+    step.nll_loss(step.log_softmax(logits), labels, reduction="sum")
+text = step.build(loss, mixedprec.Adam(lr=0.01, amsgrad=True, maximize=True),
+                  lr_scheduler=mixedprec.StepLR(step_size=2, gamma=0.5),
+                  clip_grad_norm=(1.0, "inf"))
+print(text)
+# CHECK-LABEL: func.func @scheduled(
+# CHECK-NEXT:     %w: tensor<5x3xf32> {mp.param},
+# CHECK-NEXT:     %w_exp_avg: tensor<5x3xf32> {mp.state = "adam.exp_avg"},
+# CHECK-NEXT:     %w_exp_avg_sq: tensor<5x3xf32> {mp.state = "adam.exp_avg_sq"},
+# CHECK-NEXT:     %w_max_exp_avg_sq: tensor<5x3xf32> {mp.state = "adam.max_exp_avg_sq"},
+# CHECK-NEXT:     %step: tensor<i64> {mp.state = "step"},
+# CHECK-NEXT:     %lr_scheduler_last_epoch: tensor<i64> {mp.state = "lr_scheduler.last_epoch"},
+# CHECK-NEXT:     %x: tensor<4x3xf32>,
+# CHECK-NEXT:     %labels: tensor<4xi64>)
+# CHECK:          tensor<i64> {mp.updates = 4 : i64},
+# CHECK-NEXT:     tensor<i64> {mp.updates = 5 : i64}) {
+# CHECK:        %v1 = mp.cross_entropy %v0, %labels {ignore_index = 0 : i64, label_smoothing = 0.1 : f64} : tensor<4x5xf32>, tensor<4xi64>
+# CHECK:        %v3 = mp.nll_loss %v2, %labels reduction sum : tensor<4x5xf32>, tensor<4xi64> -> tensor<f32>
+# CHECK:        %clipped_w, %total_norm = mp.clip_grad_norm %grad_w max_norm 1.0 norm_type inf : tensor<5x3xf32>
+# CHECK-NEXT:   %lr_1 = tensor.extract %lr_scheduler_last_epoch[] : tensor<i64>
+# CHECK:        arith.floordivsi %lr_1, %{{.*}} : i64
+# CHECK:        math.powf
+# CHECK:        %[[LR:lr_[0-9]+]] = tensor.from_elements %{{.*}} : tensor<f64>
+# CHECK:        mp.adam %w, %clipped_w, %w_exp_avg, %w_exp_avg_sq, %step_new amsgrad %w_max_exp_avg_sq lr(%[[LR]] : tensor<f64>) {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-08 : f64, weight_decay = 0.0 : f64, maximize} : tensor<5x3xf32>, tensor<i64>
+# CHECK:        %lr_scheduler_last_epoch_new = arith.addi %lr_scheduler_last_epoch, %lr_one : tensor<i64>
+# CHECK-NEXT:   return
+print("verifies:", "func.func @scheduled" in mixedprec.compile(text, pipeline=None))
+print("compiles:", "mp.grad" not in mixedprec.compile(text, compute_type="bf16"))
+# CHECK: verifies: True
+# CHECK-NEXT: compiles: True
+
+# SGD with dampening takes the step counter for its first step.
+step = mixedprec.TrainStep("damped")
+w = step.param("w", (2,))
+t = step.input("t", (2,))
+print(step.build(step.mse(w, t), mixedprec.SGD(lr=0.1, momentum=0.9, dampening=0.5)))
+# CHECK-LABEL: func.func @damped(
+# CHECK:        %step: tensor<i64> {mp.state = "step"},
+# CHECK:        mp.sgd %w, %grad_w momentum_buffer %w_momentum_buffer step(%step_new : tensor<i64>) {lr = 0.1 : f64, momentum = 0.9 : f64, dampening = 0.5 : f64} : tensor<2xf32>, tensor<2xf32>
+
+for attempt in [
+        lambda: mixedprec.lr_schedule_ops(mixedprec.StepLR(0), 0.1, "%c"),
+        lambda: mixedprec.lr_schedule_ops(mixedprec.LinearLR(start_factor=0), 0.1, "%c"),
+        lambda: mixedprec.lr_schedule_ops(
+            mixedprec.SequentialLR([mixedprec.StepLR(2)], [3]), 0.1, "%c"),
+        lambda: mixedprec.lr_schedule_ops("StepLR", 0.1, "%c"),
+        lambda: step.cross_entropy(w, t, label_smoothing=2),
+        lambda: step.nll_loss(w, t, reduction="max"),
+        lambda: step.build(step.mse(w, t), mixedprec.SGD(lr=1), clip_grad_norm=(1.0, 3)),
+]:
+    try:
+        attempt()
+        print("no error")
+    except mixedprec.BuildError as error:
+        print("BuildError:", error)
+# CHECK: BuildError: StepLR: step_size must be >= 1
+# CHECK-NEXT: BuildError: LinearLR: start_factor must be in (0, 1], end_factor in [0, 1]
+# CHECK-NEXT: BuildError: SequentialLR: expects one milestone fewer than schedulers
+# CHECK-NEXT: BuildError: lr_scheduler must be a mixedprec schedule (StepLR, ...)
+# CHECK-NEXT: BuildError: cross_entropy: label_smoothing must be in [0, 1], got 2.0
+# CHECK-NEXT: BuildError: nll_loss: reduction must be 'mean', 'sum' or 'none', got 'max'
+# CHECK-NEXT: BuildError: clip_grad_norm: norm_type must be 2 or 'inf', got 3

@@ -653,7 +653,9 @@ class Generator:
                 g = self.op(g.shape, g.dtype, "mp.maximum %s, %s : %s, %s" % (
                     g.name, lo.name, g.type, lo.type))
                 self.meta["ops"].append("grad_clip")
-            if kind in ("adam", "adamw"):
+            def step_counter():
+                """The incremented step counter, made once per step."""
+                nonlocal step_value
                 if step_value is None:
                     step_arg = Value("%step", (), step_dtype)
                     state_args.append((step_arg, "step"))
@@ -662,6 +664,10 @@ class Generator:
                     step_value = self.op((), step_dtype, "arith.addi %s, %s : %s" % (
                         step_arg.name, one.name, step_arg.type), prefix="step")
                     results.append((step_value, step_arg))
+                return step_value
+
+            if kind in ("adam", "adamw"):
+                step_counter()
                 m = Value("%%m%s" % pv.name[1:], pv.shape, pv.dtype)
                 v = Value("%%s%s" % pv.name[1:], pv.shape, pv.dtype)
                 state_args += [(m, "adam.exp_avg"), (v, "adam.exp_avg_sq")]
@@ -681,16 +687,21 @@ class Generator:
                 buf = Value("%%b%s" % pv.name[1:], pv.shape, pv.dtype)
                 state_args.append((buf, "sgd.momentum_buffer"))
                 attrs = ["lr = %s" % fmt_f64(lr), "momentum = %s" % fmt_f64(0.9)]
+                step_text = ""
                 if rng.random() < 0.3:
                     attrs.append("nesterov")
                 elif rng.random() < 0.3:
+                    # Dampening needs the step counter (the first step's
+                    # buffer is the gradient undampened).
                     attrs.append("dampening = %s" % fmt_f64(0.1))
+                    counter = step_counter()
+                    step_text = " step(%s : %s)" % (counter.name, counter.type)
                 if rng.random() < 0.3:
                     attrs.append("weight_decay = %s" % fmt_f64(1e-4))
                 outs = [Value(self.fresh("n"), pv.shape, pv.dtype) for _ in range(2)]
-                self.emit("%s = mp.sgd %s, %s momentum_buffer %s {%s} : %s, %s" % (
+                self.emit("%s = mp.sgd %s, %s momentum_buffer %s%s {%s} : %s, %s" % (
                     ", ".join(o.name for o in outs), pv.name, g.name, buf.name,
-                    ", ".join(attrs), pv.type, buf.type))
+                    step_text, ", ".join(attrs), pv.type, buf.type))
                 results += [(outs[0], pv), (outs[1], buf)]
             else:
                 attrs = ["lr = %s" % fmt_f64(lr)]

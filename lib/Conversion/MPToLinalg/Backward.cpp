@@ -303,53 +303,6 @@ template <typename OpTy> struct NormGradOpLowering : OpConversionPattern<OpTy> {
 };
 
 /// cross_entropy_grad: (softmax(x) − onehot(label)) · dl / N.
-struct CrossEntropyGradOpLowering : OpConversionPattern<CrossEntropyGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(CrossEntropyGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value logits = adaptor.getLogits();
-    auto type = cast<RankedTensorType>(logits.getType());
-    int64_t batch = type.getDimSize(0);
-    SoftmaxStatistics stats =
-        buildSoftmaxStatistics(rewriter, loc, logits, /*dim=*/1);
-    MLIRContext *context = rewriter.getContext();
-    MappedOperand gradOutput{adaptor.getGradOutput(),
-                             AffineMap::get(2, 0, {}, context)};
-    Value result =
-        buildElementwise(
-            rewriter, loc,
-            {identityOperand(logits), projectedOperand(stats.max, 2, {1}),
-             projectedOperand(stats.sumExp, 2, {1}),
-             projectedOperand(adaptor.getLabels(), 2, {1}), gradOutput},
-            TypeRange{type},
-            [&](OpBuilder &b, Location loc, ValueRange in,
-                ValueRange) -> SmallVector<Value> {
-              Value probability = arith::DivFOp::create(
-                  b, loc,
-                  math::ExpOp::create(
-                      b, loc, arith::SubFOp::create(b, loc, in[0], in[1])),
-                  in[2]);
-              Value column = arith::IndexCastOp::create(
-                  b, loc, in[3].getType(), linalg::IndexOp::create(b, loc, 1));
-              Value isLabel = arith::CmpIOp::create(
-                  b, loc, arith::CmpIPredicate::eq, column, in[3]);
-              Value target = arith::SelectOp::create(
-                  b, loc, isLabel, createF32Constant(b, loc, 1.0),
-                  createF32Constant(b, loc, 0.0));
-              Value d = arith::SubFOp::create(b, loc, probability, target);
-              Value scaled = arith::MulFOp::create(b, loc, d, in[4]);
-              return {arith::DivFOp::create(
-                  b, loc, scaled,
-                  createF32Constant(b, loc, static_cast<double>(batch)))};
-            })
-            .front();
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
 } // namespace
 
 void lowering::populateBackwardPatterns(RewritePatternSet &patterns) {
@@ -358,6 +311,5 @@ void lowering::populateBackwardPatterns(RewritePatternSet &patterns) {
                SoftmaxGradOpLowering<SoftmaxGradOp>,
                SoftmaxGradOpLowering<LogSoftmaxGradOp>,
                NormGradOpLowering<LayerNormGradOp>,
-               NormGradOpLowering<RMSNormGradOp>, CrossEntropyGradOpLowering>(
-      patterns.getContext());
+               NormGradOpLowering<RMSNormGradOp>>(patterns.getContext());
 }

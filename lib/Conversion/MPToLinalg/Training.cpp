@@ -1,10 +1,16 @@
 //===- Training.cpp - Optimizers and scaling state to linalg --------------===//
 //
 // sgd, adam and adamw become one elementwise linalg.generic each, computing
-// the op's formula in f32 (operands of a narrower type extended exactly) and
-// rounding each result (parameter, buffers) once to its type; Adam's bias
-// corrections 1 − β^step are computed once per op in f64 from the step
-// tensor (as PyTorch does in Python) and rounded to f32. all_finite is a
+// the op's formula in f32 (operands of a narrower type extended exactly) in
+// the order of operations of PyTorch's single-tensor optimizers
+// (torch/optim/{sgd,adam,adamw}.py, `_single_tensor_*`), with `add(alpha=)`
+// and `addcmul` as fused multiply-adds (math.fma) as PyTorch's vectorised CPU
+// kernels compute them, and rounding each result (parameter, buffers) once to
+// its type. Scalars PyTorch computes in Python floats (the learning rate,
+// Adam's bias corrections 1 − β^step from the step tensor, its step size,
+// AdamW's 1 − lr·weight_decay) are computed once per op in f64 and rounded to
+// f32. clip_grad_norm: per-gradient f32 sums of squares (or max |g|), their
+// norm, the clamped coefficient and one elementwise product per gradient. all_finite is a
 // chain of reductions into one i1, amax an f32 max-of-|x| reduction;
 // update_loss_scale and fp8_scale are scalar arith on values read from 0-d
 // tensors with tensor.extract and wrapped back with tensor.from_elements;
@@ -27,6 +33,29 @@ using namespace mlir;
 using namespace mlir::mp;
 using namespace mlir::mp::lowering;
 
+/// The learning rate of an optimizer in f64: its attribute value (or
+/// `defaultLr`), or its 0-d operand read and extended exactly.
+static Value buildLearningRate(OpBuilder &b, Location loc, Value operand,
+                               std::optional<double> constant) {
+  Type f64 = b.getF64Type();
+  if (!operand)
+    return createFloatConstant(b, loc, f64, *constant);
+  return convertFloat(b, loc, extractScalar(b, loc, operand), f64);
+}
+
+/// `value` (f64) rounded to f32: a Python float coefficient as PyTorch's
+/// kernels use it.
+static Value toF32(OpBuilder &b, Location loc, Value value) {
+  return convertFloat(b, loc, value, b.getF32Type());
+}
+
+/// a + α·b in one rounding: PyTorch's `add(a, b, alpha=α)` in its vectorised
+/// CPU kernel (vec::fmadd) and on CUDA.
+static Value fusedAdd(OpBuilder &b, Location loc, Value a, Value alpha,
+                      Value x) {
+  return math::FmaOp::create(b, loc, x, alpha, a);
+}
+
 namespace {
 struct SGDOpLowering : OpConversionPattern<SGDOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -34,59 +63,70 @@ struct SGDOpLowering : OpConversionPattern<SGDOp> {
   LogicalResult
   matchAndRewrite(SGDOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    double lr = op.getLr().convertToDouble();
+    Location loc = op.getLoc();
     double momentum = op.getMomentum().convertToDouble();
     double dampening = op.getDampening().convertToDouble();
     double weightDecay = op.getWeightDecay().convertToDouble();
     bool nesterov = op.getNesterov();
+    bool maximize = op.getMaximize();
     Value buffer = adaptor.getMomentumBuffer();
+    std::optional<double> lrConstant;
+    if (auto lr = op.getLrAttr())
+      lrConstant = lr.getValueAsDouble();
+    // −lr rounded to f32 (PyTorch: param.add_(d_p, alpha=-lr)).
+    Value negLr = toF32(
+        rewriter, loc,
+        arith::NegFOp::create(rewriter, loc,
+                              buildLearningRate(rewriter, loc,
+                                                adaptor.getLearningRate(),
+                                                lrConstant)));
+    // The first step (step == 1) sets the buffer to g.
+    Value firstStep;
+    if (Value step = adaptor.getStep()) {
+      Value count = extractScalar(rewriter, loc, step);
+      firstStep = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, count,
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getIntegerAttr(count.getType(), 1)));
+    }
     SmallVector<MappedOperand> inputs{identityOperand(adaptor.getParam()),
                                       identityOperand(adaptor.getGrad())};
     if (buffer)
       inputs.push_back(identityOperand(buffer));
     SmallVector<Type> resultTypes(op->getResultTypes());
     SmallVector<Value> results = buildElementwise(
-        rewriter, op.getLoc(), inputs, resultTypes,
+        rewriter, loc, inputs, resultTypes,
         [&](OpBuilder &b, Location loc, ValueRange in,
             ValueRange) -> SmallVector<Value> {
           Value param = in[0], grad = in[1];
-          // g = grad + weight_decay·param
+          if (maximize)
+            grad = arith::NegFOp::create(b, loc, grad);
+          // g = g + weight_decay·param
           if (weightDecay != 0.0)
-            grad = arith::AddFOp::create(
-                b, loc, grad,
-                arith::MulFOp::create(
-                    b, loc, createF32Constant(b, loc, weightDecay), param));
+            grad = fusedAdd(b, loc, grad,
+                            createF32Constant(b, loc, weightDecay), param);
           Value newBuffer;
           if (buffer) {
-            // buf = momentum·buf + (1 − dampening)·g (g alone without
-            // dampening: the product by 1 is exact anyway)
-            Value damped =
+            // buf = momentum·buf + (1 − dampening)·g; the product by 1 is
+            // exact without dampening.
+            Value decayed = arith::MulFOp::create(
+                b, loc, in[2], createF32Constant(b, loc, momentum));
+            newBuffer =
                 dampening == 0.0
-                    ? grad
-                    : arith::MulFOp::create(
-                          b, loc, createF32Constant(b, loc, 1.0 - dampening),
-                          grad)
-                          .getResult();
-            newBuffer = arith::AddFOp::create(
-                b, loc,
-                arith::MulFOp::create(
-                    b, loc, createF32Constant(b, loc, momentum), in[2]),
-                damped);
-            grad = nesterov
-                       ? arith::AddFOp::create(
-                             b, loc, grad,
-                             arith::MulFOp::create(
-                                 b, loc, createF32Constant(b, loc, momentum),
-                                 newBuffer))
-                             .getResult()
-                       : newBuffer;
+                    ? arith::AddFOp::create(b, loc, decayed, grad).getResult()
+                    : fusedAdd(b, loc, decayed,
+                               createF32Constant(b, loc, 1.0 - dampening),
+                               grad);
+            if (firstStep)
+              newBuffer =
+                  arith::SelectOp::create(b, loc, firstStep, grad, newBuffer);
+            grad = nesterov ? fusedAdd(b, loc, grad,
+                                       createF32Constant(b, loc, momentum),
+                                       newBuffer)
+                            : newBuffer;
           }
-          // param − lr·g
-          Value newParam = arith::SubFOp::create(
-              b, loc, param,
-              arith::MulFOp::create(b, loc, createF32Constant(b, loc, lr),
-                                    grad));
-          SmallVector<Value> results{newParam};
+          // param + (−lr)·g
+          SmallVector<Value> results{fusedAdd(b, loc, param, negLr, grad)};
           if (buffer)
             results.push_back(newBuffer);
           return results;
@@ -97,7 +137,8 @@ struct SGDOpLowering : OpConversionPattern<SGDOp> {
 };
 
 /// Lowers adam (L2 weight decay into the gradient) and adamw (decoupled
-/// weight decay on the parameter).
+/// weight decay on the parameter) in the order of PyTorch's
+/// `_single_tensor_adam(w)`.
 template <typename OpTy> struct AdamLikeOpLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   using OpAdaptor = typename OpTy::Adaptor;
@@ -107,78 +148,160 @@ template <typename OpTy> struct AdamLikeOpLowering : OpConversionPattern<OpTy> {
                   ConversionPatternRewriter &rewriter) const override {
     constexpr bool decoupled = std::is_same_v<OpTy, AdamWOp>;
     Location loc = op.getLoc();
-    double lr = op.getLr().convertToDouble();
+    OpBuilder &b = rewriter;
     double beta1 = op.getBeta1().convertToDouble();
     double beta2 = op.getBeta2().convertToDouble();
     double eps = op.getEps().convertToDouble();
     double weightDecay = op.getWeightDecay().convertToDouble();
+    bool maximize = op.getMaximize();
+    bool amsgrad = static_cast<bool>(adaptor.getMaxExpAvgSq());
 
-    // Bias corrections 1 − β^step in f64, rounded to f32.
-    Type f64 = rewriter.getF64Type();
-    Value step = arith::SIToFPOp::create(
-        rewriter, loc, f64, extractScalar(rewriter, loc, adaptor.getStep()));
-    auto biasCorrection = [&](double beta) -> Value {
-      Value power = math::PowFOp::create(
-          rewriter, loc, createFloatConstant(rewriter, loc, f64, beta), step);
-      Value correction = arith::SubFOp::create(
-          rewriter, loc, createFloatConstant(rewriter, loc, f64, 1.0), power);
-      return convertFloat(rewriter, loc, correction, rewriter.getF32Type());
+    // Python-float scalars in f64: bias corrections 1 − β^step, the step
+    // size lr / (1 − β1^step), sqrt(1 − β2^step), 1 − lr·weight_decay.
+    Type f64 = b.getF64Type();
+    auto f64Const = [&](double value) {
+      return createFloatConstant(b, loc, f64, value);
     };
-    Value correction1 = biasCorrection(beta1);
-    Value correction2 = biasCorrection(beta2);
+    Value lr = buildLearningRate(b, loc, adaptor.getLearningRate(),
+                                 op.getLrConstant());
+    Value step = arith::SIToFPOp::create(
+        b, loc, f64, extractScalar(b, loc, adaptor.getStep()));
+    auto biasCorrection = [&](double beta) -> Value {
+      return arith::SubFOp::create(
+          b, loc, f64Const(1.0),
+          math::PowFOp::create(b, loc, f64Const(beta), step));
+    };
+    Value stepSize =
+        arith::DivFOp::create(b, loc, lr, biasCorrection(beta1));
+    Value negStepSize =
+        toF32(b, loc, arith::NegFOp::create(b, loc, stepSize));
+    Value correction2Sqrt =
+        toF32(b, loc, math::SqrtOp::create(b, loc, biasCorrection(beta2)));
+    Value decay;
+    if (decoupled)
+      decay = toF32(b, loc,
+                    arith::SubFOp::create(
+                        b, loc, f64Const(1.0),
+                        arith::MulFOp::create(b, loc, lr,
+                                              f64Const(weightDecay))));
 
+    SmallVector<MappedOperand> inputs{identityOperand(adaptor.getParam()),
+                                      identityOperand(adaptor.getGrad()),
+                                      identityOperand(adaptor.getExpAvg()),
+                                      identityOperand(adaptor.getExpAvgSq())};
+    if (amsgrad)
+      inputs.push_back(identityOperand(adaptor.getMaxExpAvgSq()));
     SmallVector<Type> resultTypes(op->getResultTypes());
     SmallVector<Value> results = buildElementwise(
-        rewriter, loc,
-        {identityOperand(adaptor.getParam()),
-         identityOperand(adaptor.getGrad()),
-         identityOperand(adaptor.getExpAvg()),
-         identityOperand(adaptor.getExpAvgSq())},
-        resultTypes,
+        rewriter, loc, inputs, resultTypes,
         [&](OpBuilder &b, Location loc, ValueRange in,
             ValueRange) -> SmallVector<Value> {
           Value param = in[0], grad = in[1], m = in[2], v = in[3];
-          if (weightDecay != 0.0) {
-            if (decoupled)
-              // param·(1 − lr·weight_decay)
-              param = arith::MulFOp::create(
-                  b, loc, param,
-                  createF32Constant(b, loc, 1.0 - lr * weightDecay));
-            else
-              // grad + weight_decay·param
-              grad = arith::AddFOp::create(
-                  b, loc, grad,
-                  arith::MulFOp::create(
-                      b, loc, createF32Constant(b, loc, weightDecay), param));
+          if (maximize)
+            grad = arith::NegFOp::create(b, loc, grad);
+          if (decoupled) {
+            // param·(1 − lr·weight_decay), multiplied even by 1 as PyTorch.
+            param = arith::MulFOp::create(b, loc, param, decay);
+          } else if (weightDecay != 0.0) {
+            // grad + weight_decay·param
+            grad = fusedAdd(b, loc, grad,
+                            createF32Constant(b, loc, weightDecay), param);
           }
-          // m = β1·m + (1 − β1)·g, v = β2·v + (1 − β2)·g²
-          Value newM = arith::AddFOp::create(
+          // m = fma(g, 1 − β1, m·β1); v = fma((1 − β2)·g, g, v·β2)
+          Value newM = fusedAdd(
               b, loc,
-              arith::MulFOp::create(b, loc, createF32Constant(b, loc, beta1),
-                                    m),
-              arith::MulFOp::create(
-                  b, loc, createF32Constant(b, loc, 1.0 - beta1), grad));
-          Value newV = arith::AddFOp::create(
+              arith::MulFOp::create(b, loc, m, createF32Constant(b, loc, beta1)),
+              createF32Constant(b, loc, 1.0 - beta1), grad);
+          Value newV = math::FmaOp::create(
               b, loc,
-              arith::MulFOp::create(b, loc, createF32Constant(b, loc, beta2),
-                                    v),
               arith::MulFOp::create(b, loc,
                                     createF32Constant(b, loc, 1.0 - beta2),
-                                    arith::MulFOp::create(b, loc, grad, grad)));
-          // param − lr·(m / (1 − β1^t)) / (sqrt(v / (1 − β2^t)) + eps)
-          Value mHat = arith::DivFOp::create(b, loc, newM, correction1);
-          Value vHat = arith::DivFOp::create(b, loc, newV, correction2);
-          Value denominator =
-              arith::AddFOp::create(b, loc, math::SqrtOp::create(b, loc, vHat),
-                                    createF32Constant(b, loc, eps));
-          Value update = arith::DivFOp::create(
+                                    grad),
+              grad,
+              arith::MulFOp::create(b, loc, v,
+                                    createF32Constant(b, loc, beta2)));
+          Value second = newV, newMax;
+          if (amsgrad)
+            second = newMax = arith::MaximumFOp::create(b, loc, in[4], newV);
+          // denom = sqrt(v̂) / sqrt(1 − β2^t) + eps
+          Value denominator = arith::AddFOp::create(
               b, loc,
-              arith::MulFOp::create(b, loc, createF32Constant(b, loc, lr),
-                                    mHat),
-              denominator);
-          Value newParam = arith::SubFOp::create(b, loc, param, update);
-          return {newParam, newM, newV};
+              arith::DivFOp::create(b, loc, math::SqrtOp::create(b, loc, second),
+                                    correction2Sqrt),
+              createF32Constant(b, loc, eps));
+          // param + (−step_size·m) / denom (addcdiv)
+          Value newParam = arith::AddFOp::create(
+              b, loc, param,
+              arith::DivFOp::create(
+                  b, loc, arith::MulFOp::create(b, loc, negStepSize, newM),
+                  denominator));
+          SmallVector<Value> results{newParam, newM, newV};
+          if (amsgrad)
+            results.push_back(newMax);
+          return results;
         });
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct ClipGradNormOpLowering : OpConversionPattern<ClipGradNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ClipGradNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    bool infNorm = op.getInfNorm();
+    // Combines an accumulator with one element (|x| or x²) or one norm.
+    auto combine = [&](OpBuilder &b, Location loc, Value acc, Value x) {
+      if (infNorm)
+        return arith::MaximumFOp::create(b, loc, acc,
+                                         math::AbsFOp::create(b, loc, x))
+            .getResult();
+      return arith::AddFOp::create(b, loc, acc,
+                                   arith::MulFOp::create(b, loc, x, x))
+          .getResult();
+    };
+    // Each gradient's norm, then the norm of those norms, in f32.
+    Value total = createF32Constant(b, loc, 0.0);
+    for (Value gradient : adaptor.getGradients()) {
+      auto type = cast<RankedTensorType>(gradient.getType());
+      Value reduced = extractScalar(
+          b, loc,
+          buildReduction(b, loc, {identityOperand(gradient)}, type.getShape(),
+                         llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())),
+                         {createF32Constant(b, loc, 0.0)},
+                         [&](OpBuilder &b, Location loc, ValueRange in,
+                             ValueRange acc) -> SmallVector<Value> {
+                           return {combine(b, loc, acc[0], in[0])};
+                         })
+              .front());
+      Value norm = infNorm ? reduced : math::SqrtOp::create(b, loc, reduced);
+      total = combine(b, loc, total, norm);
+    }
+    if (!infNorm)
+      total = math::SqrtOp::create(b, loc, total);
+    // clip_coef = max_norm / (total_norm + 1e-6), clamped to at most 1.
+    Value coefficient = arith::DivFOp::create(
+        b, loc, createF32Constant(b, loc, op.getMaxNorm().convertToDouble()),
+        arith::AddFOp::create(b, loc, total, createF32Constant(b, loc, 1e-6)));
+    Value clamped = arith::MinimumFOp::create(b, loc, coefficient,
+                                              createF32Constant(b, loc, 1.0));
+    SmallVector<Value> results;
+    for (Value gradient : adaptor.getGradients()) {
+      auto type = cast<RankedTensorType>(gradient.getType());
+      results.push_back(
+          buildElementwise(b, loc, {identityOperand(gradient)}, TypeRange{type},
+                           [&](OpBuilder &b, Location loc, ValueRange in,
+                               ValueRange) -> SmallVector<Value> {
+                             return {arith::MulFOp::create(b, loc, in[0],
+                                                           clamped)};
+                           })
+              .front());
+    }
+    results.push_back(wrapScalar(b, loc, total));
     rewriter.replaceOp(op, results);
     return success();
   }
@@ -400,6 +523,7 @@ struct UpdateLossScaleOpLowering : OpConversionPattern<UpdateLossScaleOp> {
 
 void lowering::populateTrainingPatterns(RewritePatternSet &patterns) {
   patterns.add<SGDOpLowering, AdamLikeOpLowering<AdamOp>,
+               ClipGradNormOpLowering,
                AdamLikeOpLowering<AdamWOp>, AllFiniteOpLowering, AmaxOpLowering,
                AmaxHistoryPushOpLowering, FP8ScaleOpLowering,
                UpdateLossScaleOpLowering>(patterns.getContext());

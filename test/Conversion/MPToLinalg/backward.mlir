@@ -5,28 +5,6 @@
 // CHECK-DAG: #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[$ROW:.*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-DAG: #[[$COL:.*]] = affine_map<(d0, d1) -> (d1)>
-// CHECK-DAG: #[[$ALL:.*]] = affine_map<(d0, d1) -> ()>
-
-// (softmax − onehot) · dl / N, the class index from linalg.index 1.
-// CHECK-LABEL: func.func @cross_entropy_grad(
-// CHECK-SAME:    %[[DL:.*]]: tensor<f32>, %[[LOGITS:.*]]: tensor<64x10xf32>, %[[LABELS:.*]]: tensor<64xi64>)
-// CHECK:         %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
-// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
-// CHECK:         linalg.generic {indexing_maps = [#[[$ID2]], #[[$ROW]], #[[$ROW]], #[[$ROW]], #[[$ALL]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]}
-// CHECK-SAME:      ins(%[[LOGITS]], %[[MAX]], %[[SUM]], %[[LABELS]], %[[DL]] : tensor<64x10xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xi64>, tensor<f32>)
-// CHECK:           %[[P:.*]] = arith.divf
-// CHECK:           %[[C:.*]] = linalg.index 1 : index
-// CHECK:           %[[C64:.*]] = arith.index_cast %[[C]] : index to i64
-// CHECK:           %[[HIT:.*]] = arith.cmpi eq, %[[C64]], %{{.*}} : i64
-// CHECK:           %[[ONEHOT:.*]] = arith.select %[[HIT]]
-// CHECK:           %[[D:.*]] = arith.subf %[[P]], %[[ONEHOT]] : f32
-// CHECK:           %[[S:.*]] = arith.mulf %[[D]], %{{.*}} : f32
-// CHECK:           arith.constant 6.400000e+01 : f32
-// CHECK:           arith.divf %[[S]], %{{.*}} : f32
-func.func @cross_entropy_grad(%dl: tensor<f32>, %logits: tensor<64x10xf32>, %labels: tensor<64xi64>) -> tensor<64x10xf32> {
-  %0 = mp.cross_entropy_grad %dl, %logits, %labels : (tensor<f32>, tensor<64x10xf32>, tensor<64xi64>) -> tensor<64x10xf32>
-  return %0 : tensor<64x10xf32>
-}
 
 // Both results from one generic, the operands broadcast to the gradient's
 // shape; ties halve.

@@ -1613,9 +1613,9 @@ func.func @cross_entropy_dynamic_labels(%l: tensor<64x10xf32>, %y: tensor<?xi64>
 
 // -----
 
-// cross_entropy: logits of rank 2.
+// cross_entropy: K-dimensional logits [N, C, d...] take labels [N, d...].
 func.func @cross_entropy_logits_rank(%l: tensor<64x10x2xf32>, %y: tensor<64xi64>) {
-  // expected-error @+1 {{'mp.cross_entropy' op expects logits of rank 2 ([batch, classes]), got rank 3}}
+  // expected-error @+1 {{'mp.cross_entropy' op expects labels of shape [64, 2], got [64]}}
   %0 = mp.cross_entropy %l, %y : tensor<64x10x2xf32>, tensor<64xi64>
   return
 }
@@ -1670,7 +1670,7 @@ func.func @cross_entropy_grad_grad_output_rank(%dl: tensor<1xf32>, %l: tensor<64
 
 // cross_entropy_grad: logits of rank 2.
 func.func @cross_entropy_grad_logits_rank(%dl: tensor<f32>, %l: tensor<640xf32>, %y: tensor<64xi64>) {
-  // expected-error @+1 {{'mp.cross_entropy_grad' op expects logits of rank 2 ([batch, classes]), got rank 1}}
+  // expected-error @+1 {{'mp.cross_entropy_grad' op expects logits of rank >= 2 ([batch, classes, d...]), got rank 1}}
   %0 = mp.cross_entropy_grad %dl, %l, %y : (tensor<f32>, tensor<640xf32>, tensor<64xi64>) -> tensor<640xf32>
   return
 }
@@ -2099,16 +2099,16 @@ func.func @sgd_buffer_type(%p: tensor<4xf16>, %g: tensor<4xf16>, %b: tensor<4xf3
 // ODS (generic form): sgd param and grad share one type.
 func.func @sgd_grad_type(%p: tensor<4xf32>, %g: tensor<4xf16>) {
   // expected-error @+1 {{'mp.sgd' op failed to verify that all of {param, grad} have same type}}
-  %0 = "mp.sgd"(%p, %g) {lr = 1.0e-01 : f64} : (tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
+  %0 = "mp.sgd"(%p, %g) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0>}> {lr = 1.0e-01 : f64} : (tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
   return
 }
 
 // -----
 
-// ODS (generic form): sgd requires lr.
+// sgd requires a learning rate: the lr attribute or the lr operand.
 func.func @sgd_missing_lr(%p: tensor<4xf32>, %g: tensor<4xf32>) {
-  // expected-error @+1 {{'mp.sgd' op requires attribute 'lr'}}
-  %0 = "mp.sgd"(%p, %g) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{'mp.sgd' op expects a learning rate: an lr attribute or an lr operand}}
+  %0 = mp.sgd %p, %g : tensor<4xf32>
   return
 }
 
@@ -2118,7 +2118,7 @@ func.func @sgd_missing_lr(%p: tensor<4xf32>, %g: tensor<4xf32>) {
 func.func @sgd_generic_results(%p: tensor<4xf32>, %g: tensor<4xf32>) {
   // expected-error @+2 {{'mp.sgd' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4xf32>', 'tensor<4xf32>'}}
   // expected-error @+1 {{'mp.sgd' op failed to infer returned types}}
-  %0:2 = "mp.sgd"(%p, %g) {lr = 1.0e-01 : f64} : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %0:2 = "mp.sgd"(%p, %g) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0>}> {lr = 1.0e-01 : f64} : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
   return
 }
 
@@ -2217,7 +2217,7 @@ func.func @adamw_beta2(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, 
 // ODS (generic form): adam moments share the parameter type.
 func.func @adam_moment_type(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf16>, %v: tensor<4xf32>, %step: tensor<i64>) {
   // expected-error @+1 {{'mp.adam' op failed to verify that all of {param, grad, exp_avg, exp_avg_sq} have same type}}
-  %0:3 = "mp.adam"(%p, %g, %m, %v, %step) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<4xf32>, tensor<i64>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %0:3 = "mp.adam"(%p, %g, %m, %v, %step) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0>}> : (tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<4xf32>, tensor<i64>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
   return
 }
 
@@ -2236,7 +2236,7 @@ func.func @adam_step_type(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32
 func.func @adamw_generic_results(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %step: tensor<i64>) {
   // expected-error @+2 {{'mp.adamw' op inferred type(s) 'tensor<4xf32>', 'tensor<4xf32>', 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4xf32>', 'tensor<4xf32>', 'tensor<4xf16>'}}
   // expected-error @+1 {{'mp.adamw' op failed to infer returned types}}
-  %0:3 = "mp.adamw"(%p, %g, %m, %v, %step) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf16>)
+  %0:3 = "mp.adamw"(%p, %g, %m, %v, %step) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0>}> : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf16>)
   return
 }
 

@@ -667,7 +667,8 @@ CrossEntropyOp::buildAdjoints(OpBuilder &builder,
   ImplicitLocOpBuilder b(getLoc(), builder);
   return SmallVector<Value>{
       CrossEntropyGradOp::create(b, getLogits().getType(), resultAdjoints[0],
-                                 getLogits(), getLabels()),
+                                 getLogits(), getLabels(), getIgnoreIndex(),
+                                 getLabelSmoothing()),
       Value()};
 }
 
@@ -869,4 +870,20 @@ FailureOr<SmallVector<Value>> AdaptiveAvgPool2DOp::buildAdjoints(
   ImplicitLocOpBuilder b(getLoc(), builder);
   return SmallVector<Value>{AdaptiveAvgPool2DGradOp::create(
       b, getInput().getType(), resultAdjoints[0])};
+}
+
+//===----------------------------------------------------------------------===//
+// Losses of MPTrainingOps.td
+//===----------------------------------------------------------------------===//
+
+/// derivatives.yaml's nll_loss_backward: −grad_output at each target not
+/// ignored (÷ their count for mean), no gradient for the targets.
+FailureOr<SmallVector<Value>>
+NLLLossOp::buildAdjoints(OpBuilder &builder, ArrayRef<Value> resultAdjoints,
+                         ArrayRef<bool>) {
+  ImplicitLocOpBuilder b(getLoc(), builder);
+  return SmallVector<Value>{
+      NLLLossGradOp::create(b, getInput().getType(), resultAdjoints[0],
+                            getTargets(), getIgnoreIndex(), getReduction()),
+      Value()};
 }

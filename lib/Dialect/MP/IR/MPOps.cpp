@@ -896,17 +896,20 @@ LogicalResult EmbeddingGradOp::verify() {
 // Losses
 //===----------------------------------------------------------------------===//
 
-/// Checks `[N, C]` logits against `[N]` labels.
+/// Checks `[N, C, d...]` logits against `[N, d...]` labels (PyTorch's
+/// K-dimensional form; `[N, C]` and `[N]` without `d`).
 static LogicalResult checkLogitsAndLabels(const Reporter &reporter,
                                           RankedTensorType logits,
                                           RankedTensorType labels) {
-  if (logits.getRank() != 2)
-    return reporter.fail("expects logits of rank 2 ([batch, classes]), got "
-                         "rank ",
+  if (logits.getRank() < 2)
+    return reporter.fail("expects logits of rank >= 2 ([batch, classes, "
+                         "d...]), got rank ",
                          logits.getRank());
-  if (labels.getRank() != 1 || labels.getDimSize(0) != logits.getDimSize(0))
-    return reporter.fail("expects labels of shape [", logits.getDimSize(0),
-                         "], got ", ShapeStr{labels.getShape()});
+  SmallVector<int64_t> expected{logits.getDimSize(0)};
+  llvm::append_range(expected, logits.getShape().drop_front(2));
+  if (labels.getShape() != ArrayRef<int64_t>(expected))
+    return reporter.fail("expects labels of shape ", ShapeStr{expected},
+                         ", got ", ShapeStr{labels.getShape()});
   return success();
 }
 
@@ -928,6 +931,19 @@ CrossEntropyOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   return success();
 }
 
+/// Checks that `label_smoothing` lies in [0, 1], as PyTorch requires.
+static LogicalResult checkLabelSmoothing(const Reporter &reporter,
+                                         double smoothing) {
+  if (!(smoothing >= 0.0 && smoothing <= 1.0))
+    return reporter.fail("label_smoothing must be in [0, 1], got ", smoothing);
+  return success();
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  return checkLabelSmoothing(Reporter(*this),
+                             getLabelSmoothing().convertToDouble());
+}
+
 LogicalResult CrossEntropyGradOp::verify() {
   Reporter reporter(*this);
   auto logits = getLogits().getType();
@@ -935,6 +951,9 @@ LogicalResult CrossEntropyGradOp::verify() {
   if (getGradOutput().getType() != expected)
     return reporter.fail("expects grad_output of type ", expected, ", got ",
                          getGradOutput().getType());
+  if (failed(checkLabelSmoothing(reporter,
+                                 getLabelSmoothing().convertToDouble())))
+    return failure();
   return checkLogitsAndLabels(reporter, logits, getLabels().getType());
 }
 
@@ -1107,12 +1126,29 @@ GradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   return success();
 }
 
+/// Checks the learning rate of an optimizer: the `lr` attribute (finite,
+/// >= 0) or the `learning_rate` operand, not both; `required` when the op has
+/// no default.
+static LogicalResult checkLearningRate(const Reporter &reporter,
+                                       FloatAttr attr, Value operand,
+                                       bool required) {
+  if (attr && operand)
+    return reporter.fail("expects either an lr attribute or an lr operand, "
+                         "got both");
+  if (required && !attr && !operand)
+    return reporter.fail("expects a learning rate: an lr attribute or an lr "
+                         "operand");
+  if (attr)
+    return checkAtLeast(reporter, "lr", attr.getValueAsDouble(), 0.0);
+  return success();
+}
+
 LogicalResult SGDOp::verify() {
   Reporter reporter(*this);
-  double lr = getLr().convertToDouble();
   double momentum = getMomentum().convertToDouble();
   double dampening = getDampening().convertToDouble();
-  if (failed(checkAtLeast(reporter, "lr", lr, 0.0)) ||
+  if (failed(checkLearningRate(reporter, getLrAttr(), getLearningRate(),
+                               /*required=*/true)) ||
       failed(checkAtLeast(reporter, "momentum", momentum, 0.0)) ||
       failed(checkAtLeast(reporter, "weight_decay",
                           getWeightDecay().convertToDouble(), 0.0)))
@@ -1130,6 +1166,13 @@ LogicalResult SGDOp::verify() {
       buffer && buffer.getType() != getParam().getType())
     return reporter.fail("expects momentum_buffer of the parameter type ",
                          getParam().getType(), ", got ", buffer.getType());
+  if (getStep() && momentum == 0.0)
+    return reporter.fail("a step operand requires momentum > 0 (it selects "
+                         "the first step's buffer rule)");
+  if (!getStep() && momentum != 0.0 && dampening != 0.0)
+    return reporter.fail("dampening ", dampening,
+                         " requires a step operand: the first step sets the "
+                         "buffer to the gradient undampened");
   return success();
 }
 
@@ -1147,7 +1190,8 @@ SGDOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
 template <typename OpTy>
 static LogicalResult verifyAdamLike(OpTy op) {
   Reporter reporter(op);
-  if (failed(checkAtLeast(reporter, "lr", op.getLr().convertToDouble(), 0.0)) ||
+  if (failed(checkLearningRate(reporter, op.getLrAttr(), op.getLearningRate(),
+                               /*required=*/false)) ||
       failed(checkAtLeast(reporter, "eps", op.getEps().convertToDouble(),
                           0.0)) ||
       failed(checkAtLeast(reporter, "weight_decay",
@@ -1158,6 +1202,12 @@ static LogicalResult verifyAdamLike(OpTy op) {
         {"beta2", op.getBeta2().convertToDouble()}})
     if (!(beta >= 0.0 && beta < 1.0))
       return reporter.fail(name, " must be in [0, 1), got ", beta);
+  if (Value maxExpAvgSq = op.getMaxExpAvgSq();
+      maxExpAvgSq && maxExpAvgSq.getType() != op.getParam().getType())
+    return reporter.fail("expects max_exp_avg_sq (amsgrad) of the parameter "
+                         "type ",
+                         op.getParam().getType(), ", got ",
+                         maxExpAvgSq.getType());
   return success();
 }
 
@@ -1168,7 +1218,8 @@ template <typename OpTy>
 static LogicalResult inferAdamLike(std::optional<Location>,
                                    typename OpTy::Adaptor adaptor,
                                    SmallVectorImpl<Type> &inferredReturnTypes) {
-  inferredReturnTypes.append(3, adaptor.getParam().getType());
+  inferredReturnTypes.append(adaptor.getMaxExpAvgSq() ? 4 : 3,
+                             adaptor.getParam().getType());
   return success();
 }
 

@@ -52,7 +52,11 @@ static constexpr StringLiteral kDefaultDeny[] = {"mp.exp",
                                                  "mp.log_softmax_grad",
                                                  "mp.layer_norm_grad",
                                                  "mp.rms_norm_grad",
-                                                 "mp.cross_entropy_grad"};
+                                                 "mp.cross_entropy_grad",
+                                                 // nll_loss is on PyTorch's
+                                                 // CUDA fp32 list.
+                                                 "mp.nll_loss",
+                                                 "mp.nll_loss_grad"};
 
 /// Ops combining several float inputs that must agree. select and compare
 /// are in none of PyTorch's autocast lists; torch.where and torch.eq/lt/...
@@ -100,7 +104,10 @@ static constexpr StringLiteral kExempt[] = {
     // The random samplers have no float operand: their result type is the
     // program's choice (PyTorch's lists do not name torch.rand/randn).
     "mp.random_uniform", "mp.random_normal",
-    "mp.random_bits"};
+    "mp.random_bits",
+    // Gradient clipping consumes gradients (f32 after master weights), as
+    // torch.nn.utils.clip_grad_norm_ runs outside autocast.
+    "mp.clip_grad_norm"};
 
 /// Ops whose values do not depend on whether their input is rounded first or
 /// their result afterwards.

@@ -3,7 +3,9 @@
 // mp-loss-scaling turns a train step into PyTorch GradScaler's step: the loss
 // that reaches `mp.grad` is multiplied by S, the gradients are cast to f32 and
 // multiplied by 1/S (reciprocal in f64, rounded to f32), a step whose unscaled
-// gradients hold an inf or NaN returns every `mp.updates` result's argument
+// gradients (or the total norm of an mp.clip_grad_norm, which consumes the
+// unscaled gradients: GradScaler's unscale_ before clipping) hold an inf or
+// NaN returns every `mp.updates` result's argument
 // unchanged (except forward state, MPDialect::isForwardStateKind, which
 // advances as in PyTorch), and in dynamic mode S and its growth tracker (and a hysteresis
 // counter) are threaded through the signature and updated with
@@ -229,7 +231,12 @@ LogicalResult LossScalingPass::scale(func::FuncOp func, GradOp grad,
   // found_inf, the skip decision and the scale update, right before return.
   builder.setInsertionPoint(returnOp);
   Location returnLoc = returnOp.getLoc();
-  Value allFinite = AllFiniteOp::create(builder, loc, unscaled).getResult();
+  // A clip_grad_norm of the (unscaled) gradients adds its total norm: a
+  // non-finite norm skips the step.
+  SmallVector<Value> checked(unscaled);
+  for (ClipGradNormOp clip : body.getOps<ClipGradNormOp>())
+    checked.push_back(clip.getTotalNorm());
+  Value allFinite = AllFiniteOp::create(builder, loc, checked).getResult();
   Value trueTensor = createScalarTensor(builder, loc, builder.getI1Type(),
                                         builder.getBoolAttr(true));
   Value foundInf = arith::XOrIOp::create(builder, loc, allFinite, trueTensor);

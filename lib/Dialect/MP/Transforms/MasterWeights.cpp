@@ -27,6 +27,7 @@
 #include "mlir/IR/Builders.h"
 #include "mp/Dialect/MP/IR/MPOps.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::mp {
 #define GEN_PASS_DEF_MPMASTERWEIGHTS
@@ -79,6 +80,13 @@ static SmallVector<OpOperand *> getStateOperands(Operation *op) {
   } else if (auto adamw = dyn_cast<AdamWOp>(op)) {
     states = {&adamw.getExpAvgMutable(), &adamw.getExpAvgSqMutable()};
   }
+  // amsgrad's max_exp_avg_sq.
+  if (auto adam = dyn_cast<AdamOp>(op))
+    for (OpOperand &operand : adam.getMaxExpAvgSqMutable())
+      states.push_back(&operand);
+  if (auto adamw = dyn_cast<AdamWOp>(op))
+    for (OpOperand &operand : adamw.getMaxExpAvgSqMutable())
+      states.push_back(&operand);
   return states;
 }
 
@@ -271,6 +279,60 @@ LogicalResult MasterWeightsPass::rewriteFunction(func::FuncOp func) {
       }
     }
     grad->erase();
+  }
+
+  // Gradient clipping runs in f32 too: a clip of gradients cast back from
+  // f32 is rebuilt on the f32 values; optimizers of planned parameters take
+  // its f32 results, other users get the old type back.
+  auto isPlannedOptimizerGrad = [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    return isOptimizer(user) && use.getOperandNumber() == 1 &&
+           llvm::any_of(plans, [&](const ParamPlan &plan) {
+             return user->getOperand(0) == plan.master;
+           });
+  };
+  SmallVector<ClipGradNormOp> clips(body.getOps<ClipGradNormOp>());
+  for (ClipGradNormOp clip : clips) {
+    SmallVector<Value> operands;
+    llvm::SmallSetVector<Operation *, 4> narrowings;
+    bool widened = false;
+    for (Value gradient : clip.getGradients()) {
+      auto narrowing = gradient.getDefiningOp<CastOp>();
+      if (narrowing && getElementTypeOrSelf(narrowing.getInput()) == f32) {
+        operands.push_back(narrowing.getInput());
+        narrowings.insert(narrowing);
+        widened = true;
+      } else {
+        operands.push_back(gradient);
+      }
+    }
+    if (!widened)
+      continue;
+    builder.setInsertionPoint(clip);
+    auto rebuilt = ClipGradNormOp::create(builder, clip.getLoc(), operands,
+                                          clip.getMaxNormAttr(),
+                                          clip.getInfNormAttr());
+    builder.setInsertionPointAfter(rebuilt);
+    for (auto [oldResult, newResult] :
+         llvm::zip(clip.getClipped(), rebuilt.getClipped())) {
+      Value castBack;
+      for (OpOperand &use : llvm::make_early_inc_range(oldResult.getUses())) {
+        if (oldResult.getType() == newResult.getType() ||
+            isPlannedOptimizerGrad(use)) {
+          use.set(newResult);
+          continue;
+        }
+        if (!castBack)
+          castBack = castElements(builder, clip.getLoc(), newResult,
+                                  getElementTypeOrSelf(oldResult.getType()));
+        use.set(castBack);
+      }
+    }
+    clip.getTotalNorm().replaceAllUsesWith(rebuilt.getTotalNorm());
+    clip->erase();
+    for (Operation *narrowing : narrowings)
+      if (narrowing->use_empty())
+        narrowing->erase();
   }
 
   // Optimizers of planned parameters run in f32 on the masters.

@@ -473,10 +473,15 @@ def precision_and_training():
     p64, g64, b64 = f64(p, g, buf)
     gd = g64 + 1e-2 * p64
     nb = 0.9 * b64 + 0.75 * gd
-    case('sgd momentum dampening wd', [p, g, buf],
-         '{out0}, {out1} = mp.sgd {in0}, {in1} momentum_buffer {in2} {lr = 0.1 : f64, '
-         'momentum = 0.9 : f64, dampening = 0.25 : f64, weight_decay = 1.0e-2 : f64} : '
-         'tensor<6xf32>, tensor<6xf32>', [p64 - 0.1 * nb, nb])
+    case('sgd momentum dampening wd', [p, g, buf, (np.array(2), 'i64')],
+         '{out0}, {out1} = mp.sgd {in0}, {in1} momentum_buffer {in2} step({in3} : tensor<i64>) '
+         '{lr = 0.1 : f64, momentum = 0.9 : f64, dampening = 0.25 : f64, '
+         'weight_decay = 1.0e-2 : f64} : tensor<6xf32>, tensor<6xf32>', [p64 - 0.1 * nb, nb])
+    # The first step (step 1) sets the buffer to the gradient, undampened.
+    case('sgd momentum dampening first step', [p, g, buf, (np.array(1), 'i64')],
+         '{out0}, {out1} = mp.sgd {in0}, {in1} momentum_buffer {in2} step({in3} : tensor<i64>) '
+         '{lr = 0.1 : f64, momentum = 0.9 : f64, dampening = 0.25 : f64, '
+         'weight_decay = 1.0e-2 : f64} : tensor<6xf32>, tensor<6xf32>', [p64 - 0.1 * gd, gd])
     nb2 = 0.9 * b64 + gd
     case('sgd nesterov', [p, g, buf],
          '{out0}, {out1} = mp.sgd {in0}, {in1} momentum_buffer {in2} {lr = 0.1 : f64, '

@@ -481,20 +481,35 @@ def MP_CrossEntropyOp : MP_Op<"cross_entropy", [Pure, InferTypeOpAdaptor,
                                                 MP_Differentiable]> {
   let summary = "mean softmax cross entropy of logits against class labels";
   let description = [{
-    `logits` is `[N, C]`, `labels` is `[N]` with values in `[0, C)`; the
-    result is the 0-d mean over the batch of `−log_softmax(logits)[n, label_n]`
-    (PyTorch's `F.cross_entropy` with `reduction="mean"`), in the logits'
-    element type.
+    `logits` is `[N, C]`, `labels` is `[N]` with values in `[0, C)` or equal
+    to `ignore_index` (default −100, PyTorch's); the result is the 0-d mean,
+    over the K rows whose label is not `ignore_index`, of
+    `(1 − ε)·(−log_softmax(logits)[n, label_n]) + ε·mean_c(−log_softmax(logits)[n, c])`
+    with `ε = label_smoothing` in [0, 1] (default 0): PyTorch's
+    `F.cross_entropy(reduction="mean", ignore_index=, label_smoothing=)`,
+    computed as PyTorch 1.13 does:
+    `(1 − ε)·nll + (Σ_n −Σ_c log_softmax[n, c] / K)·(ε / C)`. With every
+    label ignored (K = 0) the result is NaN, as PyTorch's. Statistics are
+    computed in f32 and the result rounded once to the logits' element type.
+    PyTorch's K-dimensional form is accepted too: `[N, C, d...]` logits
+    with `[N, d...]` labels, the mean over every kept position.
+
+    Autocast: fp32 (PyTorch's CUDA autocast fp32 list holds cross_entropy).
 
     ```mlir
     %l = mp.cross_entropy %logits, %labels : tensor<64x10xf32>, tensor<64xi64>
+    %s = mp.cross_entropy %logits, %labels {ignore_index = 0 : i64,
+        label_smoothing = 1.0e-01 : f64} : tensor<64x10xf32>, tensor<64xi64>
     ```
   }];
-  let arguments = (ins MP_FloatTensor:$logits, MP_IndexTensor:$labels);
+  let arguments = (ins MP_FloatTensor:$logits, MP_IndexTensor:$labels,
+                       DefaultValuedAttr<I64Attr, "-100">:$ignore_index,
+                       DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing);
   let results = (outs MP_FloatTensor:$result);
   let assemblyFormat = [{
     $logits `,` $labels attr-dict `:` type($logits) `,` type($labels)
   }];
+  let hasVerifier = 1;
 }
 
 def MP_MSEOp : MP_Op<"mse", [Pure, InferTypeOpAdaptor,
@@ -681,8 +696,12 @@ def MP_CrossEntropyGradOp : MP_Op<"cross_entropy_grad", [Pure,
     AllTypesMatch<["logits", "result"]>]> {
   let summary = "gradient of cross_entropy with respect to the logits";
   let description = [{
-    `(softmax(logits) − onehot(labels)) · grad_output / N`, where
-    `grad_output` is the 0-d gradient of the mean loss.
+    `(softmax(logits) − (1 − ε)·onehot(labels) − ε/C) · grad_output / K` on
+    the rows (positions, in the K-dimensional form) whose label is not
+    `ignore_index` and 0 on the others, where
+    `grad_output` is the 0-d gradient of the mean loss, K the number of rows
+    not ignored and ε `label_smoothing` (attributes as in
+    `mp.cross_entropy`).
 
     ```mlir
     %dlogits = mp.cross_entropy_grad %dl, %logits, %labels
@@ -690,7 +709,9 @@ def MP_CrossEntropyGradOp : MP_Op<"cross_entropy_grad", [Pure,
     ```
   }];
   let arguments = (ins MP_FloatTensor:$grad_output, MP_FloatTensor:$logits,
-                       MP_IndexTensor:$labels);
+                       MP_IndexTensor:$labels,
+                       DefaultValuedAttr<I64Attr, "-100">:$ignore_index,
+                       DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing);
   let results = (outs MP_FloatTensor:$result);
   let assemblyFormat = [{
     $grad_output `,` $logits `,` $labels attr-dict
@@ -982,71 +1003,128 @@ def MP_GradOp : MP_Op<"grad", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def MP_SGDOp : MP_Op<"sgd", [Pure, InferTypeOpAdaptor,
+/// A run-time learning rate: a 0-d f32 tensor, or f64 to keep a schedule's
+/// double-precision value (PyTorch's Python float) for Adam's step size.
+def MP_LRScalar : 0DTensorOf<[F32, F64]>;
+
+def MP_SGDOp : MP_Op<"sgd", [Pure, InferTypeOpAdaptor, AttrSizedOperandSegments,
                               AllTypesMatch<["param", "grad"]>]> {
   let summary = "one step of SGD with momentum, dampening and weight decay";
   let description = [{
-    PyTorch's `torch.optim.SGD` for one parameter, in the parameter's type:
-    `g = grad + weight_decay·param`; with `momentum` ≠ 0:
-    `buf = momentum·buf + (1 − dampening)·g` (the buffer operand is required
-    and its new value returned; PyTorch's first step, which sets `buf = g`,
-    is a buffer initialised to zeros with dampening 0), and
+    PyTorch's `torch.optim.SGD` for one parameter (its single-tensor path,
+    `foreach=False`, in the same order of operations), in the parameter's
+    type: `g = maximize ? −grad : grad`, `g = g + weight_decay·param`; with
+    `momentum` ≠ 0: `buf = g` on the first step, afterwards
+    `buf = momentum·buf + (1 − dampening)·g`, and
     `g = nesterov ? g + momentum·buf : buf`; then `param − lr·g`.
-    `param`, `grad` and `momentum_buffer` share one type.
+    The products with a coefficient and their sums (`a + α·b`, PyTorch's
+    `add(alpha=)`) are fused multiply-adds, as PyTorch's vectorised CPU
+    kernels and CUDA compute them; coefficients are rounded to f32 once.
+
+    With `momentum` ≠ 0 the buffer operand is required and its new value
+    returned. The first step is the one whose `step` operand (the 1-based
+    number of this update, docs/TrainStep.md's `step` state) is 1; `step` is
+    required when `dampening` ≠ 0. Without it every step uses the second
+    rule, which is exact on the first step only for a buffer initialised to
+    zeros with `dampening` 0 (then `momentum·0 + g = g`).
+
+    The learning rate is the `lr` attribute or the `lr(...)` operand (a 0-d
+    f32 or f64 tensor, e.g. from a schedule; rounded to f32 as PyTorch
+    rounds its Python float), exactly one of them. `param`, `grad` and
+    `momentum_buffer` share one type.
 
     ```mlir
-    %p1, %buf1 = mp.sgd %p, %g momentum_buffer %buf
-        {lr = 1.0e-01 : f64, momentum = 9.0e-01 : f64} : tensor<256xf32>
+    %p1, %buf1 = mp.sgd %p, %g momentum_buffer %buf step(%t : tensor<i64>)
+        {lr = 1.0e-01 : f64, momentum = 9.0e-01 : f64, dampening = 5.0e-01 : f64}
+        : tensor<256xf32>, tensor<256xf32>
+    %p2 = mp.sgd %p, %g lr(%lr : tensor<f32>) : tensor<256xf32>
     ```
   }];
   let arguments = (ins MP_FloatTensor:$param, MP_FloatTensor:$grad,
                        Optional<MP_FloatTensor>:$momentum_buffer,
-                       F64Attr:$lr,
+                       Optional<MP_StepTensor>:$step,
+                       Optional<MP_LRScalar>:$learning_rate,
+                       OptionalAttr<F64Attr>:$lr,
                        DefaultValuedAttr<F64Attr, "0.0">:$momentum,
                        DefaultValuedAttr<F64Attr, "0.0">:$dampening,
                        DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
-                       UnitAttr:$nesterov);
+                       UnitAttr:$nesterov, UnitAttr:$maximize);
   let results = (outs MP_FloatTensor:$new_param,
                       Optional<MP_FloatTensor>:$new_momentum_buffer);
   let assemblyFormat = [{
-    $param `,` $grad (`momentum_buffer` $momentum_buffer^)? attr-dict
+    $param `,` $grad (`momentum_buffer` $momentum_buffer^)?
+    (`step` `(` $step^ `:` type($step) `)`)?
+    (`lr` `(` $learning_rate^ `:` type($learning_rate) `)`)? attr-dict
     `:` type($param) (`,` type($momentum_buffer)^)?
   }];
   let hasVerifier = 1;
 }
 
 class MP_AdamLikeOp<string mnemonic, string decay, string defaultDecay>
-    : MP_Op<mnemonic, [Pure, InferTypeOpAdaptor,
-        AllTypesMatch<["param", "grad", "exp_avg", "exp_avg_sq"]>]> {
+    : MP_Op<mnemonic, [Pure, InferTypeOpAdaptor, AttrSizedOperandSegments,
+        AllTypesMatch<["param", "grad", "exp_avg", "exp_avg_sq"]>,
+        OptionalTypesMatchWith<"max_exp_avg_sq has the parameter type",
+                               "param", "max_exp_avg_sq", "$_self">]> {
   let description = [{
     PyTorch's `torch.optim.}] # !if(!eq(mnemonic, "adam"), "Adam", "AdamW") #
-    [{` (amsgrad off) for one parameter, in the parameter's type. `step` is
-    the 1-based number of this update (the caller increments it).
-    }] # decay # [{
-    `m = β1·m + (1 − β1)·g`, `v = β2·v + (1 − β2)·g²`,
-    `param −= lr · (m / (1 − β1^step)) / (sqrt(v / (1 − β2^step)) + eps)`.
-    Returns the new parameter, `exp_avg` (m) and `exp_avg_sq` (v).
+    [{` for one parameter (its single-tensor path, `foreach=False`, in the
+    same order of operations), in the parameter's type. `step` is the
+    1-based number of this update (the caller increments it).
+    `g = maximize ? −grad : grad`. }] # decay # [{
+    `m = β1·m + (1 − β1)·g`, `v = β2·v + (1 − β2)·g·g`; with the
+    `amsgrad` operand (state `adam.max_exp_avg_sq`, returned updated)
+    `v̂ = max(max_exp_avg_sq, v)` (NaN propagates), else `v̂ = v`;
+    `denom = sqrt(v̂) / sqrt(1 − β2^step) + eps`,
+    `param += (−lr / (1 − β1^step))·m / denom`.
+    As PyTorch: the bias corrections, `sqrt(1 − β2^step)` and the step size
+    `lr / (1 − β1^step)` are computed in f64 (Python floats) and rounded to
+    f32 once; `a + α·b` and `v + ((1 − β2)·g)·g` are fused multiply-adds
+    (PyTorch's vectorised CPU kernels and CUDA).
+
+    The learning rate is the `lr` attribute or the `lr(...)` operand (a 0-d
+    f32 or f64 tensor, e.g. from a schedule), not both; with neither it is
+    1e-3 (torch's default). An f64 operand keeps the schedule's double value
+    in the step size, as PyTorch does; an f32 one is extended exactly.
+    Returns the new parameter, `exp_avg` (m), `exp_avg_sq` (v) and, with
+    `amsgrad`, the new `max_exp_avg_sq`.
 
     ```mlir
     %p1, %m1, %v1 = mp.}] # mnemonic # [{ %p, %g, %m, %v, %step {lr = 1.0e-03 : f64}
         : tensor<256xf32>, tensor<i64>
+    %p2, %m2, %v2, %vmax2 = mp.}] # mnemonic # [{ %p, %g, %m, %v, %step amsgrad %vmax
+        lr(%lr : tensor<f64>) {maximize} : tensor<256xf32>, tensor<i64>
     ```
   }];
   let arguments = (ins MP_FloatTensor:$param, MP_FloatTensor:$grad,
                        MP_FloatTensor:$exp_avg, MP_FloatTensor:$exp_avg_sq,
                        MP_StepTensor:$step,
-                       DefaultValuedAttr<F64Attr, "1.0e-3">:$lr,
+                       Optional<MP_FloatTensor>:$max_exp_avg_sq,
+                       Optional<MP_LRScalar>:$learning_rate,
+                       OptionalAttr<F64Attr>:$lr,
                        DefaultValuedAttr<F64Attr, "0.9">:$beta1,
                        DefaultValuedAttr<F64Attr, "0.999">:$beta2,
                        DefaultValuedAttr<F64Attr, "1.0e-8">:$eps,
-                       DefaultValuedAttr<F64Attr, defaultDecay>:$weight_decay);
+                       DefaultValuedAttr<F64Attr, defaultDecay>:$weight_decay,
+                       UnitAttr:$maximize);
   let results = (outs MP_FloatTensor:$new_param, MP_FloatTensor:$new_exp_avg,
-                      MP_FloatTensor:$new_exp_avg_sq);
+                      MP_FloatTensor:$new_exp_avg_sq,
+                      Optional<MP_FloatTensor>:$new_max_exp_avg_sq);
   let assemblyFormat = [{
-    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $step attr-dict
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `,` $step
+    (`amsgrad` $max_exp_avg_sq^)?
+    (`lr` `(` $learning_rate^ `:` type($learning_rate) `)`)? attr-dict
     `:` type($param) `,` type($step)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The learning-rate attribute's value, 1e-3 when neither it nor the
+    /// operand is given, none with the operand.
+    std::optional<double> getLrConstant() {
+      if (getLearningRate())
+        return std::nullopt;
+      return getLrAttr() ? getLrAttr().getValueAsDouble() : 1.0e-3;
+    }
+  }];
 }
 
 def MP_AdamOp : MP_AdamLikeOp<"adam",
@@ -1064,5 +1142,6 @@ include "mp/Dialect/MP/IR/MPRandomOps.td"
 include "mp/Dialect/MP/IR/MPNormOps.td"
 include "mp/Dialect/MP/IR/MPActivationOps.td"
 include "mp/Dialect/MP/IR/MPPoolingOps.td"
+include "mp/Dialect/MP/IR/MPTrainingOps.td"
 
 #endif // MP_DIALECT_MP_IR_MPOPS_TD
