@@ -5,7 +5,8 @@
 // to f32 with the moments; the step counter, the schedule counter
 // (lr_scheduler.last_epoch, forward state) and the lr operand keep their
 // types. The precision report counts the new state: 3 f32 tensors of 8
-// (96 bytes) and 2 i64 counters (16 bytes).
+// (96 bytes) and the step counter (8 bytes) as optimizer state, the
+// schedule counter (8 bytes) as forward state.
 
 // CHECK-LABEL: func.func @step(
 // CHECK-SAME:    %[[W:[a-z0-9]+]]: tensor<8xf32> {mp.param}, %[[M:[a-z0-9]+]]: tensor<8xf32> {mp.state = "adam.exp_avg"}, %[[V:[a-z0-9]+]]: tensor<8xf32> {mp.state = "adam.exp_avg_sq"}, %[[X:[a-z0-9]+]]: tensor<8xf32> {mp.state = "adam.max_exp_avg_sq"}, %[[S:[a-z0-9]+]]: tensor<i64> {mp.state = "step"}, %[[E:[a-z0-9]+]]: tensor<i64> {mp.state = "lr_scheduler.last_epoch"}
@@ -14,7 +15,8 @@
 // CHECK:         mp.adam %[[W]], %[[G]], %[[M]], %[[V]], %{{.*}} amsgrad %[[X]] lr(%[[LR]] : tensor<f64>) : tensor<8xf32>, tensor<i64>
 // CHECK:         return {{.*}} : tensor<bf16>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<i64>, tensor<i64>
 
-// REPORT:        optimizer state              0           96           16          112
+// REPORT:        optimizer state              0           96            8          104
+// REPORT-NEXT:   forward state                0            0            8            8
 func.func @step(%w: tensor<8xbf16> {mp.param},
                 %m: tensor<8xbf16> {mp.state = "adam.exp_avg"},
                 %v: tensor<8xbf16> {mp.state = "adam.exp_avg_sq"},

@@ -55,8 +55,11 @@ def main():
         want = float(np.mean(losses))
         rel = abs(step["loss"] - want) / abs(want)
         failures += rel > 1e-6
-        w = w - np.float32(0.1) * (np.float32(0.5) * grads[0]
-                                   + np.float32(0.5) * grads[1])
+        # SGD as torch.optim's: param.add_(grad, alpha=-lr), one fused
+        # multiply-add (the f32 product is exact in f64).
+        average = np.float32(0.5) * grads[0] + np.float32(0.5) * grads[1]
+        w = (w.astype(np.float64) + np.float64(np.float32(-0.1)) *
+             average.astype(np.float64)).astype(np.float32)
         print(f"step {step['step']}: loss is the mean over the per-process "
               f"streams (rel {rel:.0e} <= 1e-6): {rel <= 1e-6}; masks of "
               f"rank 0 and 1 differ: {bool(np.any(masks[0] != masks[1]))}")
