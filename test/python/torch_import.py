@@ -2,10 +2,15 @@
 # mp train steps, trained with mixedprec.run (mp-run) from the module's own
 # initial weights on the same batches as PyTorch. FP32 losses agree within
 # 1e-5 relative for 5 steps and the final parameters within 1e-4 of each
-# tensor's largest magnitude; an unsupported op is an error naming the op
-# and the user's source line.
+# tensor's largest magnitude. Covered: param groups, nesterov, weight decay,
+# dampening, maximize, amsgrad, CosineAnnealingLR and SequentialLR(LinearLR,
+# StepLR) imported from torch's scheduler objects, cross entropy with
+# label_smoothing and ignore_index, NLLLoss, a traced loss, batch norm with
+# max pooling, relu6 and hardswish, tied embeddings and attention.
 # REQUIRES: torch
 # RUN: %python %s | FileCheck %s
+
+import warnings
 
 import numpy as np
 import torch
@@ -16,34 +21,41 @@ import mixedprec
 import mixedprec.torch as mpt
 
 STEPS = 5
+# SequentialLR steps its schedulers with an epoch argument, which warns.
+warnings.filterwarnings("ignore", category=UserWarning)
 
 
-def torch_losses(model, optimizer, loss_fn, batches):
+def torch_losses(model, optimizer, loss_fn, batches, scheduler=None):
     losses = []
     for x, y in batches:
         optimizer.zero_grad()
         loss = loss_fn(model(x), y)
         loss.backward()
         optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
         losses.append(loss.item())
     return losses
 
 
-def check(name, make_model, make_optimizer, loss_fn, x_fn, y_fn, batch=8, torch_loss=None):
+def check(name, make_model, make_optimizer, loss_fn, x_fn, y_fn, batch=8, torch_loss=None,
+          make_scheduler=None):
     torch.manual_seed(0)
     model = make_model()
     xs = x_fn(STEPS * batch)
     ys = y_fn(STEPS * batch)
-    step = mpt.import_train_step(model, xs[:batch], ys[:batch], loss_fn,
-                                 make_optimizer(model))
+    optimizer = make_optimizer(model)
+    step = mpt.import_train_step(model, xs[:batch], ys[:batch], loss_fn, optimizer,
+                                 make_scheduler(optimizer) if make_scheduler else None)
     initial = [a.value.numpy() for a in step.arguments if a.role == "param"]
     result = mixedprec.run(step.mlir, STEPS, data=[xs.numpy(), ys.numpy()],
                            params=initial, shuffle=False)
     reference = model
     optimizer = make_optimizer(reference)
+    scheduler = make_scheduler(optimizer) if make_scheduler else None
     batches = [(xs[i * batch:(i + 1) * batch], ys[i * batch:(i + 1) * batch])
                for i in range(STEPS)]
-    want = torch_losses(reference, optimizer, torch_loss or loss_fn, batches)
+    want = torch_losses(reference, optimizer, torch_loss or loss_fn, batches, scheduler)
     loss_error = max(abs(a - b) / abs(b) for a, b in zip(result.losses, want))
     final = dict(reference.named_parameters())
     param_error = max(
@@ -123,3 +135,36 @@ check("tiny decoder adamw", TinyDecoder,
       # A language-model loss: logits [B, T, V] against targets [B, T]
       # are flattened to [B·T, V] and [B·T].
       torch_loss=lambda out, y: F.cross_entropy(out.flatten(0, 1), y.flatten()))
+
+
+class BNPool(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, padding=1, bias=False)
+        self.bn = nn.BatchNorm2d(4)
+        self.pool = nn.MaxPool2d(3, 2, 1)
+        self.head = nn.Linear(4 * 4 * 4, 10)
+
+    def forward(self, x):
+        x = self.pool(F.relu6(self.bn(self.conv(x))))
+        return self.head(F.hardswish(torch.flatten(x, 1)))
+
+
+# CHECK: batch norm, pooling, cosine schedule: ok
+check("batch norm, pooling, cosine schedule", BNPool,
+      lambda m: torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9, dampening=0.1,
+                                weight_decay=1e-4),
+      nn.CrossEntropyLoss(label_smoothing=0.1), normal(1, 8, 8), labels(10),
+      make_scheduler=lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=4))
+# CHECK: warmup and cosine, amsgrad, ignore_index: ok
+check("warmup and cosine, amsgrad, ignore_index", mlp,
+      lambda m: torch.optim.Adam(m.parameters(), lr=1e-2, amsgrad=True),
+      nn.CrossEntropyLoss(ignore_index=1), normal(12), labels(3),
+      make_scheduler=lambda o: torch.optim.lr_scheduler.SequentialLR(
+          o, [torch.optim.lr_scheduler.LinearLR(o, start_factor=0.1, total_iters=2),
+              torch.optim.lr_scheduler.StepLR(o, step_size=2, gamma=0.5)], milestones=[2]))
+# CHECK: nll loss, maximize: ok
+check("nll loss, maximize",
+      lambda: nn.Sequential(nn.Linear(12, 3), nn.LogSoftmax(dim=1)),
+      lambda m: torch.optim.SGD(m.parameters(), lr=0.1, maximize=True), nn.NLLLoss(),
+      normal(12), labels(3))

@@ -21,6 +21,7 @@ from . import _aten
 from ._aten import Emitter, Tensor, UnsupportedError, f64, tensor_type
 from ._capture import capture, tied_names
 from ._importer import GraphImporter
+from ._optim import OptimizerImport
 from ._trainer import Trainer
 
 __all__ = ["ImportedStep", "Trainer", "UnsupportedError", "import_train_step"]
@@ -116,32 +117,57 @@ def _buffer_kind(name):
 
 
 class _Loss:
-    """The loss applied to the model's output: a declared loss module or a
-    traced callable."""
+    """The loss applied to the model's output: a declared loss module
+    (CrossEntropyLoss, NLLLoss, MSELoss) or a traced callable."""
+
+    DECLARED = (torch.nn.CrossEntropyLoss, torch.nn.NLLLoss, torch.nn.MSELoss)
 
     def __init__(self, loss):
         self.module = loss
-        self.declared = isinstance(loss, (torch.nn.CrossEntropyLoss, torch.nn.MSELoss))
-        if isinstance(loss, torch.nn.modules.loss._Loss) and not self.declared \
-                and not callable(loss):
-            raise UnsupportedError(f"loss {type(loss).__name__} is not supported")
+        self.declared = isinstance(loss, self.DECLARED)
+        if not self.declared and (isinstance(loss, torch.nn.modules.loss._Loss)
+                                  or not callable(loss)):
+            raise UnsupportedError(f"loss {type(loss).__name__} is not supported "
+                                   "(CrossEntropyLoss, NLLLoss, MSELoss, or a callable "
+                                   "loss(output, target) that make_fx can trace)")
+
+    @staticmethod
+    def _class_form(e, output, target):
+        """A language-model output [..., C] against targets [...] flattened to
+        [N, C] and [N]; PyTorch's own forms ([N, C], [N, C, d...] against
+        [N, d...]) as they are."""
+        if output.rank > 2 and target.shape == output.shape[:-1]:
+            output = e.reshape(output, (_product(output.shape[:-1]), output.shape[-1]))
+            target = e.reshape(target, (_product(target.shape),))
+        return output, target
 
     def emit(self, e, output, target):
         loss = self.module
-        if isinstance(loss, torch.nn.CrossEntropyLoss):
+        if isinstance(loss, (torch.nn.CrossEntropyLoss, torch.nn.NLLLoss)):
+            name = type(loss).__name__
             if loss.weight is not None:
-                raise UnsupportedError("CrossEntropyLoss(weight=...) is not supported")
-            if loss.reduction != "mean":
-                raise UnsupportedError("CrossEntropyLoss supports reduction='mean' only")
-            if loss.label_smoothing != 0.0 or loss.ignore_index != -100:
-                raise UnsupportedError(
-                    "CrossEntropyLoss with label_smoothing or ignore_index is not supported yet")
-            if output.rank > 2:
-                classes = output.shape[-1]
-                output = e.reshape(output, (_product(output.shape[:-1]), classes))
-                target = e.reshape(target, (_product(target.shape),))
-            return e.emit((), output.dtype, f"mp.cross_entropy {output.name}, {target.name} : "
-                                            f"{output.type}, {target.type}")
+                raise UnsupportedError(f"{name}(weight=...) is not supported")
+            output, target = self._class_form(e, output, target)
+            attrs = []
+            if loss.ignore_index != -100:
+                attrs.append(f"ignore_index = {int(loss.ignore_index)} : i64")
+            if isinstance(loss, torch.nn.CrossEntropyLoss):
+                if loss.reduction != "mean":
+                    raise UnsupportedError("CrossEntropyLoss supports reduction='mean' only")
+                if loss.label_smoothing:
+                    attrs.append(f"label_smoothing = {f64(loss.label_smoothing)} : f64")
+                suffix = " {" + ", ".join(attrs) + "}" if attrs else ""
+                return e.emit((), output.dtype, f"mp.cross_entropy {output.name}, "
+                                                f"{target.name}{suffix} : {output.type}, "
+                                                f"{target.type}")
+            if loss.reduction not in ("mean", "sum"):
+                raise UnsupportedError("NLLLoss as a train-step loss takes reduction "
+                                       "'mean' or 'sum'")
+            reduction = "" if loss.reduction == "mean" else " reduction sum"
+            suffix = " {" + ", ".join(attrs) + "}" if attrs else ""
+            return e.emit((), output.dtype, f"mp.nll_loss {output.name}, {target.name}"
+                                            f"{reduction}{suffix} : {output.type}, "
+                                            f"{target.type} -> tensor<{output.dtype}>")
         if isinstance(loss, torch.nn.MSELoss):
             if loss.reduction != "mean":
                 raise UnsupportedError("MSELoss supports reduction='mean' only")
@@ -164,59 +190,6 @@ def _product(values):
     for v in values:
         result *= int(v)
     return result
-
-
-def _optimizer_groups(optimizer, params):
-    """The param group of each parameter (by identity)."""
-    group_of = {}
-    for group in optimizer.param_groups:
-        for p in group["params"]:
-            group_of[id(p)] = group
-    missing = [name for name, p in params.items() if p.requires_grad and id(p) not in group_of]
-    if missing:
-        raise UnsupportedError("parameters not in the optimizer: " + ", ".join(missing))
-    return group_of
-
-
-def _optimizer_kind(optimizer):
-    if type(optimizer) is torch.optim.SGD:
-        return "sgd"
-    if type(optimizer) is torch.optim.Adam:
-        return "adam"
-    if type(optimizer) is torch.optim.AdamW:
-        return "adamw"
-    raise UnsupportedError(f"optimizer {type(optimizer).__name__} is not supported "
-                           "(torch.optim.SGD, Adam, AdamW are)")
-
-
-def _check_group(kind, group):
-    for flag in ("maximize", "foreach", "capturable", "differentiable", "fused"):
-        if group.get(flag):
-            if flag == "foreach":
-                continue
-            raise UnsupportedError(f"{kind} with {flag}=True is not supported")
-    if kind in ("adam", "adamw") and group.get("amsgrad"):
-        raise UnsupportedError(f"{kind} with amsgrad=True is not supported yet")
-    if kind == "sgd" and group.get("dampening", 0) != 0 and group.get("momentum", 0) != 0:
-        raise UnsupportedError("SGD with dampening is not supported yet")
-
-
-def _optimizer_attrs(kind, group):
-    if kind == "sgd":
-        attrs = [f"lr = {f64(group['lr'])} : f64"]
-        if group["momentum"]:
-            attrs.append(f"momentum = {f64(group['momentum'])} : f64")
-        if group["dampening"]:
-            attrs.append(f"dampening = {f64(group['dampening'])} : f64")
-        if group["weight_decay"]:
-            attrs.append(f"weight_decay = {f64(group['weight_decay'])} : f64")
-        if group["nesterov"]:
-            attrs.append("nesterov")
-        return attrs
-    beta1, beta2 = group["betas"]
-    return [f"lr = {f64(group['lr'])} : f64", f"beta1 = {f64(beta1)} : f64",
-            f"beta2 = {f64(beta2)} : f64", f"eps = {f64(group['eps'])} : f64",
-            f"weight_decay = {f64(group['weight_decay'])} : f64"]
 
 
 def _signature(arguments):
@@ -244,10 +217,7 @@ def import_train_step(model, inputs, target, loss, optimizer, scheduler=None):
     current state). Returns an ImportedStep. Raises UnsupportedError naming
     the ATen op and the user's source line for anything without an mp
     counterpart; nothing is returned then."""
-    if scheduler is not None:
-        raise UnsupportedError("learning-rate schedulers are not supported yet")
     inputs = _as_tuple(inputs)
-    kind = _optimizer_kind(optimizer)
     loss_spec = _Loss(loss)
     was_training = model.training
     model.train()
@@ -257,7 +227,7 @@ def import_train_step(model, inputs, target, loss, optimizer, scheduler=None):
     finally:
         model.train(was_training)
     params, buffers = dict(model.named_parameters()), dict(model.named_buffers())
-    group_of = _optimizer_groups(optimizer, params)
+    optim = OptimizerImport(optimizer, scheduler, params)
     written = _written_buffers(captured)
 
     arguments = []
@@ -283,38 +253,10 @@ def import_train_step(model, inputs, target, loss, optimizer, scheduler=None):
         else:
             bindings[node] = buffers[name].detach().clone()
 
-    # Optimizer state, then the step counter.
-    opt_state = {}
-    for name, p in params.items():
-        if not p.requires_grad:
-            continue
-        group = group_of[id(p)]
-        _check_group(kind, group)
-        state = optimizer.state.get(p, {})
-        ptype = arguments[param_args[name]].tensor
-        kinds = []
-        if kind == "sgd" and group["momentum"]:
-            kinds = [("sgd.momentum_buffer", "momentum_buffer")]
-        elif kind in ("adam", "adamw"):
-            kinds = [("adam.exp_avg", "exp_avg"), ("adam.exp_avg_sq", "exp_avg_sq")]
-        for state_kind, key in kinds:
-            t = Tensor(f"%o{len(arguments)}", ptype.shape, ptype.dtype)
-            value = state.get(key)
-            if kind == "sgd" and value is None and group["dampening"]:
-                raise UnsupportedError("SGD with dampening on the first step")
-            opt_state.setdefault(name, []).append(len(arguments))
-            arguments.append(Argument("state", f"{name}.{key}", t, kind=state_kind,
-                                      value=None if value is None else value.detach().clone(),
-                                      param=param_args[name]))
-    step_index = None
-    if kind in ("adam", "adamw"):
-        steps = {int(optimizer.state[p]["step"]) for p in params.values()
-                 if p in optimizer.state and "step" in optimizer.state[p]}
-        if len(steps) > 1:
-            raise UnsupportedError("the optimizer's parameters have different step counts")
-        step_index = len(arguments)
-        arguments.append(Argument("state", "step", Tensor("%step", (), "i64"), kind="step",
-                                  value=torch.tensor(steps.pop() if steps else 0)))
+    # Optimizer state, the step counter, the schedule counter.
+    optim.add_arguments(arguments, param_args,
+                        lambda role, name, tensor, kind, value, param: Argument(
+                            role, name, tensor, kind=kind, value=value, param=param))
 
     input_nodes = placeholders[len(captured.param_names) + len(captured.buffer_names):]
     for i, x in enumerate(inputs):
@@ -352,36 +294,11 @@ def import_train_step(model, inputs, target, loss, optimizer, scheduler=None):
                         f"mp.grad {loss_value.name} wrt {', '.join(t.name for t in wrt)} : "
                         f"{loss_value.type}, {', '.join(t.type for t in wrt)}")
     results = [(loss_value, "mp.loss")]
-    step_value = None
-    if step_index is not None:
-        one = e.scalar(1, "i64")
-        step_value = e.emit((), "i64", f"arith.addi %step, {one.name} : tensor<i64>")
-    for name, g in zip(trainable, grads):
-        p = arguments[param_args[name]].tensor
-        group = group_of[id(params[name])]
-        attrs = "{" + ", ".join(_optimizer_attrs(kind, group)) + "}"
-        states = [arguments[i].tensor for i in opt_state.get(name, [])]
-        if kind == "sgd":
-            if states:
-                new = e.emit_many([(p.shape, p.dtype)] * 2,
-                                  f"mp.sgd {p.name}, {g.name} momentum_buffer {states[0].name} "
-                                  f"{attrs} : {p.type}, {states[0].type}")
-            else:
-                new = e.emit_many([(p.shape, p.dtype)], f"mp.sgd {p.name}, {g.name} {attrs} : "
-                                                        f"{p.type}")
-        else:
-            new = e.emit_many([(p.shape, p.dtype)] * 3,
-                              f"mp.{kind} {p.name}, {g.name}, {states[0].name}, {states[1].name}, "
-                              f"{step_value.name} {attrs} : {p.type}, tensor<i64>")
-        results.append((new[0], f"mp.updates = {param_args[name]} : i64"))
-        for index, value in zip(opt_state.get(name, []), new[1:]):
-            results.append((value, f"mp.updates = {index} : i64"))
+    results += optim.emit(e, arguments, param_args, dict(zip(trainable, grads)))
     for node, index in state_args.items():
         if node not in importer.updates:
             continue
         results.append((importer.tensor(importer.updates[node]), f"mp.updates = {index} : i64"))
-    if step_value is not None:
-        results.append((step_value, f"mp.updates = {step_index} : i64"))
     if importer.rng_argument is not None:
         rng_index = next(i for i, a in enumerate(arguments) if a.kind == "rng")
         results.append((importer.rng, f"mp.updates = {rng_index} : i64"))

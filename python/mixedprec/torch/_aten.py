@@ -9,6 +9,7 @@ fold into it (`mp.linear`'s weight layout, transpose flags).
 """
 
 import math
+import operator
 
 import numpy as np
 import torch
@@ -291,6 +292,18 @@ def maps(*overloads):
 
 def out_shape(node):
     return tuple(int(d) for d in node.meta["val"].shape)
+
+
+def result_shape(node, index):
+    """The shape of result `index` of a node with several results (make_fx
+    records it on the node or on its getitem users)."""
+    value = node.meta.get("val")
+    if isinstance(value, (tuple, list)):
+        return tuple(int(d) for d in value[index].shape)
+    for user in node.users:
+        if user.target is operator.getitem and user.args[1] == index:
+            return out_shape(user)
+    raise UnsupportedError(f"the shape of result {index} is unknown")
 
 
 def out_dtype(node):
@@ -649,8 +662,7 @@ def _pool_attrs(kernel, stride, padding, dilation=None, ceil_mode=False):
 @maps(aten.max_pool2d_with_indices.default)
 def _max_pool2d(ctx, x, kernel, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
     x = ctx.tensor(x)
-    shape = out_shape(ctx.node) if not isinstance(ctx.node.meta["val"], (tuple, list)) else \
-        tuple(int(d) for d in ctx.node.meta["val"][0].shape)
+    shape = result_shape(ctx.node, 0)
     y = ctx.e.emit(shape, x.dtype,
                    f"mp.max_pool2d {x.name}{_pool_attrs(kernel, stride, padding, dilation, ceil_mode)}"
                    f" : {x.type}")
@@ -802,3 +814,21 @@ def _batch_norm(ctx, x, weight, bias, running_mean, running_var, training, momen
         ctx.importer.write(ctx.node.args[3], new_mean)
         ctx.importer.write(ctx.node.args[4], new_var)
     return (y, None, None)
+
+
+@maps(aten.nll_loss_forward.default)
+def _nll_loss(ctx, x, target, weight, reduction, ignore_index):
+    x, target = ctx.tensor(x), ctx.tensor(target)
+    if weight is not None:
+        raise UnsupportedError("nll_loss with class weights")
+    mode = {0: "none", 1: "mean", 2: "sum"}[reduction]
+    shape = result_shape(ctx.node, 0)
+    text = f"mp.nll_loss {x.name}, {target.name}"
+    if mode != "mean":
+        text += f" reduction {mode}"
+    if ignore_index != -100:
+        text += f" {{ignore_index = {int(ignore_index)} : i64}}"
+    loss = ctx.e.emit(shape, x.dtype, f"{text} : {x.type}, {target.type} -> "
+                                      f"{tensor_type(shape, x.dtype)}")
+    # The total weight (result 1) only feeds PyTorch's own backward.
+    return (loss, None)
