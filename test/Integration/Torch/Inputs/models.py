@@ -72,12 +72,16 @@ class Spec:
     """A model with its data and training setup: `make_batch(generator)`
     gives (inputs, target); `optimizer(model)`, `scheduler(optimizer)`."""
 
-    def __init__(self, model, make_batch, loss, optimizer, scheduler=None):
+    def __init__(self, model, make_batch, loss, optimizer, scheduler=None,
+                 reference_loss=None):
         self.model = model
         self.make_batch = make_batch
         self.loss = loss
         self.optimizer = optimizer
         self.scheduler = scheduler
+        #: The loss as PyTorch computes it on the model's output (a language
+        #: model's [B, T, V] flattened; mixedprec.torch flattens by itself).
+        self.reference_loss = reference_loss or loss
 
 
 def _images(batch=8, channels=3, size=32, classes=10):
@@ -95,7 +99,7 @@ def _no_dropout(model):
 
 
 def _sgd_cosine():
-    return (lambda m: torch.optim.SGD(m.parameters(), lr=0.05, momentum=0.9, weight_decay=5e-4),
+    return (lambda m: torch.optim.SGD(m.parameters(), lr=0.005, momentum=0.9, weight_decay=5e-4),
             lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=50))
 
 
@@ -122,7 +126,8 @@ def _gpt(dropout=True):
         return torch.optim.lr_scheduler.SequentialLR(optimizer, [warmup, cosine], milestones=[5])
     return Spec(model, make, nn.CrossEntropyLoss(),
                 lambda m: torch.optim.AdamW(m.parameters(), lr=3e-3, weight_decay=0.1),
-                scheduler)
+                scheduler,
+                reference_loss=lambda out, y: F.cross_entropy(out.flatten(0, 1), y.flatten()))
 
 
 class EncoderClassifier(nn.Module):
