@@ -6,10 +6,9 @@
  * API (parse, run a pipeline, print, precision report, diagnostics),
  * including every failure status; `--crash` runs crashing passes
  * (crash-containment.test); `--engine` JIT-compiles a module in process and
- * calls it on buffers of this program (mp-c/Engine.h).
+ * calls it on buffers of this program (mp-c/Engine.h, engine.test).
  */
 // RUN: mp-capi-test %mp_src_root/docs/examples/mlp_train_step.mlir %t.json 2>&1 | FileCheck %s
-// RUN: mp-capi-test --engine 2>&1 | FileCheck %s --check-prefix=ENGINE
 // The precision report (with deny=mp.linear) is the pass's JSON report.
 // RUN: %python -c "import json, sys; f = json.load(open(sys.argv[1]))['functions'][0]; print(f['name'], sorted({o['category'] for o in f['ops'] if o['name'] == 'mp.linear'}), f['bytes']['totals']['parameters'])" %t.json | FileCheck %s --check-prefix=JSON
 // JSON: train_step ['deny'] 814120
