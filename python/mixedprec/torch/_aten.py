@@ -14,6 +14,8 @@ import operator
 import numpy as np
 import torch
 
+from .. import builder as mp_builder
+
 aten = torch.ops.aten
 
 DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
@@ -31,13 +33,11 @@ def tensor_type(shape, dtype):
 
 
 def f64(value):
-    text = repr(float(value))
-    if "inf" in text or "nan" in text:
-        raise UnsupportedError(f"non-finite attribute {value}")
-    mantissa, _, exponent = text.partition("e")
-    if "." not in mantissa:
-        mantissa += ".0"
-    return mantissa + ("e" + exponent if exponent else "")
+    """`value` in MLIR's float syntax (mixedprec.builder's), finite only."""
+    try:
+        return mp_builder._float_literal(value)
+    except mp_builder.BuildError:
+        raise UnsupportedError(f"non-finite attribute {value}") from None
 
 
 def i64_list(values):
