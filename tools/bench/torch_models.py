@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""ms/step of mixedprec.torch.Trainer against PyTorch eager on the same
+machine in one run, per model of the conformance suite
+(test/Integration/Torch/Inputs/models.py), in FP32 and BF16 (Trainer
+compute_type="bf16" against torch.autocast("cpu", dtype=torch.bfloat16)),
+with the Trainer's compile time and the ratio.
+
+    PYTHONPATH=build/python_packages tools/bench/torch_models.py \\
+        [--models gpt,vit] [--steps N] [--cpu-pipeline-options=...]
+
+Each mode runs N steps (after one warm-up step) of both, interleaved, on the
+same batches; prints figures, never asserts.
+"""
+
+import argparse
+import copy
+import os
+import platform
+import sys
+import time
+import warnings
+
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "test", "Integration", "Torch", "Inputs"))
+from models import MODELS  # noqa: E402
+
+import mixedprec.torch as mpt  # noqa: E402
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def bench(name, mode, steps, cpu_options):
+    torch.manual_seed(0)
+    spec = MODELS[name](dropout=False)
+    model = spec.model.train()
+    reference = copy.deepcopy(model)
+    optimizer = spec.optimizer(model)
+    ref_optimizer = spec.optimizer(reference)
+    generator = torch.Generator().manual_seed(1)
+    batches = [spec.make_batch(generator) for _ in range(steps + 1)]
+    start = time.time()
+    step = mpt.import_train_step(model, *batches[0], spec.loss, optimizer)
+    trainer = mpt.Trainer(step, compute_type="bf16" if mode == "bf16" else "f32",
+                          cpu_pipeline_options=cpu_options)
+    compile_seconds = time.time() - start
+
+    def torch_step(x, y):
+        ref_optimizer.zero_grad()
+        if mode == "bf16":
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                loss = spec.reference_loss(reference(x).float(), y)
+        else:
+            loss = spec.reference_loss(reference(x), y)
+        loss.backward()
+        ref_optimizer.step()
+
+    trainer.step(*batches[0])
+    torch_step(*batches[0])
+    ours = theirs = 0.0
+    for x, y in batches[1:]:
+        t0 = time.perf_counter()
+        trainer.step(x, y)
+        t1 = time.perf_counter()
+        torch_step(x, y)
+        t2 = time.perf_counter()
+        ours += t1 - t0
+        theirs += t2 - t1
+    ours, theirs = ours / steps * 1e3, theirs / steps * 1e3
+    print(f"{name:28s} {mode:5s} {ours:9.2f} {theirs:9.2f} {theirs / ours:7.2f}x "
+          f"{compile_seconds:9.1f}", flush=True)
+
+
+def main():
+    warnings.filterwarnings("ignore", category=UserWarning)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--models", default="transformer_encoder_layer,vit,gpt")
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--modes", default="fp32,bf16")
+    parser.add_argument("--cpu-pipeline-options", default="")
+    args = parser.parse_args()
+    print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; torch {torch.__version__}, "
+          f"{torch.get_num_threads()} threads")
+    print(f"{'model':28s} {'mode':5s} {'ms/step':>9s} {'torch':>9s} {'speedup':>8s} "
+          f"{'compile s':>9s}")
+    for name in args.models.split(","):
+        for mode in args.modes.split(","):
+            bench(name, mode, args.steps, args.cpu_pipeline_options)
+
+
+if __name__ == "__main__":
+    main()
