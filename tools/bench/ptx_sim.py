@@ -294,7 +294,7 @@ class GlobalMemory:
     def allocate(self, data):
         base = self.next
         self.buffers.append((base, bytearray(data)))
-        self.next += (len(data) + 0xFFFFF) & ~0xFFFFF
+        self.next += (max(len(data), 1) + 0xFFFFF) & ~0xFFFFF
         return base
 
     def locate(self, address, size):
