@@ -156,9 +156,9 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
     deallocation accept.
 
     Errors name the op, the chip and the format: FP8 before sm_89, wgmma on
-    another chip than sm_90a, tcgen05 on another chip than sm_100a (or with
-    operands it cannot read, or f16 accumulation) (or on tf32/8-bit operands that are not
-    K-major), f32 operands without `compute tf32` (unless `format=tf32`),
+    another chip than sm_90a (or on tf32/8-bit operands that are not
+    K-major), tcgen05 on another chip than sm_100a (or on such operands, or
+    with f16 accumulation), f32 operands without `compute tf32` (unless `format=tf32`),
     operands that do not match an explicit `format`, FP8 results, tile
     options that do not divide, shared memory beyond the chip's limit, and
     shapes the grid cannot hold (more than 65535 batches or row blocks).
