@@ -239,8 +239,7 @@ FailureOr<MatmulLowering> ConvertMPToNVVMPass::analyze(Operation *op) {
     spec.useTcgen05 = readable && !spec.accType.isF16();
     if (!spec.useTcgen05 && instruction == TensorCoreInstruction::tcgen05) {
       if (!readable)
-        error() << "tcgen05 reads " << formats
-                << " operands only K-major, and "
+        error() << "tcgen05 reads " << formats << " operands only K-major, and "
                 << (spec.lhsKContiguous ? "B is N-contiguous"
                                         : "A is M-contiguous")
                 << " here (use instruction=mma-sync or auto)";

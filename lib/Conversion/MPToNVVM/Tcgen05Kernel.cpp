@@ -119,7 +119,8 @@ void mlir::mp::emitTcgen05Gemm(DeviceCodeBuilder &dc,
   Location loc = dc.loc;
   int64_t elementBytes = getFormatByteWidth(spec.lhsFormat);
   int64_t kSteps = spec.blockK * elementBytes / 32;
-  auto ctaGroup = NVVM::CTAGroupKindAttr::get(context, NVVM::CTAGroupKind::CTA_1);
+  auto ctaGroup =
+      NVVM::CTAGroupKindAttr::get(context, NVVM::CTAGroupKind::CTA_1);
   auto fence = [&](NVVM::Tcgen05FenceKind kind) {
     NVVM::Tcgen05FenceOp::create(
         b, loc, NVVM::Tcgen05FenceKindAttr::get(context, kind));
@@ -131,8 +132,7 @@ void mlir::mp::emitTcgen05Gemm(DeviceCodeBuilder &dc,
 
   // Behind the stages: the mbarrier (8 bytes), then the Tensor Memory
   // address.
-  Value barrier =
-      dc.offset(state.sharedMemory, spec.stages * state.stageBytes);
+  Value barrier = dc.offset(state.sharedMemory, spec.stages * state.stageBytes);
   Value addressSlot = dc.offset(barrier, 8);
   Value columns = dc.constI32(spec.tensorMemoryColumns());
   Value firstWarp = dc.lessThan(state.threadId, dc.constI32(32));
@@ -238,8 +238,8 @@ void mlir::mp::emitTcgen05Gemm(DeviceCodeBuilder &dc,
       Value value =
           integer ? word : arith::BitcastOp::create(b, loc, dc.f32, word);
       value = dc.select(anyProduct, value, zero);
-      emitEpilogueStore(dc, state, row,
-                        dc.add(state.blockColumn, first + j), value);
+      emitEpilogueStore(dc, state, row, dc.add(state.blockColumn, first + j),
+                        value);
     }
   }
 

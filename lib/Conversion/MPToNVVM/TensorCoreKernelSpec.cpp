@@ -222,11 +222,11 @@ std::string TensorCoreKernelSpec::kernelName() const {
       useTcgen05 ? "tcgen05"
       : useWgmma ? "wgmma"
                  : "mma",
-      stringifyTensorCoreFormat(lhsFormat),
-      lhsKContiguous ? "k" : "m", lhsRowsAligned ? "" : "u",
-      stringifyTensorCoreFormat(rhsFormat), rhsKContiguous ? "k" : "n",
-      rhsRowsAligned ? "" : "u", llvm::to_string(accType),
-      llvm::to_string(resultType), blockM, blockN, blockK);
+      stringifyTensorCoreFormat(lhsFormat), lhsKContiguous ? "k" : "m",
+      lhsRowsAligned ? "" : "u", stringifyTensorCoreFormat(rhsFormat),
+      rhsKContiguous ? "k" : "n", rhsRowsAligned ? "" : "u",
+      llvm::to_string(accType), llvm::to_string(resultType), blockM, blockN,
+      blockK);
   if (!useWgmma && !useTcgen05)
     name += llvm::formatv("_w{0}x{1}", warpM, warpN);
   name += llvm::formatv("_s{0}", stages);

@@ -444,11 +444,10 @@ static DictionaryAttr describeKernel(OpBuilder &builder,
   SmallVector<NamedAttribute> entries = {
       builder.getNamedAttr(
           "chip", builder.getStringAttr(stringifyTensorCoreChip(spec.chip))),
-      builder.getNamedAttr(
-          "instruction",
-          builder.getStringAttr(spec.useTcgen05 ? "tcgen05.mma"
-                                : spec.useWgmma ? "wgmma"
-                                                : "mma.sync")),
+      builder.getNamedAttr("instruction",
+                           builder.getStringAttr(spec.useTcgen05 ? "tcgen05.mma"
+                                                 : spec.useWgmma ? "wgmma"
+                                                                 : "mma.sync")),
       builder.getNamedAttr("lhs_format", formatName(spec.lhsFormat)),
       builder.getNamedAttr("rhs_format", formatName(spec.rhsFormat)),
       builder.getNamedAttr("lhs_k_contiguous",

@@ -17,10 +17,10 @@ namespace mlir::mp {
 
 /// The GPUs the Tensor Core lowering targets.
 enum class TensorCoreChip {
-  sm80,  ///< A100 (Ampere): mma.sync, ldmatrix, cp.async.
-  sm86,  ///< RTX 30xx / A10 (Ampere): as sm_80, less shared memory.
-  sm89,  ///< L4 / RTX 40xx (Ada): as sm_86, plus FP8 mma.sync.
-  sm90a, ///< H100 / H200 (Hopper, arch-specific): wgmma.mma_async.
+  sm80,   ///< A100 (Ampere): mma.sync, ldmatrix, cp.async.
+  sm86,   ///< RTX 30xx / A10 (Ampere): as sm_80, less shared memory.
+  sm89,   ///< L4 / RTX 40xx (Ada): as sm_86, plus FP8 mma.sync.
+  sm90a,  ///< H100 / H200 (Hopper, arch-specific): wgmma.mma_async.
   sm100a, ///< B200 / GB200 (Blackwell, arch-specific): tcgen05.mma with the
           ///< accumulator in Tensor Memory.
   sm120a, ///< RTX 50xx / RTX PRO 6000 (Blackwell, arch-specific): mma.sync.
