@@ -273,7 +273,7 @@ def run_case(case, args, mp_opt, scratch):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chip", required=True,
-                        choices=["sm_80", "sm_86", "sm_89", "sm_90a"])
+                        choices=["sm_80", "sm_86", "sm_89", "sm_90a", "sm_100a", "sm_120a"])
     parser.add_argument("--options", default="")
     parser.add_argument("--mp-opt", dest="mp_opt")
     parser.add_argument("--thorough", action="store_true",

@@ -7,7 +7,18 @@ once every thread they involve has reached them. The semantics follow the
 PTX ISA: the mma.sync fragment layouts of m16n8k16 (f16, bf16), m16n8k8
 (tf32) and m16n8k32 (s8, e4m3, e5m2); ldmatrix .x4 with and without .trans;
 wgmma's shared-memory matrix descriptors with the canonical K-major and
-MN-major layouts and the 128-byte swizzle; its D fragment layout.
+MN-major layouts and the 128-byte swizzle; its D fragment layout; Blackwell's
+Tensor Memory (128 lanes of 512 32-bit columns: tcgen05.alloc / dealloc,
+tcgen05.ld / st with the 32x32b shape and the lane quarter each warp may
+access), tcgen05.mma (cta_group::1, kinds f16, tf32, f8f6f4, i8: the
+instruction descriptor's types, transposes, M and N, the tcgen05 format of the
+shared-memory descriptors, the accumulator at lane i, column j for M = 128)
+and the mbarriers it commits to (init, phases, try_wait.parity).
+
+tcgen05.mma runs asynchronously: with `late` copies an MMA reads shared
+memory only once a thread has seen the mbarrier phase it was committed to
+complete (so a kernel that refills a stage before waiting computes a wrong
+result), and tcgen05.ld while an MMA is still pending is an error.
 
 cp.async copies are delayed until a cp.async.wait_group retires their group
 (`late`, default) or applied at issue (`early`), and threads run either in
@@ -24,6 +35,7 @@ Used by tools/bench/check_kernels_on_cpu.py; standard library only.
 """
 
 import math
+import operator
 import re
 import struct
 
@@ -118,7 +130,17 @@ DECODE = {
     "s8": (1, lambda bits: bits - 256 if bits & 0x80 else bits),
     "e4m3": (1, lambda bits: E4M3[bits]),
     "e5m2": (1, lambda bits: E5M2[bits]),
+    "u8": (1, lambda bits: bits),
 }
+
+# tcgen05.mma: the A/B type of an instruction descriptor's code, per kind.
+TCGEN05_TYPES = {
+    "f16": {0: "f16", 1: "bf16"},
+    "tf32": {2: "tf32"},
+    "f8f6f4": {0: "e4m3", 1: "e5m2"},
+    "i8": {0: "u8", 1: "s8"},
+}
+TMEM_LANES, TMEM_COLUMNS = 128, 512
 
 
 def split_elements(word, ptx_type):
@@ -272,7 +294,7 @@ class GlobalMemory:
     def allocate(self, data):
         base = self.next
         self.buffers.append((base, bytearray(data)))
-        self.next += (len(data) + 0xFFFFF) & ~0xFFFFF
+        self.next += (max(len(data), 1) + 0xFFFFF) & ~0xFFFFF
         return base
 
     def locate(self, address, size):
@@ -330,7 +352,8 @@ def signed(value, bits):
 
 
 class Thread:
-    __slots__ = ("tid", "regs", "pc", "waiting", "done", "groups", "open_group")
+    __slots__ = ("tid", "regs", "pc", "waiting", "done", "groups", "open_group",
+                 "mma_queue")
 
     def __init__(self, tid):
         self.tid = tid
@@ -340,10 +363,29 @@ class Thread:
         self.done = False
         self.groups = []  # committed cp.async groups, oldest first
         self.open_group = []
+        self.mma_queue = []  # tcgen05.mma issued, not yet committed
 
 
 COLLECTIVE_PREFIXES = ("bar.sync", "ldmatrix", "mma.sync", "wgmma.mma_async",
-                       "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group")
+                       "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group",
+                       "tcgen05.alloc", "tcgen05.dealloc", "tcgen05.ld",
+                       "tcgen05.st")
+
+
+class MBarrier:
+    """An mbarrier object: `phase` phases have completed; `ops[i]` are the
+    tcgen05.mma committed to phase i that have not run yet."""
+
+    def __init__(self, count):
+        self.count = count
+        self.pending = count
+        self.phase = 0
+        self.ops = {}
+
+    def complete(self, parity):
+        """try_wait.parity: whether the phase of that parity completed, i.e.
+        the current (incomplete) phase has the other parity."""
+        return self.phase % 2 != parity
 
 
 class BlockSimulator:
@@ -362,6 +404,9 @@ class BlockSimulator:
         self.schedule = schedule
         self.threads = [Thread(t) for t in range(block_dim)]
         self.executed = 0
+        self.tmem = [[0] * TMEM_COLUMNS for _ in range(TMEM_LANES)]
+        self.tmem_allocations = {}  # first column: columns
+        self.mbarriers = {}  # shared address: MBarrier
 
     # -- operands ------------------------------------------------------------
 
@@ -434,6 +479,7 @@ class BlockSimulator:
                 return
             released = self.release_barrier()
             released |= self.release_groups(self.threads, 128)
+            released |= self.release_mbarrier_waits()
             if not progressed and not released:
                 states = {(t.pc, t.waiting, t.done) for t in self.threads}
                 raise SimulationError(f"deadlock: thread states {sorted(states)[:8]}")
@@ -451,6 +497,10 @@ class BlockSimulator:
             opcode = instruction.opcode
             if opcode.startswith(COLLECTIVE_PREFIXES):
                 thread.waiting = opcode
+                return
+            if opcode.startswith("mbarrier.try_wait") and not self.mbarrier_ready(
+                    thread, instruction):
+                thread.waiting = "mbarrier.try_wait"
                 return
             self.executed += 1
             self.execute(thread, instruction)
@@ -477,7 +527,7 @@ class BlockSimulator:
             if len(opcodes) != 1 or len(pcs) != 1 or None in opcodes:
                 continue
             opcode = next(iter(opcodes))
-            if opcode.startswith("bar.sync"):
+            if opcode.startswith(("bar.sync", "mbarrier")):
                 continue
             if (128 if opcode.startswith("wgmma") else 32) != size:
                 continue
@@ -590,8 +640,34 @@ class BlockSimulator:
             while len(thread.groups) > keep:
                 for destination, payload in thread.groups.pop(0):
                     self.shared.write(destination, payload)
-        elif op.startswith("fence.proxy.async"):
-            pass
+        elif op.startswith(("fence.proxy.async", "fence.mbarrier_init",
+                            "tcgen05.fence", "tcgen05.wait",
+                            "tcgen05.relinquish_alloc_permit")):
+            pass  # tcgen05.ld/st complete when they execute here
+        elif op.startswith("mbarrier.init"):
+            address = self.address(thread, o[0])
+            self.check_alignment(address, 8, "mbarrier")
+            self.mbarriers[address] = MBarrier(self.value(thread, o[1]))
+        elif op.startswith("mbarrier.try_wait.parity"):
+            # run_thread only gets here once the phase has completed.
+            barrier = self.mbarrier(thread, o[1])
+            self.run_committed_mmas(barrier)
+            regs[o[0]] = 1
+        elif op.startswith("tcgen05.mma"):
+            self.issue_tcgen05_mma(thread, ins)
+        elif op.startswith("tcgen05.commit"):
+            if ".mbarrier::arrive::one." not in op or "cta_group::1" not in op:
+                raise SimulationError(f"unsupported instruction: {ins.text}")
+            barrier = self.mbarrier(thread, o[0])
+            if barrier.pending <= 0:
+                raise SimulationError("tcgen05.commit to an mbarrier whose phase "
+                                      "has no pending arrival")
+            barrier.ops.setdefault(barrier.phase, []).extend(thread.mma_queue)
+            thread.mma_queue = []
+            barrier.pending -= 1
+            if barrier.pending == 0:
+                barrier.phase += 1
+                barrier.pending = barrier.count
         elif base in ("add", "sub", "mul", "fma", "max", "min", "neg", "abs",
                       "ex2", "rcp", "div", "sqrt", "copysign"):
             self.float_op(thread, ins, parts)
@@ -736,9 +812,21 @@ class BlockSimulator:
     def float_op(self, thread, ins, parts):
         o = ins.operands
         base = parts[0]
+        f = lambda x: f32_from_bits(self.value(thread, x))
+        if parts[-1] in ("f16", "bf16") and parts[-2] == "f32" and base in (
+                "add", "sub", "fma"):
+            # Mixed precision (sm_100+): add/sub.f32.f16 d, a, c and
+            # fma.f32.f16 d, a, b, c with a (and b) f16 or bf16, c f32.
+            narrow = f16_from_bits if parts[-1] == "f16" else bf16_from_bits
+            h = lambda x: narrow(self.value(thread, x))
+            if base == "fma":
+                result = h(o[1]) * h(o[2]) + f(o[3])
+            else:
+                result = h(o[1]) + (f(o[2]) if base == "add" else -f(o[2]))
+            thread.regs[o[0]] = bits_from_f32(result)
+            return
         if parts[-1] != "f32":
             raise SimulationError(f"unsupported instruction: {ins.text}")
-        f = lambda x: f32_from_bits(self.value(thread, x))
         if base == "add":
             result = f(o[1]) + f(o[2])
         elif base == "sub":
@@ -770,6 +858,156 @@ class BlockSimulator:
             raise SimulationError(f"unsupported instruction: {ins.text}")
         thread.regs[o[0]] = bits_from_f32(result)
 
+    # -- mbarriers and tcgen05.mma -------------------------------------------
+
+    def mbarrier(self, thread, operand):
+        address = self.address(thread, operand)
+        try:
+            return self.mbarriers[address]
+        except KeyError:
+            raise SimulationError(f"mbarrier at {address} used before "
+                                  "mbarrier.init")
+
+    def mbarrier_ready(self, thread, ins):
+        if not ins.opcode.startswith("mbarrier.try_wait.parity"):
+            raise SimulationError(f"unsupported instruction: {ins.text}")
+        barrier = self.mbarrier(thread, ins.operands[1])
+        return barrier.complete(self.value(thread, ins.operands[2]) & 1)
+
+    def release_mbarrier_waits(self):
+        released = False
+        for thread in self.threads:
+            if thread.waiting == "mbarrier.try_wait" and self.mbarrier_ready(
+                    thread, self.kernel.instructions[thread.pc]):
+                thread.waiting = None  # re-executes the try_wait
+                released = True
+        return released
+
+    def run_committed_mmas(self, barrier):
+        """Runs the MMAs committed to every completed phase (in order)."""
+        for phase in sorted(p for p in barrier.ops if p < barrier.phase):
+            for operation in barrier.ops.pop(phase):
+                self.tcgen05_mma(*operation)
+
+    def issue_tcgen05_mma(self, thread, ins):
+        parts = ins.opcode.split(".")
+        if "cta_group::1" not in parts or len(ins.operands) != 5:
+            raise SimulationError(f"unsupported tcgen05.mma: {ins.text}")
+        kind = next((p[len("kind::"):] for p in parts if p.startswith("kind::")), None)
+        if kind not in TCGEN05_TYPES or any(
+                p.startswith(("block_scale", "ws", "sp")) for p in parts):
+            raise SimulationError(f"unsupported tcgen05.mma: {ins.text}")
+        o = ins.operands
+        operation = (kind, self.value(thread, o[0].strip("[]")),
+                     self.value(thread, o[1], 64), self.value(thread, o[2], 64),
+                     self.value(thread, o[3]), bool(self.value(thread, o[4])))
+        if self.cp_async == "early":
+            self.tcgen05_mma(*operation)
+        else:
+            thread.mma_queue.append(operation)
+
+    def tcgen05_mma(self, kind, d_address, desc_a, desc_b, idesc, enable_d):
+        if idesc & 0x7:
+            raise SimulationError("sparse tcgen05.mma is not simulated")
+        d_type = {1: "f32", 2: "s32"}.get((idesc >> 4) & 3)
+        types = TCGEN05_TYPES[kind]
+        a_code, b_code = (idesc >> 7) & 7, (idesc >> 10) & 7
+        if d_type is None or a_code not in types or b_code not in types:
+            raise SimulationError(f"instruction descriptor {idesc:#x} is not valid "
+                                  f"for kind::{kind}")
+        if (kind == "i8") != (d_type == "s32"):
+            raise SimulationError(f"kind::{kind} with a {d_type} accumulator")
+        a_type, b_type = types[a_code], types[b_code]
+        trans_a, trans_b = (idesc >> 15) & 1, (idesc >> 16) & 1
+        n = ((idesc >> 17) & 0x3F) << 3
+        m = ((idesc >> 24) & 0x1F) << 4
+        if m != 128 or n % 16 or not 16 <= n <= 256:
+            raise SimulationError(f"tcgen05.mma shape M={m} N={n} is not simulated "
+                                  "(cta_group::1 M=128 only)")
+        k = 32 // DECODE[a_type][0]
+        A = self.read_descriptor(desc_a, a_type, m, k, trans_a, tcgen05=True)
+        B = self.read_descriptor(desc_b, b_type, n, k, trans_b, tcgen05=True)
+        lane, column = d_address >> 16, d_address & 0xFFFF
+        self.check_tmem(lane, column, m, n, "tcgen05.mma accumulator")
+        for i in range(m):
+            row = self.tmem[lane + i]
+            a_row = A[i]
+            for j in range(n):
+                total = sum(map(operator.mul, a_row, B[j]))
+                if d_type == "s32":
+                    old = signed(row[column + j], 32) if enable_d else 0
+                    row[column + j] = int(old + total) & MASK[32]
+                else:
+                    old = f32_from_bits(row[column + j]) if enable_d else 0.0
+                    row[column + j] = bits_from_f32(old + total)
+
+    def check_tmem(self, lane, column, lanes, columns, what):
+        inside = any(first <= column and column + columns <= first + size
+                     for first, size in self.tmem_allocations.items())
+        if lane + lanes > TMEM_LANES or not inside:
+            raise SimulationError(f"{what}: lanes {lane}..{lane + lanes - 1}, "
+                                  f"columns {column}..{column + columns - 1} are "
+                                  "not allocated Tensor Memory")
+
+    def mmas_in_flight(self):
+        return any(t.mma_queue for t in self.threads) or any(
+            b.ops for b in self.mbarriers.values())
+
+    def tcgen05_alloc(self, warp, ins):
+        if ".cta_group::1." not in ins.opcode:
+            raise SimulationError(f"unsupported tcgen05.alloc: {ins.text}")
+        columns = self.value(warp[0], ins.operands[1])
+        if columns < 32 or columns > TMEM_COLUMNS or columns & (columns - 1):
+            raise SimulationError(f"tcgen05.alloc of {columns} columns")
+        # The highest free range, so that a kernel ignoring the address fails.
+        for first in range(TMEM_COLUMNS - columns, -1, -columns):
+            if all(first + columns <= f or f + c <= first
+                   for f, c in self.tmem_allocations.items()):
+                break
+        else:
+            raise SimulationError("Tensor Memory exhausted")
+        self.tmem_allocations[first] = columns
+        address = self.address(warp[0], ins.operands[0])
+        self.check_alignment(address, 4, "tcgen05.alloc destination")
+        self.shared.write(address, first.to_bytes(4, "little"))
+
+    def tcgen05_dealloc(self, warp, ins):
+        address = self.value(warp[0], ins.operands[0])
+        columns = self.value(warp[0], ins.operands[1])
+        if address >> 16 or self.tmem_allocations.get(address) != columns:
+            raise SimulationError(f"tcgen05.dealloc of {columns} columns at "
+                                  f"{address:#x} that were not allocated")
+        del self.tmem_allocations[address]
+
+    def tcgen05_ld_st(self, warp, ins, load):
+        parts = ins.opcode.split(".")
+        if "32x32b" not in parts or parts[-1] != "b32" or "pack::16b" in parts \
+                or "unpack::16b" in parts:
+            raise SimulationError(f"unsupported instruction: {ins.text}")
+        repeat = int(next(p for p in parts if re.match(r"^x\d+$", p))[1:])
+        registers = split_operands(ins.operands[0 if load else 1].strip("{}"))
+        address_operand = ins.operands[1 if load else 0].strip("[]")
+        address = self.value(warp[0], address_operand)
+        if any(self.value(t, address_operand) != address for t in warp):
+            raise SimulationError(f"{ins.opcode}: the address differs across the warp")
+        lane, column = address >> 16, address & 0xFFFF
+        quarter = warp[0].tid // 32 % 4
+        if lane != 32 * quarter:
+            raise SimulationError(f"{ins.opcode}: warp {warp[0].tid // 32} may access "
+                                  f"lanes {32 * quarter}..{32 * quarter + 31}, "
+                                  f"not from lane {lane}")
+        self.check_tmem(lane, column, 32, repeat, ins.opcode)
+        if load and self.mmas_in_flight():
+            raise SimulationError("tcgen05.ld of Tensor Memory while a tcgen05.mma "
+                                  "is in flight (missing mbarrier wait)")
+        for i, thread in enumerate(warp):
+            row = self.tmem[lane + i]
+            for j, register in enumerate(registers):
+                if load:
+                    thread.regs[register] = row[column + j]
+                else:
+                    row[column + j] = self.value(thread, register) & MASK[32]
+
     # -- collectives ---------------------------------------------------------
 
     def execute_collective(self, group, ins):
@@ -783,6 +1021,14 @@ class BlockSimulator:
             self.wgmma(group, ins)
         elif op.startswith(("wgmma.fence", "wgmma.commit_group", "wgmma.wait_group")):
             pass  # wgmma.mma_async completes when it executes here
+        elif op.startswith("tcgen05.alloc"):
+            self.tcgen05_alloc(group, ins)
+        elif op.startswith("tcgen05.dealloc"):
+            self.tcgen05_dealloc(group, ins)
+        elif op.startswith("tcgen05.ld"):
+            self.tcgen05_ld_st(group, ins, load=True)
+        elif op.startswith("tcgen05.st"):
+            self.tcgen05_ld_st(group, ins, load=False)
         else:
             raise SimulationError(f"unsupported collective: {ins.text}")
 
@@ -918,15 +1164,25 @@ class BlockSimulator:
                         total = old + sum(A[row][x] * B[col][x] for x in range(k))
                         thread.regs[reg] = bits_from_f32(total)
 
-    def read_descriptor(self, descriptor, ptx_type, rows, depth, transposed):
+    def read_descriptor(self, descriptor, ptx_type, rows, depth, transposed,
+                        tcgen05=False):
         """Reads a rows × depth (MN × K) operand through a wgmma matrix
         descriptor (PTX ISA, "Matrix Descriptor Format" and canonical
-        layouts)."""
+        layouts), or a tcgen05 shared-memory descriptor (the same fields plus
+        the version 0b001 in bits 46-48, the leading-dimension mode in bit 52
+        and a 3-bit swizzle mode in bits 61-63, 2 = 128 bytes)."""
         start = (descriptor & 0x3FFF) << 4
         leading = ((descriptor >> 16) & 0x3FFF) << 4
         stride = ((descriptor >> 32) & 0x3FFF) << 4
         base_offset = (descriptor >> 49) & 0x7
-        swizzle = (descriptor >> 62) & 0x3
+        if tcgen05:
+            if (descriptor >> 46) & 0x7 != 1 or (descriptor >> 52) & 1 \
+                    or (descriptor >> 53) & 0xFF:
+                raise SimulationError(f"tcgen05 descriptor {descriptor:#x}: version "
+                                      "must be 1, leading-dimension mode 0")
+            swizzle = 1 if (descriptor >> 61) & 0x7 == 2 else 0
+        else:
+            swizzle = (descriptor >> 62) & 0x3
         if swizzle != 1 or base_offset != 0:
             raise SimulationError("only the 128-byte swizzle with base offset 0 "
                                   "is simulated")

@@ -196,7 +196,7 @@ def main():
     extract.add_argument("file", nargs="?", default="-")
     rep = commands.add_parser("report", help="ptxas statistics per kernel")
     rep.add_argument("--chip", required=True,
-                     choices=["sm_80", "sm_86", "sm_89", "sm_90a"])
+                     choices=["sm_80", "sm_86", "sm_89", "sm_90a", "sm_100a", "sm_120a"])
     rep.add_argument("--options", default="",
                      help="more convert-mp-to-nvvm options, space-separated")
     rep.add_argument("--mp-opt", dest="mp_opt")

@@ -124,6 +124,15 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
       `cvt.rna.tf32.f32` in shared memory. wgmma reads tf32 and 8-bit operands
       only K-major; 16-bit operands may be M- or N-major (transposed
       descriptors).
+    - `tcgen05.mma` (sm_100a): a block of 128 threads computes 128 ×
+      `block-n` into Tensor Memory (`tcgen05.alloc`; `kind::f16` for f16 and
+      bf16, `kind::tf32`, `kind::f8f6f4` for e4m3/e5m2, `kind::i8`), one
+      thread issuing the MMAs of a K slice from the swizzled shared-memory
+      tiles of the wgmma kernels and committing them to an mbarrier that the
+      block waits on before refilling the stage; the epilogue reads the
+      accumulator with `tcgen05.ld`. Operands as wgmma reads them; f16
+      accumulation and other layouts use `mma.sync`. sm_120a runs `mma.sync`
+      (FP8 included).
     - The epilogue converts the accumulator (f32; f16 for `acc(f16)`; s32 for
       int8) to the result type, adds the bias of `mp.linear`, applies a fused
       `mp.relu` or `mp.gelu` (the sole user of the result, with
@@ -148,7 +157,8 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
 
     Errors name the op, the chip and the format: FP8 before sm_89, wgmma on
     another chip than sm_90a (or on tf32/8-bit operands that are not
-    K-major), f32 operands without `compute tf32` (unless `format=tf32`),
+    K-major), tcgen05 on another chip than sm_100a (or on such operands, or
+    with f16 accumulation), f32 operands without `compute tf32` (unless `format=tf32`),
     operands that do not match an explicit `format`, FP8 results, tile
     options that do not divide, shared memory beyond the chip's limit, and
     shapes the grid cannot hold (more than 65535 batches or row blocks).
@@ -160,7 +170,7 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
   let options = [
     Option<"chip", "chip", "::mlir::mp::TensorCoreChip",
            "::mlir::mp::TensorCoreChip::sm80",
-           "Target GPU: sm_80, sm_86, sm_89 or sm_90a",
+           "Target GPU: sm_80, sm_86, sm_89, sm_90a, sm_100a or sm_120a",
            "::mlir::mp::getTensorCoreChipValues()">,
     Option<"format", "format", "::mlir::mp::TensorCoreFormat",
            "::mlir::mp::TensorCoreFormat::automatic",
@@ -171,8 +181,9 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
            "::mlir::mp::getTensorCoreFormatValues()">,
     Option<"instruction", "instruction", "::mlir::mp::TensorCoreInstruction",
            "::mlir::mp::TensorCoreInstruction::automatic",
-           "auto (wgmma on sm_90a where the operand layouts allow it, else "
-           "mma.sync), mma-sync or wgmma",
+           "auto (wgmma on sm_90a, tcgen05 on sm_100a where the operand "
+           "layouts and accumulator allow it, else mma.sync), mma-sync, wgmma "
+           "or tcgen05",
            "::mlir::mp::getTensorCoreInstructionValues()">,
     Option<"blockM", "block-m", "int64_t", "0",
            "Rows of the result per thread block (0: 128)">,

@@ -4,8 +4,9 @@
 // Internal to lib/Conversion/MPToNVVM: a builder of device code (i32/i64
 // arithmetic, pointers, predication), the state every GEMM kernel shares
 // (block coordinates, operand pointers, shared memory), the multi-stage
-// cp.async K loop both instruction families run, the epilogue, and the two
-// main-loop bodies (mma.sync and wgmma).
+// cp.async K loop every instruction family runs, the epilogue, the matrix
+// descriptors of the swizzled shared-memory tiles (wgmma, tcgen05), and the
+// main-loop bodies (mma.sync, wgmma, tcgen05).
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,11 +115,37 @@ SmallVector<Value> emitPipelinedKLoop(
 void emitEpilogueStore(DeviceCodeBuilder &dc, const KernelState &state,
                        Value row, Value column, Value accumulator);
 
+/// The constant fields of a shared-memory matrix descriptor of the swizzled
+/// `tile` (leading and stride byte offsets, 128-byte swizzle mode): in the
+/// wgmma format, or in the tcgen05 format (version 1, swizzle mode 2).
+int64_t getMatrixDescriptorFields(const SharedTileGeometry &tile,
+                                  bool kContiguous, bool tcgen05);
+
+/// Byte offset, within a swizzled operand tile, of the operand of K step
+/// `kStep` (32 bytes of K when K-major, 16 K rows when MN-major).
+int64_t getKStepOffset(const SharedTileGeometry &tile, bool kContiguous,
+                       int64_t kStep);
+
+/// The matrix descriptor of the tile at shared `address` with constant
+/// `fields` (getMatrixDescriptorFields).
+Value emitMatrixDescriptor(DeviceCodeBuilder &dc, Value address,
+                           int64_t fields);
+
+/// Rounds, in shared memory, the f32 chunks of K slice `kTile` that this
+/// thread copied into the tile at `tileBase` to TF32 (cvt.rna), for the
+/// instructions that read tf32 operands from shared memory.
+void roundOwnedChunksToTF32(DeviceCodeBuilder &dc, const KernelState &state,
+                            bool lhs, Value tileBase, Value kTile);
+
 /// Emits the mma.sync main loop and epilogue of `state.spec`.
 void emitMmaSyncGemm(DeviceCodeBuilder &dc, const KernelState &state);
 
 /// Emits the wgmma main loop and epilogue of `state.spec`.
 void emitWgmmaGemm(DeviceCodeBuilder &dc, const KernelState &state);
+
+/// Emits the tcgen05 Tensor Memory allocation, main loop, epilogue and
+/// deallocation of `state.spec`.
+void emitTcgen05Gemm(DeviceCodeBuilder &dc, const KernelState &state);
 
 } // namespace mlir::mp
 

@@ -9,7 +9,8 @@
 //
 // It assumes the module's matmul-likes have static shapes (the dialect's
 // verifier guarantees it) and formats Tensor Cores multiply after mp-autocast
-// (f16, bf16, f32 with `compute tf32`, f8E4M3FN/f8E5M2 in any pairing, i8).
+// (f16, bf16, f32 with `compute tf32`, f8E4M3FN/f8E5M2 in any pairing, i8)
+// for sm_80, sm_86, sm_89, sm_90a, sm_100a or sm_120a.
 // Every op is checked first: if one cannot be lowered (format, chip, tile or
 // shape, or it is in a nested module), or a symbol the pass would create is
 // taken, the pass reports each such op and changes nothing.
@@ -189,7 +190,8 @@ FailureOr<MatmulLowering> ConvertMPToNVVMPass::analyze(Operation *op) {
   spec.rhsFormat = *rhsFormat;
   if (spec.usesFP8() &&
       (chip == TensorCoreChip::sm80 || chip == TensorCoreChip::sm86)) {
-    error() << "FP8 Tensor Core instructions need sm_89 or sm_90a";
+    error() << "FP8 Tensor Core instructions need sm_89, sm_90a, sm_100a or "
+               "sm_120a";
     return failure();
   }
 
@@ -223,6 +225,29 @@ FailureOr<MatmulLowering> ConvertMPToNVVMPass::analyze(Operation *op) {
       chip != TensorCoreChip::sm90a) {
     error() << "wgmma needs sm_90a";
     return failure();
+  }
+  if (instruction == TensorCoreInstruction::tcgen05 &&
+      chip != TensorCoreChip::sm100a) {
+    error() << "tcgen05 needs sm_100a";
+    return failure();
+  }
+  if (chip == TensorCoreChip::sm100a &&
+      instruction != TensorCoreInstruction::mmaSync) {
+    // tcgen05 reads the operands as wgmma does and accumulates in f32 or
+    // s32; f16 accumulation (`acc(f16)`) stays on mma.sync.
+    bool readable = canWgmmaReadOperands(spec);
+    spec.useTcgen05 = readable && !spec.accType.isF16();
+    if (!spec.useTcgen05 && instruction == TensorCoreInstruction::tcgen05) {
+      if (!readable)
+        error() << "tcgen05 reads " << formats << " operands only K-major, and "
+                << (spec.lhsKContiguous ? "B is N-contiguous"
+                                        : "A is M-contiguous")
+                << " here (use instruction=mma-sync or auto)";
+      else
+        error() << "tcgen05 accumulates in f32 or i32 here, not f16 (use "
+                   "instruction=mma-sync or auto)";
+      return failure();
+    }
   }
   if (chip == TensorCoreChip::sm90a &&
       instruction != TensorCoreInstruction::mmaSync) {
@@ -397,7 +422,8 @@ void ConvertMPToNVVMPass::runOnOperation() {
     kernels = gpu::GPUModuleOp::create(builder, module.getLoc(), kernelsName);
   }
   bool fp8MmaSync = llvm::any_of(lowerings, [](const MatmulLowering &lowering) {
-    return lowering.spec.usesFP8() && !lowering.spec.useWgmma;
+    return lowering.spec.usesFP8() && !lowering.spec.useWgmma &&
+           !lowering.spec.useTcgen05;
   });
   std::string features = ptxFeatures.empty()
                              ? getRequiredPTXFeature(chip, fp8MmaSync).str()

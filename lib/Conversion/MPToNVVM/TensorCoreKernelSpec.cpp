@@ -8,7 +8,9 @@
 // Defaults: mma.sync uses 128×128 block tiles of 8 warps (64×32 warp tiles)
 // with K slices of 64 bytes per row (32 f16, 16 tf32, 64 8-bit elements) in
 // 3 stages; wgmma uses 128×128 block tiles of 2 warpgroups with K slices of
-// 128 bytes per row (one 128-byte swizzle atom) in 4 stages.
+// 128 bytes per row (one 128-byte swizzle atom) in 4 stages; tcgen05 uses
+// 128×128 block tiles of 4 warps with the accumulator in 128 columns of
+// Tensor Memory and the wgmma K slices and stages.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/ScopedPrinter.h"
 
 using namespace mlir;
@@ -35,6 +38,10 @@ StringRef mlir::mp::stringifyTensorCoreChip(TensorCoreChip chip) {
     return "sm_89";
   case TensorCoreChip::sm90a:
     return "sm_90a";
+  case TensorCoreChip::sm100a:
+    return "sm_100a";
+  case TensorCoreChip::sm120a:
+    return "sm_120a";
   }
   llvm_unreachable("unknown chip");
 }
@@ -67,7 +74,11 @@ llvm::cl::ValuesClass mlir::mp::getTensorCoreChipValues() {
       clEnumValN(TensorCoreChip::sm89, "sm_89",
                  "L4, RTX 40xx (Ada): mma.sync, FP8"),
       clEnumValN(TensorCoreChip::sm90a, "sm_90a",
-                 "H100, H200 (Hopper): wgmma, mma.sync, FP8"));
+                 "H100, H200 (Hopper): wgmma, mma.sync, FP8"),
+      clEnumValN(TensorCoreChip::sm100a, "sm_100a",
+                 "B200, GB200 (Blackwell): tcgen05, mma.sync, FP8"),
+      clEnumValN(TensorCoreChip::sm120a, "sm_120a",
+                 "RTX 50xx, RTX PRO 6000 (Blackwell): mma.sync, FP8"));
 }
 
 llvm::cl::ValuesClass mlir::mp::getTensorCoreFormatValues() {
@@ -86,11 +97,14 @@ llvm::cl::ValuesClass mlir::mp::getTensorCoreFormatValues() {
 llvm::cl::ValuesClass mlir::mp::getTensorCoreInstructionValues() {
   return llvm::cl::values(
       clEnumValN(TensorCoreInstruction::automatic, "auto",
-                 "wgmma on sm_90a where possible, else mma.sync"),
+                 "wgmma on sm_90a, tcgen05 on sm_100a where possible, else "
+                 "mma.sync"),
       clEnumValN(TensorCoreInstruction::mmaSync, "mma-sync",
                  "warp-level mma.sync"),
       clEnumValN(TensorCoreInstruction::wgmma, "wgmma",
-                 "warpgroup-level wgmma.mma_async (sm_90a)"));
+                 "warpgroup-level wgmma.mma_async (sm_90a)"),
+      clEnumValN(TensorCoreInstruction::tcgen05, "tcgen05",
+                 "single-thread tcgen05.mma into Tensor Memory (sm_100a)"));
 }
 
 llvm::cl::ValuesClass mlir::mp::getGPUBinaryFormatValues() {
@@ -136,7 +150,7 @@ mlir::mp::getSharedTileGeometry(const TensorCoreKernelSpec &spec, bool lhs) {
   SharedTileGeometry geometry;
   geometry.rows = kContiguous ? mnExtent : spec.blockK;
   geometry.rowBytes = (kContiguous ? spec.blockK : mnExtent) * elementBytes;
-  if (spec.useWgmma) {
+  if (spec.useWgmma || spec.useTcgen05) {
     geometry.swizzled = true;
     geometry.pitchBytes = 128;
     return geometry;
@@ -168,14 +182,26 @@ bool mlir::mp::canWgmmaReadOperands(const TensorCoreKernelSpec &spec) {
 //===----------------------------------------------------------------------===//
 
 int64_t TensorCoreKernelSpec::numThreads() const {
+  if (useTcgen05)
+    return blockM; // one thread per accumulator row (Tensor Memory lane)
   if (useWgmma)
     return blockM / 64 * 128;
   return (blockM / warpM) * (blockN / warpN) * 32;
 }
 
+int64_t TensorCoreKernelSpec::stageBytes() const {
+  return getSharedTileGeometry(*this, /*lhs=*/true).bytes() +
+         getSharedTileGeometry(*this, /*lhs=*/false).bytes();
+}
+
 int64_t TensorCoreKernelSpec::sharedMemoryBytes() const {
-  return stages * (getSharedTileGeometry(*this, /*lhs=*/true).bytes() +
-                   getSharedTileGeometry(*this, /*lhs=*/false).bytes());
+  // tcgen05: the stages, then the mbarrier (8 bytes) and the Tensor Memory
+  // address tcgen05.alloc writes (4 bytes).
+  return stages * stageBytes() + (useTcgen05 ? 16 : 0);
+}
+
+int64_t TensorCoreKernelSpec::tensorMemoryColumns() const {
+  return std::max<int64_t>(32, llvm::PowerOf2Ceil(blockN));
 }
 
 bool TensorCoreKernelSpec::usesFP8() const {
@@ -193,12 +219,15 @@ std::string TensorCoreKernelSpec::kernelName() const {
   std::string name = llvm::formatv(
       "mp_tc_{0}_{1}_{2}{3}{4}_{5}{6}{7}_acc{8}_out{9}_{10}x{11}x{12}",
       llvm::join(llvm::split(stringifyTensorCoreChip(chip), "_"), ""),
-      useWgmma ? "wgmma" : "mma", stringifyTensorCoreFormat(lhsFormat),
-      lhsKContiguous ? "k" : "m", lhsRowsAligned ? "" : "u",
-      stringifyTensorCoreFormat(rhsFormat), rhsKContiguous ? "k" : "n",
-      rhsRowsAligned ? "" : "u", llvm::to_string(accType),
-      llvm::to_string(resultType), blockM, blockN, blockK);
-  if (!useWgmma)
+      useTcgen05 ? "tcgen05"
+      : useWgmma ? "wgmma"
+                 : "mma",
+      stringifyTensorCoreFormat(lhsFormat), lhsKContiguous ? "k" : "m",
+      lhsRowsAligned ? "" : "u", stringifyTensorCoreFormat(rhsFormat),
+      rhsKContiguous ? "k" : "n", rhsRowsAligned ? "" : "u",
+      llvm::to_string(accType), llvm::to_string(resultType), blockM, blockN,
+      blockK);
+  if (!useWgmma && !useTcgen05)
     name += llvm::formatv("_w{0}x{1}", warpM, warpN);
   name += llvm::formatv("_s{0}", stages);
   if (hasBias)
@@ -214,8 +243,10 @@ static int64_t getMaxSharedMemoryBytes(TensorCoreChip chip) {
     return 163 * 1024;
   case TensorCoreChip::sm86:
   case TensorCoreChip::sm89:
+  case TensorCoreChip::sm120a:
     return 99 * 1024;
   case TensorCoreChip::sm90a:
+  case TensorCoreChip::sm100a:
     return 227 * 1024;
   }
   llvm_unreachable("unknown chip");
@@ -230,9 +261,10 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
   };
   orDefault(spec.blockM, 128);
   orDefault(spec.blockN, 128);
-  orDefault(spec.blockK, (spec.useWgmma ? 128 : 64) / elementBytes);
-  orDefault(spec.stages, spec.useWgmma ? 4 : 3);
-  if (!spec.useWgmma) {
+  bool swizzled = spec.useWgmma || spec.useTcgen05;
+  orDefault(spec.blockK, (swizzled ? 128 : 64) / elementBytes);
+  orDefault(spec.stages, swizzled ? 4 : 3);
+  if (!swizzled) {
     orDefault(spec.warpM, 64);
     orDefault(spec.warpN, 32);
   }
@@ -252,7 +284,25 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
   if (spec.stages < 2 || spec.stages > 8)
     return fail("stages must be between 2 and 8, got " + Twine(spec.stages));
 
-  if (spec.useWgmma) {
+  if (spec.useTcgen05) {
+    if (spec.blockM != 128)
+      return fail("block-m (" + Twine(spec.blockM) +
+                  ") must be 128 with tcgen05 (one M=128 MMA, a row per "
+                  "Tensor Memory lane)");
+    if (spec.blockK * elementBytes % 128 != 0)
+      return fail("block-k (" + Twine(spec.blockK) +
+                  ") must span a multiple of 128 bytes with tcgen05 (the "
+                  "128-byte swizzle atom), i.e. a multiple of " +
+                  Twine(128 / elementBytes) + " elements");
+    if (spec.blockN < 16 || spec.blockN > 256 || spec.blockN % 16 != 0)
+      return fail("block-n (" + Twine(spec.blockN) +
+                  ") is not an N of tcgen05.mma with M=128: a multiple of 16 "
+                  "from 16 to 256");
+    if (!spec.rhsKContiguous && spec.blockN % 64 != 0)
+      return fail("block-n (" + Twine(spec.blockN) +
+                  ") must be a multiple of 64 for an N-contiguous B with "
+                  "tcgen05 (128-byte swizzle atoms)");
+  } else if (spec.useWgmma) {
     if (spec.blockM % 64 != 0 || spec.blockM > 256)
       return fail("block-m (" + Twine(spec.blockM) +
                   ") must be 64, 128, 192 or 256 with wgmma (one warpgroup "
@@ -312,6 +362,14 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
 
 StringRef mlir::mp::getRequiredPTXFeature(TensorCoreChip chip,
                                           bool usesFP8MmaSync) {
+  switch (chip) {
+  case TensorCoreChip::sm100a:
+    return "+ptx86";
+  case TensorCoreChip::sm120a:
+    return "+ptx87";
+  default:
+    break;
+  }
   if (usesFP8MmaSync)
     return "+ptx84";
   switch (chip) {
@@ -323,6 +381,9 @@ StringRef mlir::mp::getRequiredPTXFeature(TensorCoreChip chip,
     return "+ptx78";
   case TensorCoreChip::sm90a:
     return "+ptx80";
+  case TensorCoreChip::sm100a:
+  case TensorCoreChip::sm120a:
+    break;
   }
   llvm_unreachable("unknown chip");
 }

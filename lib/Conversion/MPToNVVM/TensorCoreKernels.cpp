@@ -7,7 +7,7 @@
 // matrix edges, the pipelined K loop, the epilogue (bias, rounding,
 // activation, predicated stores), and the host launcher over MLIR's CUDA
 // runtime wrappers. The instruction-specific main loops are in
-// MmaSyncKernel.cpp and WgmmaKernel.cpp.
+// MmaSyncKernel.cpp, WgmmaKernel.cpp and Tcgen05Kernel.cpp.
 //
 // Assumes what the spec checks guarantee: the tiles divide as documented,
 // rows of the operands start on 16-byte boundaries (the contiguous dimension
@@ -252,7 +252,7 @@ static void copyTileByElements(DeviceCodeBuilder &dc, const KernelState &state,
           Value address =
               dc.offset(global, dc.select(valid, globalOffset, dc.constI64(0)));
           Value value = dc.select(valid, dc.load(element, address), zero);
-          if (spec.useWgmma && format == TensorCoreFormat::tf32)
+          if (tile.swizzled && format == TensorCoreFormat::tf32)
             value = NVVM::ConvertFloatToTF32Op::create(
                 dc.b, dc.loc, dc.i32,
                 arith::BitcastOp::create(dc.b, dc.loc, dc.f32, value),
@@ -444,9 +444,10 @@ static DictionaryAttr describeKernel(OpBuilder &builder,
   SmallVector<NamedAttribute> entries = {
       builder.getNamedAttr(
           "chip", builder.getStringAttr(stringifyTensorCoreChip(spec.chip))),
-      builder.getNamedAttr(
-          "instruction",
-          builder.getStringAttr(spec.useWgmma ? "wgmma" : "mma.sync")),
+      builder.getNamedAttr("instruction",
+                           builder.getStringAttr(spec.useTcgen05 ? "tcgen05.mma"
+                                                 : spec.useWgmma ? "wgmma"
+                                                                 : "mma.sync")),
       builder.getNamedAttr("lhs_format", formatName(spec.lhsFormat)),
       builder.getNamedAttr("rhs_format", formatName(spec.rhsFormat)),
       builder.getNamedAttr("lhs_k_contiguous",
@@ -473,9 +474,13 @@ static DictionaryAttr describeKernel(OpBuilder &builder,
       builder.getNamedAttr("shared_memory_bytes",
                            builder.getI64IntegerAttr(spec.sharedMemoryBytes())),
   };
-  if (!spec.useWgmma)
+  if (!spec.useWgmma && !spec.useTcgen05)
     entries.push_back(builder.getNamedAttr(
         "warp", builder.getDenseI64ArrayAttr({spec.warpM, spec.warpN})));
+  if (spec.useTcgen05)
+    entries.push_back(builder.getNamedAttr(
+        "tensor_memory_columns",
+        builder.getI64IntegerAttr(spec.tensorMemoryColumns())));
   return builder.getDictionaryAttr(entries);
 }
 
@@ -521,7 +526,7 @@ mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
   KernelState state(spec);
   state.lhsTile = getSharedTileGeometry(spec, /*lhs=*/true);
   state.rhsTile = getSharedTileGeometry(spec, /*lhs=*/false);
-  state.stageBytes = state.lhsTile.bytes() + state.rhsTile.bytes();
+  state.stageBytes = spec.stageBytes();
   state.threadId = NVVM::ThreadIdXOp::create(builder, loc, dc.i32);
   Value blockX = NVVM::BlockIdXOp::create(builder, loc, dc.i32);
   Value blockY = NVVM::BlockIdYOp::create(builder, loc, dc.i32);
@@ -559,7 +564,9 @@ mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
   state.sharedMemory = LLVM::AddressOfOp::create(builder, loc, dc.sharedPtr,
                                                  kSharedMemorySymbol);
 
-  if (spec.useWgmma)
+  if (spec.useTcgen05)
+    emitTcgen05Gemm(dc, state);
+  else if (spec.useWgmma)
     emitWgmmaGemm(dc, state);
   else
     emitMmaSyncGemm(dc, state);

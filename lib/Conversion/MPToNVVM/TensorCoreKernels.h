@@ -41,6 +41,9 @@ struct TensorCoreKernelSpec {
   TensorCoreChip chip = TensorCoreChip::sm80;
   /// wgmma.mma_async (sm_90a) instead of mma.sync.
   bool useWgmma = false;
+  /// tcgen05.mma (sm_100a) instead of mma.sync: the accumulator lives in
+  /// Tensor Memory.
+  bool useTcgen05 = false;
   /// Formats of A and B (never `automatic`).
   TensorCoreFormat lhsFormat = TensorCoreFormat::f16;
   TensorCoreFormat rhsFormat = TensorCoreFormat::f16;
@@ -66,6 +69,11 @@ struct TensorCoreKernelSpec {
 
   /// Threads per block.
   int64_t numThreads() const;
+  /// Bytes of one shared-memory stage (A tile then B tile).
+  int64_t stageBytes() const;
+  /// Tensor Memory columns a tcgen05 kernel allocates: block-n rounded up to
+  /// a power of two, at least 32.
+  int64_t tensorMemoryColumns() const;
   /// Dynamic shared memory of one block in bytes.
   int64_t sharedMemoryBytes() const;
   /// The kernel's symbol, unique per spec.
@@ -100,8 +108,8 @@ struct SharedTileGeometry {
 SharedTileGeometry getSharedTileGeometry(const TensorCoreKernelSpec &spec,
                                          bool lhs);
 
-/// Whether wgmma can read both operands of `spec` from shared memory: tf32
-/// and 8-bit operands must be K-contiguous.
+/// Whether wgmma (and tcgen05) can read both operands of `spec` from shared
+/// memory: tf32 and 8-bit operands must be K-contiguous.
 bool canWgmmaReadOperands(const TensorCoreKernelSpec &spec);
 
 /// Replaces the zero tiles of `spec` by the defaults of its instruction and
@@ -110,7 +118,7 @@ bool completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
                                   std::string &reason);
 
 /// Returns the PTX ISA feature (`+ptx70`, ...) kernels for `chip` need,
-/// `+ptx84` where FP8 mma.sync is used.
+/// at least `+ptx84` where FP8 mma.sync is used.
 llvm::StringRef getRequiredPTXFeature(TensorCoreChip chip, bool usesFP8MmaSync);
 
 /// Builds the kernel of `spec` at the end of `module` (a `gpu.func` named

@@ -60,31 +60,36 @@ static NVVM::WGMMATypes getWgmmaType(TensorCoreFormat format) {
   llvm_unreachable("format not resolved");
 }
 
-/// The constant fields of a descriptor of `tile`: leading and stride byte
-/// offsets and the 128-byte swizzle mode.
-static int64_t getDescriptorFields(const SharedTileGeometry &tile,
-                                   bool kContiguous) {
+int64_t mlir::mp::getMatrixDescriptorFields(const SharedTileGeometry &tile,
+                                            bool kContiguous, bool tcgen05) {
   int64_t leadingByteOffset = kContiguous ? 16 : tile.rows * 128;
   int64_t strideByteOffset = 1024;
-  return (leadingByteOffset >> 4) << 16 | (strideByteOffset >> 4) << 32 |
-         int64_t(1) << 62;
+  // wgmma: 128-byte swizzle = 1 in bits 62-63. tcgen05: the fixed version
+  // 0b001 in bits 46-48, 128-byte swizzle = 2 in bits 61-63.
+  int64_t mode =
+      tcgen05 ? int64_t(1) << 46 | int64_t(2) << 61 : int64_t(1) << 62;
+  return (leadingByteOffset >> 4) << 16 | (strideByteOffset >> 4) << 32 | mode;
 }
 
-/// Byte offset, within an operand tile, of the operand of K step `kStep`
-/// (whose rows are 32 bytes of K when K-major, 16 K rows when MN-major).
-static int64_t getKStepOffset(const SharedTileGeometry &tile, bool kContiguous,
-                              int64_t kStep) {
+Value mlir::mp::emitMatrixDescriptor(DeviceCodeBuilder &dc, Value address,
+                                     int64_t fields) {
+  Value integer = LLVM::PtrToIntOp::create(dc.b, dc.loc, dc.i64, address);
+  Value encoded = arith::ShRUIOp::create(
+      dc.b, dc.loc, dc.bitAnd(integer, dc.constI64(0x3FFFF)), dc.constI64(4));
+  return dc.bitOr(encoded, dc.constI64(fields));
+}
+
+int64_t mlir::mp::getKStepOffset(const SharedTileGeometry &tile,
+                                 bool kContiguous, int64_t kStep) {
   if (!kContiguous)
     return kStep * 16 * 128;
   int64_t kByte = kStep * 32;
   return (kByte / 128) * tile.rows * 128 + kByte % 128;
 }
 
-/// Rounds, in shared memory, the f32 chunks of K slice `kTile` that this
-/// thread copied into the tile at `tileBase` to TF32.
-static void roundOwnedChunksToTF32(DeviceCodeBuilder &dc,
-                                   const KernelState &state, bool lhs,
-                                   Value tileBase, Value kTile) {
+void mlir::mp::roundOwnedChunksToTF32(DeviceCodeBuilder &dc,
+                                      const KernelState &state, bool lhs,
+                                      Value tileBase, Value kTile) {
   auto vectorType = VectorType::get({4}, dc.i32);
   forEachOwnedChunk(
       dc, state, lhs, kTile, [&](Value sharedOffset, Value, Value) {
@@ -125,13 +130,12 @@ void mlir::mp::emitWgmmaGemm(DeviceCodeBuilder &dc, const KernelState &state) {
   // Warpgroup w reads A from row 64w (K-major) or column block w (M-major).
   Value lhsWarpgroupOffset = dc.mul(
       warpgroup, spec.lhsKContiguous ? 64 * 128 : state.lhsTile.rows * 128);
-  int64_t lhsFields = getDescriptorFields(state.lhsTile, spec.lhsKContiguous);
-  int64_t rhsFields = getDescriptorFields(state.rhsTile, spec.rhsKContiguous);
+  int64_t lhsFields = getMatrixDescriptorFields(
+      state.lhsTile, spec.lhsKContiguous, /*tcgen05=*/false);
+  int64_t rhsFields = getMatrixDescriptorFields(
+      state.rhsTile, spec.rhsKContiguous, /*tcgen05=*/false);
   auto descriptor = [&](Value address, int64_t fields) {
-    Value integer = LLVM::PtrToIntOp::create(dc.b, dc.loc, dc.i64, address);
-    Value encoded = arith::ShRUIOp::create(
-        dc.b, dc.loc, dc.bitAnd(integer, dc.constI64(0x3FFFF)), dc.constI64(4));
-    return dc.bitOr(encoded, dc.constI64(fields));
+    return emitMatrixDescriptor(dc, address, fields);
   };
   bool tf32 = spec.lhsFormat == TensorCoreFormat::tf32;
   NVVM::WGMMATypes accumulatorKind = accumulateF16 ? NVVM::WGMMATypes::f16

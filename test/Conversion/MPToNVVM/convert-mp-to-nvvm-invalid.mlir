@@ -3,7 +3,7 @@
 // Errors name the op, the chip and the format; nothing is rewritten.
 
 func.func @fp8_on_sm80(%x: tensor<64x128xf8E4M3FN>, %w: tensor<96x128xf8E4M3FN>) -> tensor<64x96xbf16> {
-  // expected-error @+1 {{'mp.linear' op cannot be lowered to sm_80 Tensor Cores (format e4m3): FP8 Tensor Core instructions need sm_89 or sm_90a}}
+  // expected-error @+1 {{'mp.linear' op cannot be lowered to sm_80 Tensor Cores (format e4m3): FP8 Tensor Core instructions need sm_89, sm_90a, sm_100a or sm_120a}}
   %y = mp.linear %x, %w acc(f32) : (tensor<64x128xf8E4M3FN>, tensor<96x128xf8E4M3FN>) -> tensor<64x96xbf16>
   return %y : tensor<64x96xbf16>
 }
@@ -11,7 +11,7 @@ func.func @fp8_on_sm80(%x: tensor<64x128xf8E4M3FN>, %w: tensor<96x128xf8E4M3FN>)
 // -----
 
 func.func @hybrid_fp8_on_sm80(%dy: tensor<64x96xf8E5M2>, %w: tensor<96x128xf8E4M3FN>) -> tensor<64x128xf32> {
-  // expected-error @+1 {{'mp.matmul' op cannot be lowered to sm_80 Tensor Cores (format e5m2 x e4m3): FP8 Tensor Core instructions need sm_89 or sm_90a}}
+  // expected-error @+1 {{'mp.matmul' op cannot be lowered to sm_80 Tensor Cores (format e5m2 x e4m3): FP8 Tensor Core instructions need sm_89, sm_90a, sm_100a or sm_120a}}
   %y = mp.matmul %dy, %w acc(f32) : tensor<64x96xf8E5M2>, tensor<96x128xf8E4M3FN> -> tensor<64x128xf32>
   return %y : tensor<64x128xf32>
 }

@@ -5,13 +5,18 @@
 // FP8 ones for the hidden layer (forward e4m3 x e4m3, dx and dW e5m2 x e4m3,
 // f32 results that the step dequantises), bf16 for the others, and the
 // module assembles with ptxas for sm_89 (mma.sync m16n8k32) and sm_90a (the
-// forward with wgmma; the backward's operand layouts use mma.sync there).
+// forward with wgmma; the backward's operand layouts use mma.sync there),
+// sm_100a (the forward with tcgen05.mma kind::f8f6f4, the backward on
+// mma.sync) and sm_120a (mma.sync).
 //
 // RUN: mp-opt %s --mp-mixed-precision-pipeline="compute-type=bf16 fp8=delayed" -o %t.fp8.mlir
 // RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_89 binary-format=isa" | FileCheck %s --check-prefix=SM89
 // RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_89 binary-format=bin" | FileCheck %s --check-prefix=BIN89
 // RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_90a binary-format=isa" | FileCheck %s --check-prefix=SM90
 // RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_90a binary-format=bin" | FileCheck %s --check-prefix=BIN90
+// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_100a binary-format=isa" | FileCheck %s --check-prefix=SM100
+// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_100a binary-format=bin" | FileCheck %s --check-prefix=BIN100
+// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_120a binary-format=bin" | FileCheck %s --check-prefix=BIN120
 
 // SM89-DAG: @mp_tc_sm89_mma_e4m3k_e4m3k_accf32_outf32_{{[0-9a-z_]*}}_launch
 // SM89-DAG: @mp_tc_sm89_mma_e5m2k_e4m3n_accf32_outf32_{{[0-9a-z_]*}}_launch
@@ -26,6 +31,14 @@
 // SM90-DAG: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k32.f32.e4m3.e4m3
 // SM90-DAG: mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32
 // BIN90: gpu.binary @mp_tensor_core_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx{{[0-9]+}}">, properties = {{{.*}}}, bin = "\7FELF
+
+// SM100-DAG: @mp_tc_sm100a_tcgen05_e4m3k_e4m3k_accf32_outf32_{{[0-9a-z_]*}}_launch
+// SM100-DAG: @mp_tc_sm100a_mma_e5m2k_e4m3n_accf32_outf32_{{[0-9a-z_]*}}_launch
+// SM100-DAG: @mp_tc_sm100a_mma_e5m2m_e4m3n_accf32_outf32_{{[0-9a-z_]*}}_launch
+// SM100-DAG: tcgen05.mma.cta_group::1.kind::f8f6f4.collector::a::discard
+// SM100-DAG: mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32
+// BIN100: gpu.binary @mp_tensor_core_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx86">, properties = {{{.*}}}, bin = "\7FELF
+// BIN120: gpu.binary @mp_tensor_core_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_120a", features = "+ptx87">, properties = {{{.*}}}, bin = "\7FELF
 
 func.func @train_step(%w1: tensor<256x128xf32> {mp.param}, %w2: tensor<128x256xf32> {mp.param},
                       %b2: tensor<128xf32> {mp.param}, %w3: tensor<64x128xf32> {mp.param},

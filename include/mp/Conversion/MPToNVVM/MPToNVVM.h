@@ -17,10 +17,13 @@ namespace mlir::mp {
 
 /// The GPUs the Tensor Core lowering targets.
 enum class TensorCoreChip {
-  sm80,  ///< A100 (Ampere): mma.sync, ldmatrix, cp.async.
-  sm86,  ///< RTX 30xx / A10 (Ampere): as sm_80, less shared memory.
-  sm89,  ///< L4 / RTX 40xx (Ada): as sm_86, plus FP8 mma.sync.
-  sm90a, ///< H100 / H200 (Hopper, arch-specific): wgmma.mma_async.
+  sm80,   ///< A100 (Ampere): mma.sync, ldmatrix, cp.async.
+  sm86,   ///< RTX 30xx / A10 (Ampere): as sm_80, less shared memory.
+  sm89,   ///< L4 / RTX 40xx (Ada): as sm_86, plus FP8 mma.sync.
+  sm90a,  ///< H100 / H200 (Hopper, arch-specific): wgmma.mma_async.
+  sm100a, ///< B200 / GB200 (Blackwell, arch-specific): tcgen05.mma with the
+          ///< accumulator in Tensor Memory.
+  sm120a, ///< RTX 50xx / RTX PRO 6000 (Blackwell, arch-specific): mma.sync.
 };
 
 /// The formats Tensor Cores multiply. `automatic` derives the format of each
@@ -29,10 +32,11 @@ enum class TensorCoreFormat { automatic, f16, bf16, tf32, e4m3, e5m2, s8 };
 
 /// The instruction family the kernels are built around.
 enum class TensorCoreInstruction {
-  automatic, ///< wgmma on sm_90a where the operand layouts allow it, else
-             ///< mma.sync.
+  automatic, ///< wgmma on sm_90a and tcgen05 on sm_100a where the operand
+             ///< layouts allow it, else mma.sync.
   mmaSync,   ///< Warp-level mma.sync (every chip).
   wgmma,     ///< Warpgroup-level wgmma.mma_async (sm_90a only).
+  tcgen05,   ///< Single-thread tcgen05.mma into Tensor Memory (sm_100a only).
 };
 
 /// The binary `mp-gpu-pipeline` attaches to the module's kernels.
