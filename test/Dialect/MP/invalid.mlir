@@ -1729,7 +1729,7 @@ func.func @mse_generic_target(%y: tensor<64x1xf32>, %t: tensor<64xf32>) {
 
 // cast: saturate requires an FP8 result.
 func.func @cast_saturate_f16(%x: tensor<4x8xf32>) {
-  // expected-error @+1 {{'mp.cast' op 'saturate' requires an FP8 result element type, got 'f16'}}
+  // expected-error @+1 {{'mp.cast' op 'saturate' requires an FP8, FP6, FP4 or E8M0 result element type, got 'f16'}}
   %0 = mp.cast %x saturate : tensor<4x8xf32> to tensor<4x8xf16>
   return
 }
