@@ -6,7 +6,7 @@
 // "lowered" module that still holds the FP8 op.
 
 func.func @f64_source(%y: f64) -> f8E4M3FN {
-  // expected-error @+1 {{'arith.truncf' op cannot be expanded into integer arithmetic: truncation to FP8 is supported from f32, f16 and bf16 with rounding to nearest even only}}
+  // expected-error @+1 {{'arith.truncf' op cannot be expanded into integer arithmetic: truncation to FP8, FP6 and FP4 is supported from f32, f16 and bf16 with rounding to nearest even only}}
   %0 = arith.truncf %y : f64 to f8E4M3FN
   return %0 : f8E4M3FN
 }

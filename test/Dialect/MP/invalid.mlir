@@ -1747,7 +1747,7 @@ func.func @cast_shape(%x: tensor<4x8xf32>) {
 
 // ODS: cast converts between float formats only.
 func.func @cast_to_integer(%x: tensor<4x8xf32>) {
-  // expected-error @+1 {{'mp.cast' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or f8E4M3FN type or f8E5M2 type values, but got 'tensor<4x8xi8>'}}
+  // expected-error @+1 {{'mp.cast' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or f8E4M3FN type or f8E5M2 type or f4E2M1FN type or f6E2M3FN type or f6E3M2FN type or f8E8M0FNU type values, but got 'tensor<4x8xi8>'}}
   %0 = mp.cast %x : tensor<4x8xf32> to tensor<4x8xi8>
   return
 }

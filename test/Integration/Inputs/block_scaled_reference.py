@@ -20,18 +20,20 @@ TWO32 = 1 << 32
 
 def floor_log2(x):
     """The k with 2^k <= x < 2^(k+1), for a positive Fraction."""
-    k = x.numerator.bit_length() - x.denominator.bit_length()
-    while Fraction(2) ** k > x:
+    p, q = x.numerator, x.denominator
+    k = p.bit_length() - q.bit_length()
+    if (p << -k if k < 0 else p) < (q << k if k > 0 else q):
         k -= 1
-    while Fraction(2) ** (k + 1) <= x:
-        k += 1
     return k
 
 
+def pow2(k):
+    return Fraction(1 << k) if k >= 0 else Fraction(1, 1 << -k)
+
+
 def round_half_even(q):
-    n = q.numerator // q.denominator
-    rest = q - n
-    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and n % 2 == 1):
+    n, r = divmod(q.numerator, q.denominator)
+    if 2 * r > q.denominator or (2 * r == q.denominator and n % 2 == 1):
         n += 1
     return n
 
@@ -55,7 +57,7 @@ class Format:
     def ulp(self, x):
         """The spacing of the format at the positive value x (its binade)."""
         exponent = max(floor_log2(x), self.emin) if x > 0 else self.emin
-        return Fraction(2) ** (exponent - self.m)
+        return pow2(exponent - self.m)
 
     def decode(self, code):
         negative = bool(code & self.sign_bit)
@@ -66,10 +68,10 @@ class Format:
         if self.kind == 'ieee' and field == (1 << self.e) - 1:
             return NAN if mantissa else (negative, INF)
         if field == 0:
-            value = Fraction(mantissa, 1 << self.m) * Fraction(2) ** self.emin
+            value = Fraction(mantissa << max(self.emin, 0), 1 << (self.m + max(-self.emin, 0)))
         else:
-            value = (1 + Fraction(mantissa, 1 << self.m)) * \
-                Fraction(2) ** (field - self.bias)
+            value = Fraction((1 << self.m) | mantissa, 1 << self.m) * \
+                pow2(field - self.bias)
         return (negative, value)
 
     def encode(self, negative, value):
@@ -79,9 +81,9 @@ class Format:
         else:
             k = floor_log2(value)
             if k < self.emin:
-                magnitude = int(value / Fraction(2) ** (self.emin - self.m))
+                magnitude = int(value / pow2(self.emin - self.m))
             else:
-                mantissa = (value / Fraction(2) ** k - 1) * (1 << self.m)
+                mantissa = (value / pow2(k) - 1) * (1 << self.m)
                 assert mantissa.denominator == 1
                 magnitude = ((k + self.bias) << self.m) | int(mantissa)
         return magnitude | (self.sign_bit if negative else 0)
@@ -99,7 +101,7 @@ class Format:
             return self.encode(False, self.max) if self.kind == 'finite' \
                 else self.nan_code()
         negative, x = value
-        if x == INF or x >= self.max:
+        if x is INF or x >= self.max:
             assert saturate or self.kind == 'finite'
             return self.encode(negative, self.max)
         ulp = self.ulp(x)
@@ -142,12 +144,12 @@ def f32_round(value):
     if value == NAN:
         return NAN
     negative, x = value
-    if x == INF:
+    if x is INF:
         return value
     ulp = F32.ulp(x) if x > 0 else F32.ulp(Fraction(0))
     n = round_half_even(x / ulp) if x > 0 else 0
     rounded = n * ulp
-    top = F32.max + Fraction(2) ** (127 - 23 - 1)
+    top = F32.max + pow2(127 - 23 - 1)
     if rounded >= top or rounded > F32.max:
         return (negative, INF)
     return (negative, rounded)
@@ -165,7 +167,7 @@ def f32_bits(value):
         return 0x7FC00000
     negative, x = value
     sign = 0x80000000 if negative else 0
-    if x == INF:
+    if x is INF:
         return 0x7F800000 | sign
     return F32.encode(negative, x)
 
@@ -179,9 +181,9 @@ def mul(a, b):
     if NAN in (a, b):
         return NAN
     (na, xa), (nb, xb) = a, b
-    if (xa == INF and xb == 0) or (xb == INF and xa == 0):
+    if (xa is INF and xb == 0) or (xb is INF and xa == 0):
         return NAN
-    x = INF if INF in (xa, xb) else xa * xb
+    x = INF if xa is INF or xb is INF else xa * xb
     return f32_round((na != nb, x))
 
 
@@ -189,11 +191,11 @@ def div(a, b):
     if NAN in (a, b):
         return NAN
     (na, xa), (nb, xb) = a, b
-    if (xa == INF and xb == INF) or (xa == 0 and xb == 0):
+    if (xa is INF and xb is INF) or (xa == 0 and xb == 0):
         return NAN
-    if xb == 0 or xa == INF:
+    if xb == 0 or xa is INF:
         return (na != nb, INF)
-    if xb == INF:
+    if xb is INF:
         return (na != nb, Fraction(0))
     return f32_round((na != nb, xa / xb))
 
@@ -202,10 +204,10 @@ def add(a, b):
     if NAN in (a, b):
         return NAN
     (na, xa), (nb, xb) = a, b
-    if xa == INF or xb == INF:
-        if xa == INF and xb == INF and na != nb:
+    if xa is INF or xb is INF:
+        if xa is INF and xb is INF and na != nb:
             return NAN
-        return (na, INF) if xa == INF else (nb, INF)
+        return (na, INF) if xa is INF else (nb, INF)
     total = (-xa if na else xa) + (-xb if nb else xb)
     if total == 0:
         return (na and nb, Fraction(0))
@@ -225,18 +227,18 @@ def e8m0_round_up(value):
     if value == NAN:
         return 0xFF
     x = value[1]
-    if x == INF:
+    if x is INF:
         return 254
-    if x <= Fraction(2) ** -127:
+    if x <= pow2(-127):
         return 0
     k = floor_log2(x)
-    if Fraction(2) ** k != x:
+    if pow2(k) != x:
         k += 1
     return min(k + 127, 254)
 
 
 def e8m0_value(code):
-    return NAN if code == 0xFF else (False, Fraction(2) ** (code - 127))
+    return NAN if code == 0xFF else (False, pow2(code - 127))
 
 
 def reciprocal_of_max(fmt):
@@ -262,11 +264,11 @@ def block_scale(amax, data_format, scale_type, global_scale=None):
     # f32 powers of two.
     if amax == NAN:
         return NAN, NAN
-    if amax[1] == 0 or amax[1] == INF:
+    if amax[1] == 0 or amax[1] is INF:
         encode = one
     else:
         encode = div((False, data_format.max), amax)
-        if encode[1] == INF:
+        if encode[1] is INF:
             encode = (False, FLT_MAX)
         encode = (False, Fraction(2) ** floor_log2(encode[1]))
     return div(one, encode), encode
