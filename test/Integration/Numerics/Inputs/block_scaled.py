@@ -26,7 +26,9 @@ with the reference:
   FP8, f32 and bf16 results.
 
 Usage: block_scaled.py MP_OPT "LOWERING FLAGS" "MLIR_RUNNER COMMAND"
-Prints one line per check; exits 1 on a mismatch.
+                       [OTHER LOWERING FLAGS...]
+Prints one line per check, then one line per further lowering (the same
+checks, e.g. under mp-cpu-pipeline); exits 1 on a mismatch.
 """
 
 import os
@@ -486,13 +488,9 @@ def add_matmuls(module):
                   False, 'f32')
 
 
-def main():
-    module = Module()
-    add_casts(module)
-    add_stochastic_casts(module)
-    add_block_cases(module)
-    add_matmuls(module)
-    outputs = run(*sys.argv[1:4], module.text())
+def compare(module, outputs, verbose):
+    """Compares printed tensors with the expected codes; prints one line per
+    check when `verbose`. Returns the number of mismatches."""
     if len(outputs) != len(module.checks):
         sys.exit(f'expected {len(module.checks)} printed tensors, got {len(outputs)}')
     failures = 0
@@ -508,11 +506,30 @@ def main():
             if not ok:
                 mismatches.append(f'[{i}] got {g:#x}, expected '
                                   f'{"NaN" if e is None else hex(e)}')
-        print(f'{name}: {len(got)} values ({nans} NaN), '
-              f'{len(mismatches)} mismatches')
+        if verbose or mismatches:
+            print(f'{name}: {len(got)} values ({nans} NaN), '
+                  f'{len(mismatches)} mismatches')
         for line in mismatches[:10]:
             print('  ' + line)
         failures += len(mismatches)
+    return failures
+
+
+def main():
+    module = Module()
+    add_casts(module)
+    add_stochastic_casts(module)
+    add_block_cases(module)
+    add_matmuls(module)
+    text = module.text()
+    mp_opt, lowering, runner = sys.argv[1:4]
+    failures = compare(module, run(mp_opt, lowering, runner, text), True)
+    # Further lowerings (e.g. mp-cpu-pipeline, tiled and vectorised): the
+    # same checks, one summary line each.
+    for other in sys.argv[4:]:
+        count = compare(module, run(mp_opt, other, runner, text), False)
+        print(f'{other}: {len(module.checks)} tensors, {count} mismatches')
+        failures += count
     sys.exit(1 if failures else 0)
 
 
