@@ -20,3 +20,13 @@ func.func @rounding_mode(%x: tensor<4xf32>) -> tensor<4xf8E5M2> {
   return %0 : tensor<4xf8E5M2>
 }
 // PIPELINE: error: 'arith.truncf' op cannot be expanded into integer arithmetic
+
+// -----
+
+// E8M0 is a scale type: only the upward rounding of mp.cast is expanded.
+func.func @e8m0_nearest(%x: f32) -> f8E8M0FNU {
+  // expected-error @+1 {{'arith.truncf' op cannot be expanded into integer arithmetic: truncation to f8E8M0FNU is supported from f32, f16 and bf16 with rounding upward only}}
+  %0 = arith.truncf %x : f32 to f8E8M0FNU
+  return %0 : f8E8M0FNU
+}
+// PIPELINE: error: 'arith.truncf' op cannot be expanded into integer arithmetic: truncation to f8E8M0FNU
