@@ -1926,6 +1926,15 @@ func.func @amax_history_push_rank(%h: tensor<2x8xf32>, %a: tensor<f32>) {
 
 // -----
 
+// fp8_scale: amax_epsilon is finite and >= 0.
+func.func @fp8_scale_negative_epsilon(%h: tensor<4xf32>, %s: tensor<f32>) {
+  // expected-error @+1 {{'mp.fp8_scale' op amax_epsilon must be finite and >= 0, got -1.000000e+00}}
+  %0 = mp.fp8_scale %h, %s format e4m3 amax_epsilon(-1.0) : tensor<4xf32>
+  return
+}
+
+// -----
+
 // fp8_scale: the history has at least one entry.
 func.func @fp8_scale_empty(%h: tensor<0xf32>, %s: tensor<f32>) {
   // expected-error @+1 {{'mp.fp8_scale' op expects a history of at least one entry}}

@@ -1113,6 +1113,9 @@ LogicalResult FP8ScaleOp::verify() {
     return emitOpError("expects a history of at least one entry");
   if (int64_t margin = getMarginAttr().getInt(); margin < 0)
     return emitOpError("margin must be >= 0, got ") << margin;
+  double eps = getAmaxEpsilon().convertToDouble();
+  if (!std::isfinite(eps) || eps < 0.0)
+    return emitOpError("amax_epsilon must be finite and >= 0, got ") << eps;
   return success();
 }
 

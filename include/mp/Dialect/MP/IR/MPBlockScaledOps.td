@@ -79,7 +79,7 @@ def MP_StochasticCastOp : MP_Op<"stochastic_cast", [Pure,
 def MP_BlockQuantizeOp : MP_Op<"block_quantize", [Pure,
     AttrSizedOperandSegments]> {
   let summary = "quantise into block-scaled data and per-block scales";
-  let description = [{
+  let description = !strconcat([{
     Splits `input` into blocks (see below), computes one scale per block from
     the block's amax `a` = max |x| over the block (in f32; a NaN element
     makes it NaN), and returns `data` = the block's values multiplied by the
@@ -111,7 +111,7 @@ def MP_BlockQuantizeOp : MP_Op<"block_quantize", [Pure,
       infinite, NaN if `a` is NaN, then rounded down to a power of two (the
       mantissa bits cleared); `scale = 1 / e` (exact).
 
-  }] # MP_BlockShapeRule # [{
+  }], MP_BlockShapeRule, [{
 
     The data has the input's shape; the scales have its shape divided by the
     block shape. Autocast exempt; no gradient.
@@ -127,7 +127,7 @@ def MP_BlockQuantizeOp : MP_Op<"block_quantize", [Pure,
     %gq, %gs = mp.block_quantize %dy global %g random(%bits : tensor<64x256xi32>)
         : tensor<64x256xf32> -> tensor<64x256xf4E2M1FN>, tensor<64x16xf8E4M3FN>
     ```
-  }];
+  }]);
   let arguments = (ins MP_QuantizeInputTensor:$input,
                        Optional<MP_F32Scalar>:$global_scale,
                        Optional<MP_RandomBitsTensor>:$random_bits);
@@ -146,7 +146,7 @@ def MP_BlockQuantizeOp : MP_Op<"block_quantize", [Pure,
 
 def MP_BlockDequantizeOp : MP_Op<"block_dequantize", [Pure]> {
   let summary = "block-scaled data back to a float tensor";
-  let description = [{
+  let description = !strconcat([{
     `result[i] = f32(data[i]) · f32(scale)` with the scale of `i`'s block,
     one f32 product rounded to nearest even; with `global` (required for
     f8E4M3FN scales, and only for them) that product is divided by the
@@ -155,7 +155,7 @@ def MP_BlockDequantizeOp : MP_Op<"block_dequantize", [Pure]> {
     2^(c − 127) (0xFF: NaN); f4/f6/FP8 values convert to f32 exactly. The
     inverse of `mp.block_quantize` up to its rounding.
 
-  }] # MP_BlockShapeRule # [{
+  }], MP_BlockShapeRule, [{
 
     Autocast exempt; no gradient.
 
@@ -163,7 +163,7 @@ def MP_BlockDequantizeOp : MP_Op<"block_dequantize", [Pure]> {
     %x = mp.block_dequantize %q, %s : tensor<64x128xf8E4M3FN>,
         tensor<64x4xf8E8M0FNU> -> tensor<64x128xf32>
     ```
-  }];
+  }]);
   let arguments = (ins MP_BlockDataTensor:$data, MP_BlockScaleTensor:$scales,
                        Optional<MP_F32Scalar>:$global_scale);
   let results = (outs MP_FloatTensor:$result);

@@ -981,19 +981,32 @@ def MP_FP8ScaleOp : MP_Op<"fp8_scale", [Pure]> {
     57344 for E5M2; when `amax` is 0 or not finite, or the new scale is not
     finite, `scale` is returned unchanged. Computed in f32.
 
+    Transformer Engine's current-scaling options (its `QParams`):
+    `amax_epsilon` (>= 0, rounded to f32) raises a smaller amax to it first
+    (`max(amax, eps)`; NaN stays NaN), and `power_of_two` rounds a new scale
+    down to a power of two (its mantissa bits cleared), so that scaling is
+    exact; a new scale below 2^-126 (only with a large margin) then counts
+    as not usable, and the kept `scale` is returned as it is.
+
     ```mlir
     %s1 = mp.fp8_scale %h, %s format e4m3 : tensor<1024xf32>
+    %s2 = mp.fp8_scale %a, %one format e5m2 amax_epsilon(1.0e-12) power_of_two
+        : tensor<1xf32>
     ```
   }];
   let arguments = (ins MP_F32Vector:$history, MP_F32Scalar:$scale,
                        MP_FP8FormatAttr:$format,
                        DefaultValuedAttr<I64Attr, "0">:$margin,
                        DefaultValuedAttr<MP_AmaxComputeAttr,
-                           "::mlir::mp::AmaxCompute::max">:$amax_compute);
+                           "::mlir::mp::AmaxCompute::max">:$amax_compute,
+                       DefaultValuedAttr<F64Attr, "0.0">:$amax_epsilon,
+                       UnitAttr:$power_of_two);
   let results = (outs MP_F32Scalar:$result);
   let assemblyFormat = [{
     $history `,` $scale `format` `` $format
-    (`amax_compute` `` $amax_compute^)? attr-dict `:` type($history)
+    (`amax_compute` `` $amax_compute^)?
+    (`amax_epsilon` `(` $amax_epsilon^ `)`)? (`power_of_two` $power_of_two^)?
+    attr-dict `:` type($history)
   }];
   let hasVerifier = 1;
 }
