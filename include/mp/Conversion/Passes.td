@@ -55,21 +55,26 @@ def ConvertMPToLinalg : Pass<"convert-mp-to-linalg"> {
 }
 
 def MPExpandFP8Conversions : Pass<"mp-expand-fp8-conversions"> {
-  let summary = "Expand arith.extf/truncf of FP8 types into integer arithmetic";
+  let summary = "Expand arith.extf/truncf of FP8, FP6, FP4 and E8M0 types into "
+                "integer arithmetic";
   let description = [{
     Upstream lowerings to LLVM leave `arith.truncf` to and `arith.extf` from
-    `f8E4M3FN` and `f8E5M2` in the IR (LLVM has no FP8 type). This pass
-    rewrites them, on scalars, vectors and tensors, into bit-exact integer
-    arithmetic on i32/i8 (`arith.bitcast`, shifts, masks, selects): truncation
-    rounds to nearest, ties to even, with subnormals; NaN stays NaN (sign kept);
-    overflow gives NaN for E4M3FN (which has no infinity) and infinity for
-    E5M2. A saturating conversion is a truncation of a value clamped to the
-    largest finite value first (what `convert-mp-to-linalg` emits for
-    `mp.cast saturate`). Sources and targets of other widths go through f32,
-    which is exact in both directions for f16 and bf16. An FP8 conversion
-    it cannot expand (an f64 source, a rounding mode other than to nearest
-    even) is an error at the op: LLVM could not lower it either.
-    Run it after linalg is lowered to loops or vectors.
+    `f8E4M3FN`, `f8E5M2`, `f6E2M3FN`, `f6E3M2FN`, `f4E2M1FN` and `f8E8M0FNU`
+    in the IR (LLVM has no such types). This pass rewrites them, on scalars,
+    vectors and tensors, into bit-exact integer arithmetic on i32 and the
+    format's width (`arith.bitcast`, shifts, masks, selects): truncation
+    rounds to nearest, ties to even, with subnormals; NaN stays NaN (sign
+    kept); overflow gives NaN for E4M3FN (which has no infinity), infinity
+    for E5M2 and the largest finite value for FP6/FP4 (which have neither,
+    and turn NaN into +max). Truncation to E8M0 must round upward (the
+    scale rule of `mp.cast`): 2^⌈log2 x⌉, 2^-127 for values up to it and for
+    negative values, NaN above 2^127. A saturating conversion is a truncation
+    of a value clamped to the largest finite value first (what
+    `convert-mp-to-linalg` emits for `mp.cast saturate`). Sources and
+    targets of other widths go through f32, which is exact in both
+    directions for f16 and bf16. A conversion it cannot expand (an f64
+    source, another rounding mode) is an error at the op: LLVM could not
+    lower it either. Run it after linalg is lowered to loops or vectors.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

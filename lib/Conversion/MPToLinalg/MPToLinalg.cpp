@@ -43,6 +43,7 @@ void mp::populateMPToLinalgConversionPatterns(RewritePatternSet &patterns) {
   lowering::populatePrecisionPatterns(patterns);
   lowering::populateTrainingPatterns(patterns);
   lowering::populateRandomPatterns(patterns);
+  lowering::populateBlockScaledPatterns(patterns);
 }
 
 namespace {

@@ -41,6 +41,9 @@ void populateTrainingPatterns(RewritePatternSet &patterns);
 /// dropout, dropout_grad, random_uniform, random_normal, random_bits
 /// (Philox4x32-10 per element).
 void populateRandomPatterns(RewritePatternSet &patterns);
+/// mp.stochastic_cast, mp.block_quantize, mp.block_dequantize and
+/// mp.scaled_matmul (BlockScaled.cpp).
+void populateBlockScaledPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::mp::lowering
 

@@ -418,6 +418,10 @@ struct FP8ScaleOpLowering : OpConversionPattern<FP8ScaleOp> {
           rewriter, loc, history,
           ValueRange{arith::ConstantIndexOp::create(rewriter, loc, 0)});
     }
+    // max(amax, eps): a NaN amax stays NaN.
+    if (double eps = op.getAmaxEpsilon().convertToDouble(); eps > 0.0)
+      amax = arith::MaximumFOp::create(rewriter, loc, amax,
+                                       createF32Constant(rewriter, loc, eps));
     double fp8Max = op.getFormat() == FP8Format::e4m3 ? 448.0 : 57344.0;
     Value scale = extractScalar(rewriter, loc, adaptor.getScale());
     // (fp8_max / amax) / 2^margin
@@ -438,6 +442,23 @@ struct FP8ScaleOpLowering : OpConversionPattern<FP8ScaleOp> {
         arith::XOrIOp::create(rewriter, loc, isZero,
                               arith::ConstantOp::create(
                                   rewriter, loc, rewriter.getBoolAttr(true))));
+    if (op.getPowerOfTwo()) {
+      // Rounded down to a power of two: the mantissa bits cleared. A
+      // subnormal scale (a large margin) becomes 0, which is not usable.
+      Type i32 = rewriter.getI32Type();
+      Value bits = arith::BitcastOp::create(rewriter, loc, i32, newScale);
+      newScale = arith::BitcastOp::create(
+          rewriter, loc, rewriter.getF32Type(),
+          arith::AndIOp::create(rewriter, loc, bits,
+                                arith::ConstantOp::create(
+                                    rewriter, loc,
+                                    rewriter.getI32IntegerAttr(0xFF800000))));
+      usable = arith::AndIOp::create(
+          rewriter, loc, usable,
+          arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::ONE,
+                                newScale,
+                                createF32Constant(rewriter, loc, 0.0)));
+    }
     Value result =
         arith::SelectOp::create(rewriter, loc, usable, newScale, scale);
     rewriter.replaceOp(op, wrapScalar(rewriter, loc, result));

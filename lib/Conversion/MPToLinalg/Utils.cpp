@@ -19,9 +19,10 @@ using namespace mlir;
 using namespace mlir::mp;
 using namespace mlir::mp::lowering;
 
-/// True for f8E4M3FN and f8E5M2.
-static bool isFP8(Type type) {
-  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+/// True for the formats LLVM has no type for: FP8, FP6, FP4 and E8M0.
+static bool isNarrowFloat(Type type) {
+  auto floatType = dyn_cast<FloatType>(type);
+  return floatType && floatType.getWidth() <= 8;
 }
 
 Value lowering::createFloatConstant(OpBuilder &b, Location loc, Type type,
@@ -31,10 +32,12 @@ Value lowering::createFloatConstant(OpBuilder &b, Location loc, Type type,
   bool losesInfo;
   apValue.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
                   &losesInfo);
-  if (!isFP8(type))
+  if (!isNarrowFloat(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, apValue));
   Value bits = arith::ConstantOp::create(
-      b, loc, b.getIntegerAttr(b.getI8Type(), apValue.bitcastToAPInt()));
+      b, loc,
+      b.getIntegerAttr(b.getIntegerType(floatType.getWidth()),
+                       apValue.bitcastToAPInt()));
   return arith::BitcastOp::create(b, loc, type, bits);
 }
 
@@ -50,8 +53,8 @@ Value lowering::convertFloat(OpBuilder &b, Location loc, Value value, Type to) {
   auto toFloat = cast<FloatType>(to);
   Type f32 = b.getF32Type();
   bool throughF32 = fromFloat.getWidth() == toFloat.getWidth() ||
-                    (isFP8(from) && !to.isF32()) ||
-                    (isFP8(to) && !from.isF32());
+                    (isNarrowFloat(from) && !to.isF32()) ||
+                    (isNarrowFloat(to) && !from.isF32());
   if (throughF32) {
     // The first step is exact: f32 holds every value of the 8- and 16-bit
     // formats.

@@ -31,8 +31,9 @@ using GenericBodyFn = function_ref<SmallVector<Value>(
     OpBuilder &b, Location loc, ValueRange inputs, ValueRange outputs)>;
 
 /// Returns an `arith` constant `value` of float type `type`, rounded to
-/// nearest even. FP8 constants are built as an i8 bit pattern and an
-/// `arith.bitcast`, which every lowering to LLVM handles.
+/// nearest even. FP8, FP6, FP4 and E8M0 constants are built as an integer
+/// bit pattern of their width and an `arith.bitcast`, which every lowering to
+/// LLVM handles.
 Value createFloatConstant(OpBuilder &b, Location loc, Type type, double value);
 
 /// An f32 `arith` constant.
@@ -41,9 +42,23 @@ Value createF32Constant(OpBuilder &b, Location loc, double value);
 /// Converts the float scalar `value` to the float type `to`: `arith.extf` when
 /// widening, `arith.truncf` (round to nearest even) when narrowing, and
 /// through f32 (exact first step) between formats of one width or when an
-/// FP8 format meets anything but f32, so that every conversion to or from
-/// FP8 is from or to f32.
+/// FP8, FP6, FP4 or E8M0 format meets anything but f32, so that every
+/// conversion to or from them is from or to f32.
 Value convertFloat(OpBuilder &b, Location loc, Value value, Type to);
+
+/// The f32 scalar `x` converted to the FP8, FP6, FP4 or E8M0 type `target`
+/// as `mp.cast ... saturate` does: clamped to ± the largest finite value
+/// (NaN kept), then rounded to nearest even, or for E8M0 its magnitude
+/// rounded upward. Implemented with the mp.cast lowering (Precision.cpp).
+Value buildSaturatingTruncation(OpBuilder &b, Location loc, Value x,
+                                Type target);
+
+/// `value` (f32, f16 or bf16; scalar, vector or tensor) rounded to the FP8,
+/// FP6 or FP4 type `target` stochastically with the i32 random bits
+/// `randomBits` of its shape (mp.stochastic_cast's rule), saturating: integer
+/// arithmetic, implemented with the exact conversions in FP8Conversions.cpp.
+Value buildStochasticTruncation(OpBuilder &b, Location loc, Value value,
+                                Value randomBits, Type target);
 
 /// `tensor.empty` of the given shape and element type.
 Value createEmptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,

@@ -6,7 +6,7 @@
 // "lowered" module that still holds the FP8 op.
 
 func.func @f64_source(%y: f64) -> f8E4M3FN {
-  // expected-error @+1 {{'arith.truncf' op cannot be expanded into integer arithmetic: truncation to FP8 is supported from f32, f16 and bf16 with rounding to nearest even only}}
+  // expected-error @+1 {{'arith.truncf' op cannot be expanded into integer arithmetic: truncation to FP8, FP6 and FP4 is supported from f32, f16 and bf16 with rounding to nearest even only}}
   %0 = arith.truncf %y : f64 to f8E4M3FN
   return %0 : f8E4M3FN
 }
@@ -20,3 +20,13 @@ func.func @rounding_mode(%x: tensor<4xf32>) -> tensor<4xf8E5M2> {
   return %0 : tensor<4xf8E5M2>
 }
 // PIPELINE: error: 'arith.truncf' op cannot be expanded into integer arithmetic
+
+// -----
+
+// E8M0 is a scale type: only the upward rounding of mp.cast is expanded.
+func.func @e8m0_nearest(%x: f32) -> f8E8M0FNU {
+  // expected-error @+1 {{'arith.truncf' op cannot be expanded into integer arithmetic: truncation to f8E8M0FNU is supported from f32, f16 and bf16 with rounding upward only}}
+  %0 = arith.truncf %x : f32 to f8E8M0FNU
+  return %0 : f8E8M0FNU
+}
+// PIPELINE: error: 'arith.truncf' op cannot be expanded into integer arithmetic: truncation to f8E8M0FNU

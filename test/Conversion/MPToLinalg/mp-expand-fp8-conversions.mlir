@@ -1,5 +1,6 @@
-// mp-expand-fp8-conversions: FP8 truncf/extf as integer arithmetic (the
-// execution tests in test/Integration/Numerics check every value).
+// mp-expand-fp8-conversions: FP8, FP6, FP4 and E8M0 truncf/extf as integer
+// arithmetic (the execution tests in test/Integration/Numerics check every
+// value).
 // RUN: mp-opt %s --mp-expand-fp8-conversions | FileCheck %s
 
 // f32 → E4M3FN: m = 3, bias 7. Normal: round at bit 20 (bias 2^19 − 1 plus
@@ -134,6 +135,97 @@ func.func @ext_e5m2_vector(%x: vector<4xf8E5M2>) -> vector<4xf32> {
 func.func @ext_e4m3_to_bf16(%x: f8E4M3FN) -> bf16 {
   %0 = arith.extf %x : f8E4M3FN to bf16
   return %0 : bf16
+}
+
+// f32 → f4E2M1FN: m = 1, bias 1: round at bit 22, rebias by 126 << 1 = 252;
+// subnormal below 1.0 (bits < 127 << 23); the largest finite code 7 (6.0)
+// is also the overflow value, and NaN (no NaN in the format) becomes +max:
+// the sign (bit 31 >> 28) is ORed in before the NaN select.
+// CHECK-LABEL: func.func @trunc_f4(
+// CHECK-DAG:     %[[INF:.*]] = arith.constant 2139095040 : i32
+// CHECK-DAG:     %[[MAX:.*]] = arith.constant 7 : i32
+// CHECK-DAG:     %[[MINNORMAL:.*]] = arith.constant 1065353216 : i32
+// CHECK-DAG:     %[[REBIAS:.*]] = arith.constant 252 : i32
+// CHECK-DAG:     %[[C28:.*]] = arith.constant 28 : i32
+// CHECK:         %[[SIGN:.*]] = arith.shrui %{{.*}}, %[[C28]] : i32
+// CHECK:         %[[ABS:.*]] = arith.andi
+// CHECK:         arith.subi %{{.*}}, %[[REBIAS]] : i32
+// CHECK:         arith.cmpi ult, %[[ABS]], %[[MINNORMAL]] : i32
+// CHECK:         %[[OVF:.*]] = arith.cmpi ugt, %{{.*}}, %[[MAX]] : i32
+// CHECK:         %[[R1:.*]] = arith.select %[[OVF]], %[[MAX]], %{{.*}} : i32
+// CHECK:         %[[ISNAN:.*]] = arith.cmpi ugt, %[[ABS]], %[[INF]] : i32
+// CHECK:         %[[R2:.*]] = arith.ori %[[R1]], %[[SIGN]] : i32
+// CHECK:         %[[R3:.*]] = arith.select %[[ISNAN]], %[[MAX]], %[[R2]] : i32
+// CHECK:         %[[NIBBLE:.*]] = arith.trunci %[[R3]] : i32 to i4
+// CHECK:         arith.bitcast %[[NIBBLE]] : i4 to f4E2M1FN
+func.func @trunc_f4(%x: f32) -> f4E2M1FN {
+  %0 = arith.truncf %x : f32 to f4E2M1FN
+  return %0 : f4E2M1FN
+}
+
+// f32 → f8E8M0FNU rounding upward: the exponent field, plus one for a
+// non-zero mantissa; 0 for magnitudes up to 2^-127 (0x00400000) and for
+// negative inputs; beyond 254, and NaN inputs, 0xFF.
+// CHECK-LABEL: func.func @trunc_e8m0(
+// CHECK-DAG:     %[[NAN:.*]] = arith.constant 255 : i32
+// CHECK-DAG:     %[[TOP:.*]] = arith.constant 254 : i32
+// CHECK-DAG:     %[[TINY:.*]] = arith.constant 4194304 : i32
+// CHECK:         %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK:         %[[ABS:.*]] = arith.andi %[[BITS]], %{{.*}} : i32
+// CHECK:         %[[EXP:.*]] = arith.shrui %[[ABS]], %{{.*}} : i32
+// CHECK:         %[[MANT:.*]] = arith.andi %[[ABS]], %{{.*}} : i32
+// CHECK:         %[[EXACT:.*]] = arith.cmpi eq, %[[MANT]], %{{.*}} : i32
+// CHECK:         %[[UP:.*]] = arith.addi %[[EXP]], %{{.*}} : i32
+// CHECK:         %[[C0:.*]] = arith.select %[[EXACT]], %[[EXP]], %[[UP]] : i32
+// CHECK:         %[[ISTINY:.*]] = arith.cmpi ule, %[[ABS]], %[[TINY]] : i32
+// CHECK:         %[[C1:.*]] = arith.select %[[ISTINY]], %{{.*}}, %[[C0]] : i32
+// CHECK:         %[[OVF:.*]] = arith.cmpi ugt, %[[C1]], %[[TOP]] : i32
+// CHECK:         %[[C2:.*]] = arith.select %[[OVF]], %[[NAN]], %[[C1]] : i32
+// CHECK:         arith.cmpi ne
+// CHECK:         %[[C3:.*]] = arith.select
+// CHECK:         %[[ISNAN:.*]] = arith.cmpi ugt, %[[ABS]], %{{.*}} : i32
+// CHECK:         %[[C4:.*]] = arith.select %[[ISNAN]], %[[NAN]], %[[C3]] : i32
+// CHECK:         %[[BYTE:.*]] = arith.trunci %[[C4]] : i32 to i8
+// CHECK:         arith.bitcast %[[BYTE]] : i8 to f8E8M0FNU
+func.func @trunc_e8m0(%x: f32) -> f8E8M0FNU {
+  %0 = arith.truncf %x upward : f32 to f8E8M0FNU
+  return %0 : f8E8M0FNU
+}
+
+// f8E8M0FNU → f32: code << 23, 0 is the f32 subnormal 2^-127, 0xFF NaN.
+// CHECK-LABEL: func.func @ext_e8m0(
+// CHECK:         %[[B:.*]] = arith.bitcast %{{.*}} : f8E8M0FNU to i8
+// CHECK:         %[[C:.*]] = arith.extui %[[B]] : i8 to i32
+// CHECK:         %[[P:.*]] = arith.shli %[[C]], %{{.*}} : i32
+// CHECK:         arith.cmpi eq, %[[C]], %{{.*}} : i32
+// CHECK:         arith.select %{{.*}}, %{{.*}}, %[[P]] : i32
+// CHECK:         arith.cmpi eq, %[[C]], %{{.*}} : i32
+// CHECK:         %[[R:.*]] = arith.select
+// CHECK:         arith.bitcast %[[R]] : i32 to f32
+func.func @ext_e8m0(%x: f8E8M0FNU) -> f32 {
+  %0 = arith.extf %x : f8E8M0FNU to f32
+  return %0 : f32
+}
+
+// f6E3M2FN → f32 on vectors: the sign is bit 5 (<< 26), exponent + 124,
+// subnormals mantissa · 2^-4; no special values.
+// CHECK-LABEL: func.func @ext_f6_vector(
+// CHECK-DAG:     %[[ULP:.*]] = arith.constant dense<6.250000e-02> : vector<2xf32>
+// CHECK-DAG:     %[[REBIAS:.*]] = arith.constant dense<124> : vector<2xi32>
+// CHECK-DAG:     %[[C26:.*]] = arith.constant dense<26> : vector<2xi32>
+// CHECK-DAG:     %[[SIGNBIT:.*]] = arith.constant dense<32> : vector<2xi32>
+// CHECK:         %[[B:.*]] = arith.bitcast %{{.*}} : vector<2xf6E3M2FN> to vector<2xi6>
+// CHECK:         %[[C:.*]] = arith.extui %[[B]] : vector<2xi6> to vector<2xi32>
+// CHECK:         %[[S:.*]] = arith.andi %[[C]], %[[SIGNBIT]] : vector<2xi32>
+// CHECK:         %[[SIGN:.*]] = arith.shli %[[S]], %[[C26]] : vector<2xi32>
+// CHECK:         arith.addi %{{.*}}, %[[REBIAS]] : vector<2xi32>
+// CHECK:         arith.mulf %{{.*}}, %[[ULP]] : vector<2xf32>
+// CHECK:         %[[MAG:.*]] = arith.select
+// CHECK-NEXT:    %[[R:.*]] = arith.ori %[[MAG]], %[[SIGN]] : vector<2xi32>
+// CHECK-NEXT:    arith.bitcast %[[R]] : vector<2xi32> to vector<2xf32>
+func.func @ext_f6_vector(%x: vector<2xf6E3M2FN>) -> vector<2xf32> {
+  %0 = arith.extf %x : vector<2xf6E3M2FN> to vector<2xf32>
+  return %0 : vector<2xf32>
 }
 
 // Not FP8: left as it is (FP8 conversions the pass cannot expand are errors,

@@ -1729,7 +1729,7 @@ func.func @mse_generic_target(%y: tensor<64x1xf32>, %t: tensor<64xf32>) {
 
 // cast: saturate requires an FP8 result.
 func.func @cast_saturate_f16(%x: tensor<4x8xf32>) {
-  // expected-error @+1 {{'mp.cast' op 'saturate' requires an FP8 result element type, got 'f16'}}
+  // expected-error @+1 {{'mp.cast' op 'saturate' requires an FP8, FP6, FP4 or E8M0 result element type, got 'f16'}}
   %0 = mp.cast %x saturate : tensor<4x8xf32> to tensor<4x8xf16>
   return
 }
@@ -1747,7 +1747,7 @@ func.func @cast_shape(%x: tensor<4x8xf32>) {
 
 // ODS: cast converts between float formats only.
 func.func @cast_to_integer(%x: tensor<4x8xf32>) {
-  // expected-error @+1 {{'mp.cast' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or f8E4M3FN type or f8E5M2 type values, but got 'tensor<4x8xi8>'}}
+  // expected-error @+1 {{'mp.cast' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or f8E4M3FN type or f8E5M2 type or f4E2M1FN type or f6E2M3FN type or f6E3M2FN type or f8E8M0FNU type values, but got 'tensor<4x8xi8>'}}
   %0 = mp.cast %x : tensor<4x8xf32> to tensor<4x8xi8>
   return
 }
@@ -1921,6 +1921,15 @@ func.func @amax_history_push_empty(%h: tensor<0xf32>, %a: tensor<f32>) {
 func.func @amax_history_push_rank(%h: tensor<2x8xf32>, %a: tensor<f32>) {
   // expected-error @+1 {{'mp.amax_history_push' op operand #0 must be 1D tensor of 32-bit float values, but got 'tensor<2x8xf32>'}}
   %0 = mp.amax_history_push %h, %a : tensor<2x8xf32>
+  return
+}
+
+// -----
+
+// fp8_scale: amax_epsilon is finite and >= 0.
+func.func @fp8_scale_negative_epsilon(%h: tensor<4xf32>, %s: tensor<f32>) {
+  // expected-error @+1 {{'mp.fp8_scale' op amax_epsilon must be finite and >= 0, got -1.000000e+00}}
+  %0 = mp.fp8_scale %h, %s format e4m3 amax_epsilon(-1.0) : tensor<4xf32>
   return
 }
 

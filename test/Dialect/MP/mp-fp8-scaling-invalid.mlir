@@ -9,6 +9,9 @@
 // RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{amax-compute=mean})' 2>&1 | FileCheck %s --check-prefix=COMPUTE
 // RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{margin=-1})' 2>&1 | FileCheck %s --check-prefix=MARGIN
 // RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{ops=matmul,conv2d})' 2>&1 | FileCheck %s --check-prefix=OPS
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{power-2-scale=true})' 2>&1 | FileCheck %s --check-prefix=POW2
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{amax-epsilon=1e-6})' 2>&1 | FileCheck %s --check-prefix=POW2
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=current amax-epsilon=-1})' 2>&1 | FileCheck %s --check-prefix=EPSILON
 // The same through mp-mixed-precision-pipeline's fp8 options.
 // RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=sometimes" 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=current fp8-amax-history-len=16" 2>&1 | FileCheck %s --check-prefix=CURRENT
@@ -19,6 +22,8 @@
 // LENGTH: error: mp-fp8-scaling: amax-history-len must be >= 1, got 0
 // COMPUTE: error: mp-fp8-scaling: amax-compute must be 'max' or 'most-recent', got 'mean'
 // MARGIN: error: mp-fp8-scaling: margin must be >= 0, got -1
+// POW2: error: mp-fp8-scaling: power-2-scale and amax-epsilon apply to recipe=current only
+// EPSILON: error: mp-fp8-scaling: amax-epsilon must be finite and >= 0, got -1
 // PIPELINE: error: mp-fp8-scaling: recipe must be 'delayed' or 'current', got 'sometimes'
 // OPS: error: mp-fp8-scaling: ops entries must be matmul, linear or batch_matmul, got 'conv2d'
 

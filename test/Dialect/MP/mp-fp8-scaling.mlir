@@ -4,6 +4,7 @@
 // RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling)' | FileCheck %s --check-prefix=DEFAULT
 // RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling,mp-fp8-scaling)' | FileCheck %s --check-prefix=DEFAULT
 // RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{recipe=current})' | FileCheck %s --check-prefix=CURRENT
+// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{recipe=current power-2-scale=true amax-epsilon=1e-12})' | FileCheck %s --check-prefix=POW2
 // RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{format=e4m3})' | FileCheck %s --check-prefix=E4M3
 // RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{amax-history-len=4 amax-compute=most-recent margin=2})' | FileCheck %s --check-prefix=HISTORY
 // RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{include-first-last=true})' | FileCheck %s --check-prefix=ALL
@@ -370,3 +371,10 @@ func.func @inference(%x: tensor<2x4xf32>, %w1: tensor<4x4xf32>, %w2: tensor<4x4x
 // REPORT-NEXT: f8E5M2 {{.*}} (result of mp.reshape) -> mp.matmul: delayed scale argument 68, amax history argument 67 [1024]
 // REPORT-NEXT: f8E5M2 {{.*}} (result of mp.reshape) -> mp.matmul: delayed scale argument 62, amax history argument 61 [1024]
 // REPORT-NEXT: unknown ops: none
+
+// Current scaling with TE's power_2_scale and amax_epsilon: the same ops,
+// the options on every mp.fp8_scale.
+// POW2-LABEL: func.func @mlp3(
+// POW2:      mp.fp8_scale %{{.*}}, %{{.*}} format e4m3 amax_epsilon(9.9999999999999998E-13) power_of_two : tensor<1xf32>
+// POW2:      mp.fp8_scale %{{.*}}, %{{.*}} format e5m2 amax_epsilon(9.9999999999999998E-13) power_of_two : tensor<1xf32>
+// POW2-NOT:  mp.amax_history_push

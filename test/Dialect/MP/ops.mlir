@@ -200,6 +200,8 @@ func.func @precision(%x: tensor<4x8xf32>, %s: tensor<f32>, %t: tensor<i32>,
   %10 = mp.fp8_scale %9, %s format e4m3 : tensor<1024xf32>
   // CHECK: mp.fp8_scale %{{.*}}, %{{.*}} format e5m2 amax_compute most_recent {margin = 1 : i64} : tensor<1024xf32>
   %11 = mp.fp8_scale %9, %s format e5m2 amax_compute most_recent {margin = 1 : i64} : tensor<1024xf32>
+  // CHECK: mp.fp8_scale %{{.*}}, %{{.*}} format e4m3 amax_epsilon(9.9999999999999998E-13) power_of_two : tensor<1024xf32>
+  %fp8_current = mp.fp8_scale %9, %s format e4m3 amax_epsilon(1.0e-12) power_of_two : tensor<1024xf32>
   return
 }
 

@@ -983,9 +983,19 @@ bool CastOp::isExactConversion(Type from, Type to) {
 
 LogicalResult CastOp::verify() {
   Type resultElem = getResult().getType().getElementType();
-  if (getSaturate() && !isFP8(resultElem))
-    return emitOpError("'saturate' requires an FP8 result element type, got ")
+  bool scaleType = isa<Float8E8M0FNUType>(resultElem);
+  bool narrow = scaleType || isa<Float4E2M1FNType, Float6E2M3FNType,
+                                 Float6E3M2FNType>(resultElem);
+  if (getSaturate() && !isFP8(resultElem) && !narrow)
+    return emitOpError("'saturate' requires an FP8, FP6, FP4 or E8M0 result "
+                       "element type, got ")
            << resultElem;
+  if (narrow && !getSaturate())
+    return emitOpError("a cast to ")
+           << resultElem << " requires 'saturate' ("
+           << (scaleType ? "it rounds up and clamps to [2^-127, 2^127]"
+                         : "the format has no infinity or NaN")
+           << ")";
   return success();
 }
 
@@ -1103,6 +1113,9 @@ LogicalResult FP8ScaleOp::verify() {
     return emitOpError("expects a history of at least one entry");
   if (int64_t margin = getMarginAttr().getInt(); margin < 0)
     return emitOpError("margin must be >= 0, got ") << margin;
+  double eps = getAmaxEpsilon().convertToDouble();
+  if (!std::isfinite(eps) || eps < 0.0)
+    return emitOpError("amax_epsilon must be finite and >= 0, got ") << eps;
   return success();
 }
 

@@ -105,6 +105,10 @@ static constexpr StringLiteral kExempt[] = {
     // program's choice (PyTorch's lists do not name torch.rand/randn).
     "mp.random_uniform", "mp.random_normal",
     "mp.random_bits",
+    // Block-scaled formats (MPBlockScaledOps.td) are in no PyTorch autocast
+    // list: recipes choose their types after autocast.
+    "mp.stochastic_cast", "mp.block_quantize", "mp.block_dequantize",
+    "mp.scaled_matmul",
     // Gradient clipping consumes gradients (f32 after master weights), as
     // torch.nn.utils.clip_grad_norm_ runs outside autocast.
     "mp.clip_grad_norm"};

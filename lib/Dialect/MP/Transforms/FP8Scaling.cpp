@@ -31,6 +31,13 @@
 #include "mlir/IR/Builders.h"
 #include "mp/Dialect/MP/IR/MPOps.h"
 #include "llvm/ADT/SetVector.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
 
 namespace mlir::mp {
 #define GEN_PASS_DEF_MPFP8SCALING
@@ -39,6 +46,9 @@ namespace mlir::mp {
 
 using namespace mlir;
 using namespace mlir::mp;
+
+/// The grid mp-data-parallel creates.
+static constexpr StringLiteral kDataParallelGrid = "mp_data_parallel";
 
 namespace {
 
@@ -49,6 +59,12 @@ struct FP8Config {
   int64_t historyLength;
   AmaxCompute amaxCompute;
   int64_t margin;
+  /// Current scaling: TE's power_2_scale and amax_epsilon.
+  bool powerOfTwo;
+  double amaxEpsilon;
+  /// Delayed scaling in a data-parallel module (mp-data-parallel's grid):
+  /// each amax is all-reduced (max) over the grid (TE's reduce_amax).
+  bool reduceAmax;
   /// Op names (`mp.matmul`, ...) that go to FP8.
   SmallVector<StringRef> kinds;
   bool includeFirstLast;
@@ -192,6 +208,14 @@ FailureOr<FP8Config> FP8ScalingPass::validateOptions(Location loc) {
   if (margin < 0)
     return fail("margin must be >= 0, got " + Twine(margin.getValue()));
   config.margin = margin;
+  if (config.delayed && (power2Scale || amaxEpsilon != 0.0))
+    return fail("power-2-scale and amax-epsilon apply to recipe=current only");
+  if (!std::isfinite(amaxEpsilon) || amaxEpsilon < 0.0)
+    return fail("amax-epsilon must be finite and >= 0, got " +
+                llvm::formatv("{0}", amaxEpsilon.getValue()).str());
+  config.powerOfTwo = power2Scale;
+  config.amaxEpsilon = amaxEpsilon;
+  config.reduceAmax = reduceAmax;
   for (const std::string &kind : ops) {
     if (kind == "matmul")
       config.kinds.push_back(MatmulOp::getOperationName());
@@ -441,13 +465,20 @@ Value FunctionRewriter::createScale(Value source, FP8Format format) {
   Type f32 = builder.getF32Type();
   auto f32Scalar = RankedTensorType::get({}, f32);
   Value amax = AmaxOp::create(builder, loc, source);
+  if (config.delayed && config.reduceAmax &&
+      SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+          func, builder.getStringAttr(kDataParallelGrid)))
+    amax = shard::AllReduceOp::create(builder, loc, amax.getType(),
+                                      kDataParallelGrid, ArrayRef<int16_t>{0},
+                                      amax, shard::ReductionKind::Max);
   if (!config.delayed) {
     Value history =
         ReshapeOp::create(builder, loc, RankedTensorType::get({1}, f32), amax);
     Value one =
         createScalarTensor(builder, loc, f32, builder.getF32FloatAttr(1.0));
     return FP8ScaleOp::create(builder, loc, f32Scalar, history, one, format,
-                              config.margin, AmaxCompute::max);
+                              config.margin, AmaxCompute::max,
+                              APFloat(config.amaxEpsilon), config.powerOfTwo);
   }
   auto historyType = RankedTensorType::get({config.historyLength}, f32);
   BlockArgument history = addState(historyType, "fp8.amax_history", {});
@@ -456,7 +487,7 @@ Value FunctionRewriter::createScale(Value source, FP8Format format) {
   Value newHistory = AmaxHistoryPushOp::create(builder, loc, history, amax);
   Value newScale =
       FP8ScaleOp::create(builder, loc, f32Scalar, newHistory, scale, format,
-                         config.margin, config.amaxCompute);
+                         config.margin, config.amaxCompute, APFloat(0.0));
   stateUpdates.push_back({history, newHistory});
   stateUpdates.push_back({scale, newScale});
   return scale;

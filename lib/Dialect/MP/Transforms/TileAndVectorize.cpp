@@ -74,10 +74,11 @@ static int64_t chooseTileSize(int64_t extent, int64_t size) {
   return best;
 }
 
-/// True when a value of `type` (or its elements) is an 8-bit float.
+/// True when a value of `type` (or its elements) is an 8-bit or narrower
+/// float (FP8, FP6, FP4, E8M0).
 static bool isFP8(Type type) {
   auto floatType = dyn_cast<FloatType>(getElementTypeOrSelf(type));
-  return floatType && floatType.getWidth() == 8;
+  return floatType && floatType.getWidth() <= 8;
 }
 
 /// True when `op` or an operation of its body reads or writes FP8 values.

@@ -12,12 +12,15 @@ rounding from float_conversions.py (nearest even, saturating). The tables
 hold values that become FP8 subnormals or round to 0 after scaling, values
 that saturate at 448 (E4M3FN) or 57344 (E5M2) because they exceed the
 history's amax, infinities and NaN (which stays NaN: E4M3FN has no
-infinity, and the saturating cast keeps NaN).
+infinity, and the saturating cast keeps NaN). The last cases add current
+scaling's power_of_two (the scale rounded down to a power of two) and
+amax_epsilon (max(amax, eps) in f32; a NaN amax still keeps the scale).
 
 Usage: fp8_round_trip.py MP_OPT "LOWERING FLAGS" "MLIR_RUNNER COMMAND"
 Prints one line per case; exits 1 on a mismatch.
 """
 
+import math
 import os
 import struct
 import sys
@@ -56,6 +59,16 @@ CASES = [
      [1.0, 100.0, 150.0, 1e-03]),
     ('amax NaN keeps the scale', E5M2, 'e5m2', [1.0, NAN, 2.0, 0.0], 3.0, 0,
      [1.0, 20000.0, 30000.0, 1e-06]),
+    # Current scaling with Transformer Engine's QParams (power_2_scale,
+    # amax_epsilon): (name, ..., table, epsilon, power of two).
+    ('e4m3 power of two', E4M3, 'e4m3', [3.0], 1.0, 0,
+     [1.0, 3.0, 2.5, -0.7, 1e-04, NAN], 0.0, True),
+    ('e5m2 amax epsilon', E5M2, 'e5m2', [1e-30], 1.0, 0,
+     [1e-30, 1e-3, 2e-3, -5e-4, 1e-09], 1e-3, False),
+    ('e4m3 zero amax, epsilon, power of two', E4M3, 'e4m3', [0.0], 1.0, 0,
+     [0.0, 1e-3, 3e-3, 5e-3], 3e-3, True),
+    ('e4m3 NaN amax, epsilon', E4M3, 'e4m3', [NAN], 3.0, 0,
+     [1.0, 100.0, 150.0], 1.0, True),
 ]
 MAX = {'e4m3': 448.0, 'e5m2': 57344.0}
 
@@ -68,7 +81,11 @@ def build_module():
     lines = ['func.func private @printMemrefI32(memref<*xi32>)']
     sizes = {1}
     body = []
-    for k, (_, fmt, mnemonic, history, old, margin, table) in enumerate(CASES):
+    for k, case in enumerate(CASES):
+        _, fmt, mnemonic, history, old, margin, table = case[:7]
+        epsilon, power_of_two = case[7:] or (0.0, False)
+        options = (f' amax_epsilon({epsilon!r})' if epsilon else '') + \
+            (' power_of_two' if power_of_two else '')
         n, h = len(table), len(history)
         sizes.add(n)
         t8 = f'tensor<{n}x{fmt.name}>'
@@ -76,7 +93,7 @@ def build_module():
             f'  %hi{k} = arith.constant dense<{f32_list(history)}> : tensor<{h}xi32>',
             f'  %h{k} = arith.bitcast %hi{k} : tensor<{h}xi32> to tensor<{h}xf32>',
             f'  %o{k} = arith.constant dense<{old!r}> : tensor<f32>',
-            f'  %s{k} = mp.fp8_scale %h{k}, %o{k} format {mnemonic} '
+            f'  %s{k} = mp.fp8_scale %h{k}, %o{k} format {mnemonic}{options} '
             f'{{margin = {margin} : i64}} : tensor<{h}xf32>',
             f'  %xi{k} = arith.constant dense<{f32_list(table)}> : tensor<{n}xi32>',
             f'  %x{k} = arith.bitcast %xi{k} : tensor<{n}xi32> to tensor<{n}xf32>',
@@ -101,12 +118,20 @@ def build_module():
     return '\n'.join(lines) + '\n'
 
 
-def reference_scale(history, old, margin, mnemonic):
+def reference_scale(history, old, margin, mnemonic, epsilon=0.0,
+                    power_of_two=False):
     amax = NAN if any(v != v for v in history) else max(history)
+    if amax == amax:
+        amax = max(amax, f32(epsilon))
     if amax == 0 or amax != amax or amax == INF:
         return old
     scale = f32(f32(MAX[mnemonic] / amax) / 2.0 ** margin)
-    return scale if abs(scale) != INF else old
+    if abs(scale) == INF:
+        return old
+    if power_of_two:
+        # The largest power of two not above the scale (a normal f32).
+        scale = math.ldexp(1.0, math.frexp(scale)[1] - 1)
+    return scale
 
 
 def main():
@@ -114,9 +139,10 @@ def main():
     if len(outputs) != 3 * len(CASES):
         sys.exit(f'expected {3 * len(CASES)} printed tensors, got {len(outputs)}')
     failures = 0
-    for k, (name, fmt, mnemonic, history, old, margin, table) in enumerate(CASES):
+    for k, case in enumerate(CASES):
+        name, fmt, mnemonic, history, old, margin, table = case[:7]
         got_scale, got_codes, got_values = outputs[3 * k:3 * k + 3]
-        scale = reference_scale(history, old, margin, mnemonic)
+        scale = reference_scale(history, old, margin, mnemonic, *case[7:])
         inverse = f32(1.0 / scale)
         mismatches = []
         if got_scale != [bits(scale)]:

@@ -25,6 +25,11 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 defvar MP_FloatTypes = [F32, F16, BF16, F8E4M3FN, F8E5M2];
 
 def MP_FloatTensor : StaticShapeTensorOf<MP_FloatTypes>;
+/// The block-scaled formats (MX, NVFP4): FP4, FP6 and the E8M0 scale type.
+/// Only mp.cast and the ops of MPBlockScaledOps.td accept them.
+defvar MP_NarrowFloatTypes = [F4E2M1FN, F6E2M3FN, F6E3M2FN, F8E8M0FNU];
+def MP_CastTensor : StaticShapeTensorOf<!listconcat(MP_FloatTypes,
+                                                    MP_NarrowFloatTypes)>;
 /// The values shape, selection and comparison ops accept: the float formats
 /// and the integer types of labels, indices and masks (never differentiated).
 def MP_ValueTensor : StaticShapeTensorOf<!listconcat(MP_FloatTypes,
@@ -817,9 +822,24 @@ def MP_CastOp : MP_Op<"cast", [Pure, SameOperandsAndResultShape,
     Converts every element to the result element type with round to nearest,
     ties to even (IEEE 754 `convertFormat`). Values beyond the target's range
     become infinity (f16, bf16, f8E5M2) or NaN (f8E4M3FN, which has no
-    infinity). With `saturate` (only for an FP8 target), finite values beyond
-    the range clamp to the largest finite value of that sign (448 for E4M3FN,
-    57344 for E5M2) and infinities too; NaN stays NaN.
+    infinity). With `saturate` (only for an FP8, FP6, FP4 or E8M0 target),
+    finite values beyond the range clamp to the largest finite value of that
+    sign (448 for E4M3FN, 57344 for E5M2) and infinities too; NaN stays NaN.
+
+    The block-scaled formats need `saturate` (PTX's `.satfinite`):
+    - f4E2M1FN (±6), f6E2M3FN (±7.5), f6E3M2FN (±28) have no infinity and
+      no NaN: round to nearest even, clamp to ±max, and NaN becomes +max.
+    - f8E8M0FNU (an unsigned power of two 2^(c−127), c = 0..254; c = 255 is
+      NaN; no zero, no sign) is a scale type and rounds **up**: for a
+      non-NaN `x`, the result is 2^⌈log2 |x|⌉ clamped to [2^-127, 2^127]
+      (the sign is ignored; ±0 and |x| ≤ 2^-127 give 2^-127, ±infinity
+      2^127); NaN gives NaN (0xFF). On the f32 bits (exponent field E,
+      mantissa M of |x|): c = E + 1 when M ≠ 0, E < 254 and not
+      (E = 0 and M ≤ 2^22), else c = E — Transformer Engine's
+      `float_to_e8m0`, the result of `cvt.rp.satfinite.ue8m0x2.f32`.
+    Conversions from FP4 and FP6 to the wider formats, and from E8M0 to f32
+    and bf16, are exact; E8M0 to f16 or FP8 rounds as from f32. Stochastic
+    rounding to the narrow formats is `mp.stochastic_cast`.
 
     A cast to the same type folds away; `cast(cast(x))` folds only when the
     inner cast is exact (a widening), so `f32 → f16 → f32` is kept.
@@ -829,8 +849,8 @@ def MP_CastOp : MP_Op<"cast", [Pure, SameOperandsAndResultShape,
     %q = mp.cast %x saturate : tensor<4x8xf32> to tensor<4x8xf8E4M3FN>
     ```
   }];
-  let arguments = (ins MP_FloatTensor:$input, UnitAttr:$saturate);
-  let results = (outs MP_FloatTensor:$result);
+  let arguments = (ins MP_CastTensor:$input, UnitAttr:$saturate);
+  let results = (outs MP_CastTensor:$result);
   let assemblyFormat = [{
     $input (`saturate` $saturate^)? attr-dict `:` type($input) `to` type($result)
   }];
@@ -961,19 +981,32 @@ def MP_FP8ScaleOp : MP_Op<"fp8_scale", [Pure]> {
     57344 for E5M2; when `amax` is 0 or not finite, or the new scale is not
     finite, `scale` is returned unchanged. Computed in f32.
 
+    Transformer Engine's current-scaling options (its `QParams`):
+    `amax_epsilon` (>= 0, rounded to f32) raises a smaller amax to it first
+    (`max(amax, eps)`; NaN stays NaN), and `power_of_two` rounds a new scale
+    down to a power of two (its mantissa bits cleared), so that scaling is
+    exact; a new scale below 2^-126 (only with a large margin) then counts
+    as not usable, and the kept `scale` is returned as it is.
+
     ```mlir
     %s1 = mp.fp8_scale %h, %s format e4m3 : tensor<1024xf32>
+    %s2 = mp.fp8_scale %a, %one format e5m2 amax_epsilon(1.0e-12) power_of_two
+        : tensor<1xf32>
     ```
   }];
   let arguments = (ins MP_F32Vector:$history, MP_F32Scalar:$scale,
                        MP_FP8FormatAttr:$format,
                        DefaultValuedAttr<I64Attr, "0">:$margin,
                        DefaultValuedAttr<MP_AmaxComputeAttr,
-                           "::mlir::mp::AmaxCompute::max">:$amax_compute);
+                           "::mlir::mp::AmaxCompute::max">:$amax_compute,
+                       DefaultValuedAttr<F64Attr, "0.0">:$amax_epsilon,
+                       UnitAttr:$power_of_two);
   let results = (outs MP_F32Scalar:$result);
   let assemblyFormat = [{
     $history `,` $scale `format` `` $format
-    (`amax_compute` `` $amax_compute^)? attr-dict `:` type($history)
+    (`amax_compute` `` $amax_compute^)?
+    (`amax_epsilon` `(` $amax_epsilon^ `)`)? (`power_of_two` $power_of_two^)?
+    attr-dict `:` type($history)
   }];
   let hasVerifier = 1;
 }
@@ -1143,5 +1176,6 @@ include "mp/Dialect/MP/IR/MPNormOps.td"
 include "mp/Dialect/MP/IR/MPActivationOps.td"
 include "mp/Dialect/MP/IR/MPPoolingOps.td"
 include "mp/Dialect/MP/IR/MPTrainingOps.td"
+include "mp/Dialect/MP/IR/MPBlockScaledOps.td"
 
 #endif // MP_DIALECT_MP_IR_MPOPS_TD

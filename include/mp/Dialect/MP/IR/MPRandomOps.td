@@ -40,7 +40,7 @@ def MP_DropoutOp : MP_Op<"dropout", [Pure, MP_Differentiable,
     AllTypesMatch<["input", "result"]>,
     AllTypesMatch<["state", "new_state"]>]> {
   let summary = "dropout with a counter-based mask (training mode)";
-  let description = [{
+  let description = !strconcat([{
     PyTorch's `F.dropout(input, p, training=True)`: element `i` is kept when
     `u(x_i) < f32(1 − p)`, where `x_i` is draw `offset + i`; the result is
     PyTorch's `input · mask · scale` with `mask` 1 (kept) or 0 and
@@ -56,12 +56,12 @@ def MP_DropoutOp : MP_Op<"dropout", [Pure, MP_Differentiable,
     CUDA autocast lists do not name dropout, so it runs in the type that
     arrives (clear).
 
-  }] # MP_PhiloxStream # [{
+  }], MP_PhiloxStream, [{
 
     ```mlir
     %y, %s1 = mp.dropout %x, %s p(1.000000e-01) : tensor<64x256xf16>
     ```
-  }];
+  }]);
   let arguments = (ins MP_FloatTensor:$input, MP_RngStateTensor:$state,
                        F64Attr:$p);
   let results = (outs MP_FloatTensor:$result, MP_RngStateTensor:$new_state);
@@ -101,7 +101,7 @@ def MP_DropoutGradOp : MP_Op<"dropout_grad", [Pure,
 def MP_RandomUniformOp : MP_Op<"random_uniform", [Pure,
     AllTypesMatch<["state", "new_state"]>]> {
   let summary = "uniform random numbers in [low, high)";
-  let description = [{
+  let description = !strconcat([{
     Element `i` is `f32(low) + (f32(high) − f32(low)) · u(x_i)`, with `x_i`
     draw `offset + i`, formed in f32 and rounded once to the result's element
     type (f32, f16 or bf16; after rounding to f16/bf16 an element may equal
@@ -110,13 +110,13 @@ def MP_RandomUniformOp : MP_Op<"random_uniform", [Pure,
     result is a constant of differentiation. Autocast: exempt (not in
     PyTorch's lists; it has no float operand).
 
-  }] # MP_PhiloxStream # [{
+  }], MP_PhiloxStream, [{
 
     ```mlir
     %r, %s1 = mp.random_uniform %s low(-1.000000e+00) high(1.000000e+00)
         : tensor<4x8xf32>
     ```
-  }];
+  }]);
   let arguments = (ins MP_RngStateTensor:$state,
                        DefaultValuedAttr<F64Attr, "0.0">:$low,
                        DefaultValuedAttr<F64Attr, "1.0">:$high);
@@ -132,7 +132,7 @@ def MP_RandomUniformOp : MP_Op<"random_uniform", [Pure,
 def MP_RandomNormalOp : MP_Op<"random_normal", [Pure,
     AllTypesMatch<["state", "new_state"]>]> {
   let summary = "normal random numbers N(mean, std²) by Box-Muller";
-  let description = [{
+  let description = !strconcat([{
     Elements are made in pairs (cuRAND's `curand_normal2`): for the pair
     `j = floor(i / 2)`, `a = x_{offset + 2j}`, `b = x_{offset + 2j + 1}`,
     `u1 = ((a >> 8) + 1) · 2^-24` in (0, 1], `u2 = (b >> 8) · 2^-24`,
@@ -145,13 +145,13 @@ def MP_RandomNormalOp : MP_Op<"random_normal", [Pure,
     up). `std` >= 0, both finite. No gradient; autocast exempt, as
     `mp.random_uniform`.
 
-  }] # MP_PhiloxStream # [{
+  }], MP_PhiloxStream, [{
 
     ```mlir
     %r, %s1 = mp.random_normal %s mean(0.000000e+00) std(2.000000e-02)
         : tensor<256x784xf32>
     ```
-  }];
+  }]);
   let arguments = (ins MP_RngStateTensor:$state,
                        DefaultValuedAttr<F64Attr, "0.0">:$mean,
                        DefaultValuedAttr<F64Attr, "1.0">:$std);
@@ -167,7 +167,7 @@ def MP_RandomNormalOp : MP_Op<"random_normal", [Pure,
 def MP_RandomBitsOp : MP_Op<"random_bits", [Pure,
     AllTypesMatch<["state", "new_state"]>]> {
   let summary = "the raw 32-bit draws of the generator";
-  let description = [{
+  let description = !strconcat([{
     Element `i` is the 32-bit draw `x_{offset + i}` itself (an unsigned bit
     pattern in an i32 element); the state advances by 4·ceil(N/4). The other
     random ops are functions of these draws: with one state, `mp.dropout`'s
@@ -175,12 +175,12 @@ def MP_RandomBitsOp : MP_Op<"random_bits", [Pure,
     custom sampling and for checking a lowering against the specification.
     No gradient; autocast exempt.
 
-  }] # MP_PhiloxStream # [{
+  }], MP_PhiloxStream, [{
 
     ```mlir
     %bits, %s1 = mp.random_bits %s : tensor<1024xi32>
     ```
-  }];
+  }]);
   let arguments = (ins MP_RngStateTensor:$state);
   let results = (outs StaticShapeTensorOf<[I32]>:$result,
                       MP_RngStateTensor:$new_state);

@@ -378,8 +378,12 @@ def MPFP8Scaling : Pass<"mp-fp8-scaling", "ModuleOp"> {
       `amax-history-len`, zeros) with `mp.amax_history_push`, and returns the
       next step's scale `mp.fp8_scale` of the new history (`(fp8_max / amax) /
       2^margin`, the old scale when amax is 0 or not finite) as `mp.updates`
-      results. `recipe=current`: the scale is `mp.fp8_scale` of this step's
-      amax (1.0 when it is 0 or not finite); no state.
+      results. In a data-parallel module (the `shard.grid @mp_data_parallel`
+      of mp-data-parallel) each amax is first all-reduced (max) over the
+      grid, unless `reduce-amax=false`. `recipe=current`: the scale is
+      `mp.fp8_scale` of this step's amax (1.0 when it is 0 or not finite;
+      `power-2-scale` and `amax-epsilon` as Transformer Engine's QParams);
+      no state.
     - **Skipped steps.** When the function has an `mp.skipped` result
       (mp-loss-scaling), each new state result selects its argument on a
       skipped step, like every other `mp.updates` result.
@@ -399,6 +403,7 @@ def MPFP8Scaling : Pass<"mp-fp8-scaling", "ModuleOp"> {
     so such a reference is an error; write the caller after the pass.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::shard::ShardDialect",
                            "::mlir::tensor::TensorDialect"];
   let options = [
     Option<"recipe", "recipe", "std::string", /*default=*/"\"delayed\"",
@@ -416,6 +421,16 @@ def MPFP8Scaling : Pass<"mp-fp8-scaling", "ModuleOp"> {
            "'most-recent' (recipe=delayed only)">,
     Option<"margin", "margin", "int64_t", /*default=*/"0",
            "Scale margin: the scale is (fp8_max / amax) / 2^margin (>= 0)">,
+    Option<"power2Scale", "power-2-scale", "bool", /*default=*/"false",
+           "Round each scale down to a power of two (recipe=current only; "
+           "Transformer Engine's power_2_scale)">,
+    Option<"amaxEpsilon", "amax-epsilon", "double", /*default=*/"0.0",
+           "Raise a smaller amax to this value first (recipe=current only; "
+           "Transformer Engine's amax_epsilon, >= 0)">,
+    Option<"reduceAmax", "reduce-amax", "bool", /*default=*/"true",
+           "recipe=delayed in a data-parallel module (mp-data-parallel's "
+           "grid): all-reduce each amax (max) over the grid, so every "
+           "process has the same scales (Transformer Engine's reduce_amax)">,
     ListOption<"ops", "ops", "std::string",
                "Kinds of forward ops that go to FP8: matmul, linear, "
                "batch_matmul (default matmul,linear)">,
