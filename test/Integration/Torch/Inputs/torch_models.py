@@ -46,6 +46,12 @@ def relative_error(got, want):
     return diff / scale if scale > 0 else diff
 
 
+def _with_lr(optimizer, lr):
+    for group in optimizer.param_groups:
+        group["lr"] = group["initial_lr"] = lr
+    return optimizer
+
+
 def main():
     # SequentialLR steps its schedulers with an epoch argument, which warns.
     warnings.filterwarnings("ignore", category=UserWarning)
@@ -54,16 +60,24 @@ def main():
     parser.add_argument("mode", choices=["fp32", "bf16", "f16", "dropout"])
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--bound", type=float, default=None)
+    parser.add_argument("--lr", type=float, default=None,
+                        help="the optimizer's learning rate instead of the model's")
     parser.add_argument("--cpu-pipeline-options", default="",
                         help="e.g. vectorize=false: compiles much faster, runs slower")
     args = parser.parse_args()
     steps = args.steps or {"fp32": 10, "bf16": 50, "f16": 50, "dropout": 200}[args.mode]
     bound = args.bound or {"fp32": 1e-5, "bf16": 5e-2, "f16": 5e-2, "dropout": 0.1}[args.mode]
 
+    # PyTorch's reductions (batch norm over 1×1 maps) depend on its thread
+    # count; mp follows its one-thread order.
+    torch.set_num_threads(1)
     torch.manual_seed(0)
     spec = MODELS[args.model](dropout=args.mode == "dropout")
     model = spec.model.train()
     reference = copy.deepcopy(model)
+    if args.lr is not None:
+        make_optimizer = spec.optimizer
+        spec.optimizer = lambda m: _with_lr(make_optimizer(m), args.lr)
     optimizer = spec.optimizer(model)
     scheduler = spec.scheduler(optimizer) if spec.scheduler else None
     ref_optimizer = spec.optimizer(reference)
