@@ -4,7 +4,8 @@
 # largest magnitude; state_dict() loads into the torch module, whose eval
 # predictions then equal trainer.predict(); optimizer_state_dict() loads into
 # the torch optimizer and training goes on there as it would have; BF16 and
-# FP16 AMP (loss scale reported) train to within 2e-2 of the FP32 losses.
+# FP16 AMP (loss scale reported) train to within 2e-2 of the FP32 losses;
+# batch-norm running statistics updated in process like PyTorch's.
 # Errors: wrong batch shapes, unsupported modules.
 # REQUIRES: torch
 # RUN: %python %s | FileCheck %s
@@ -102,6 +103,32 @@ for compute_type in ("bf16", "f16"):
           "scale", outs[-1]["loss_scale"])
 # CHECK: bf16 losses ok scale None
 # CHECK: f16 losses ok scale 65536.0
+
+# Batch norm: the running statistics are forward state the Trainer updates
+# every step (torch 1.13's native_batch_norm schema does not say it writes
+# them); after 3 steps they, the count and eval predictions match PyTorch.
+bn_net = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1, bias=False), nn.BatchNorm2d(4),
+                       nn.ReLU(), nn.Flatten(), nn.Linear(4 * 6 * 6, 5))
+bn_reference = copy.deepcopy(bn_net)
+bn_trainer = mpt.Trainer(mpt.import_train_step(
+    bn_net, xs[0], ys[0], loss_fn, torch.optim.SGD(bn_net.parameters(), lr=0.05)),
+    cpu_pipeline_options="vectorize=false")
+bn_optimizer = torch.optim.SGD(bn_reference.parameters(), lr=0.05)
+for x, y in zip(xs[:3], ys[:3]):
+    bn_trainer.step(x, y)
+    bn_optimizer.zero_grad()
+    loss_fn(bn_reference(x), y).backward()
+    bn_optimizer.step()
+bn_state = bn_trainer.state_dict()
+bn_error = max(((bn_state[f"1.{k}"] - getattr(bn_reference[1], k)).abs().max()
+                / getattr(bn_reference[1], k).abs().max()).item()
+               for k in ("running_mean", "running_var"))
+bn_reference.eval()
+bn_predict = (bn_reference(xs[4]) - bn_trainer.predict(xs[4])).abs().max().item()
+# CHECK: batch norm statistics: ok 3 ok
+print("batch norm statistics:", "ok" if bn_error <= 1e-5 else f"FAIL {bn_error}",
+      int(bn_state["1.num_batches_tracked"]), "ok" if bn_predict <= 1e-5 else
+      f"FAIL {bn_predict}")
 
 try:
     trainer.step(xs[0][:4], ys[0][:4])

@@ -24,6 +24,7 @@ import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "test", "Integration", "Torch", "Inputs"))
+import models  # noqa: E402
 from models import MODELS  # noqa: E402
 
 import mixedprec.torch as mpt  # noqa: E402
@@ -56,14 +57,7 @@ def bench(name, mode, steps, cpu_options):
     compile_seconds = time.time() - start
 
     def torch_step(x, y):
-        ref_optimizer.zero_grad()
-        if mode == "bf16":
-            with torch.autocast("cpu", dtype=torch.bfloat16):
-                loss = spec.reference_loss(reference(x).float(), y)
-        else:
-            loss = spec.reference_loss(reference(x), y)
-        loss.backward()
-        ref_optimizer.step()
+        models.torch_step(spec, reference, ref_optimizer, x, y, mode == "bf16")
 
     trainer.step(*batches[0])
     torch_step(*batches[0])

@@ -17,9 +17,21 @@
 //    accumulation type);
 //  - y = fma(x, α, β), α = rstd·weight, β = fma(−mean, α, bias), rounded
 //    once to the input type (f16/bf16 inputs are extended to f32).
-// The backward recomputes the statistics the same way and sums dy and
-// dy·(x − mean) in f32 (PyTorch's vectorised sums have another order, so
-// the gradients agree to a few f32 ulps, not bitwise).
+// The backward recomputes the statistics the same way (in eval mode rstd is
+// f32(1 / sqrt(f64(running_var) + eps))) and follows PyTorch's backward
+// kernels (AVX2, 8 f32 lanes, and its GCC build's FMA contraction):
+//  - H·W = 1 (its channels-last kernel; one thread): Σdy and
+//    dotp = Σ(x − mean)·dy in f32 over the samples, dotp by FMAs;
+//    grad_mean = Σdy / n, k = dotp·rstd·rstd / n, weight gradient dotp·rstd
+//    in f32;
+//  - H·W > 1: per sample and channel, f32 vector sums over the H·W values
+//    (fewer than 8: sequential, products rounded; else per lane by FMAs and
+//    the lanes added as a tree), those added over the samples in f64;
+//    grad_mean = f32(Σdy / n) and weight gradient f32(dotp·rstd) in f64,
+//    k = f32(dotp)·rstd·rstd / n in f32;
+//  - dx = fma(−(x − mean), k, dy − grad_mean)·rstd·w (eval: dy·rstd·w).
+// f32 gradients are then bit-identical to PyTorch's with one thread
+// (torch.set_num_threads(1); more threads split the H·W = 1 sums).
 //
 //===----------------------------------------------------------------------===//
 
@@ -172,33 +184,37 @@ BatchStatistics buildBatchStatistics(OpBuilder &b, Location loc, Value input,
 }
 
 /// The eval-mode statistics: the running mean and
-/// rstd = 1 / sqrt(running_var + f32(eps)) in f32.
+/// rstd = 1 / sqrt(running_var + eps), in f32 with f32(eps) (PyTorch's
+/// forward), or in f64 rounded once when `wide` (its backward kernels).
 BatchStatistics buildRunningStatistics(OpBuilder &b, Location loc,
                                        Value runningMean, Value runningVar,
-                                       double eps) {
+                                       double eps, bool wide) {
   auto type = cast<RankedTensorType>(runningVar.getType());
   Value rstd =
       buildPerChannel(b, loc, {channelOperand(runningVar)}, TypeRange{type},
                       [&](OpBuilder &b, Location loc, ValueRange in,
                           ValueRange) -> SmallVector<Value> {
+                        Value var = wide ? extF64(b, loc, in[0]) : in[0];
+                        Type accType = var.getType();
                         Value shifted = arith::AddFOp::create(
-                            b, loc, in[0], createF32Constant(b, loc, eps));
+                            b, loc, var,
+                            createFloatConstant(b, loc, accType, eps));
                         return {arith::DivFOp::create(
-                            b, loc, createF32Constant(b, loc, 1.0),
+                            b, loc, createFloatConstant(b, loc, accType, 1.0),
                             math::SqrtOp::create(b, loc, shifted))};
                       })
           .front();
   return {runningMean, rstd, Value()};
 }
 
-/// The statistics of `mode`.
+/// The statistics of `mode` (`wide`: see buildRunningStatistics).
 BatchStatistics buildStatistics(OpBuilder &b, Location loc, BatchNormMode mode,
                                 Value input, Value runningMean,
                                 Value runningVar, const ChannelSpace &space,
-                                double eps) {
+                                double eps, bool wide) {
   if (mode == BatchNormMode::training)
     return buildBatchStatistics(b, loc, input, space, eps);
-  return buildRunningStatistics(b, loc, runningMean, runningVar, eps);
+  return buildRunningStatistics(b, loc, runningMean, runningVar, eps, wide);
 }
 
 struct BatchNormOpLowering : OpConversionPattern<BatchNormOp> {
@@ -218,7 +234,7 @@ struct BatchNormOpLowering : OpConversionPattern<BatchNormOp> {
     Value count = adaptor.getNumBatchesTracked();
     BatchStatistics stats =
         buildStatistics(rewriter, loc, op.getMode(), input, runningMean,
-                        runningVar, space, eps);
+                        runningVar, space, eps, /*wide=*/false);
     Type f32 = rewriter.getF32Type();
     auto channelType = RankedTensorType::get({space.channels}, f32);
 
@@ -308,6 +324,132 @@ struct BatchNormOpLowering : OpConversionPattern<BatchNormOp> {
   }
 };
 
+/// Float lanes of PyTorch's CPU vectors (`Vectorized<float>` with AVX2).
+constexpr int64_t kVectorLanes = 8;
+
+/// The per-channel sums of a batch norm backward: Σ dy and
+/// Σ dy·(x − mean), [C], f64 when `wide` (per-image partial sums), else f32.
+struct GradientSums {
+  Value sumDy;
+  Value dotp;
+  bool wide;
+};
+
+/// Σ dy and Σ (x − mean)·dy per channel in the order of PyTorch's CPU
+/// backward kernels (see the file header).
+GradientSums buildGradientSums(OpBuilder &b, Location loc, Value gradOutput,
+                               Value input, Value mean,
+                               const ChannelSpace &space) {
+  if (space.spatial == 1) {
+    // The channels-last kernel ([N, C] and N×C×1×1): f32 sums over the
+    // samples, the dot product by fused multiply-adds.
+    Value zero = createF32Constant(b, loc, 0.0);
+    SmallVector<Value> sums = buildReduction(
+        b, loc,
+        {identityOperand(gradOutput), identityOperand(input),
+         space.perChannel(mean)},
+        space.shape, space.reducedDims, {zero, zero},
+        [](OpBuilder &b, Location loc, ValueRange in,
+           ValueRange acc) -> SmallVector<Value> {
+          Value centered = arith::SubFOp::create(b, loc, in[1], in[2]);
+          return {arith::AddFOp::create(b, loc, acc[0], in[0]),
+                  math::FmaOp::create(b, loc, centered, in[0], acc[1])};
+        });
+    return {sums[0], sums[1], false};
+  }
+
+  // The contiguous kernel: per sample and channel, f32 vector sums over the
+  // S = H·W values (below one vector: sequentially, products rounded;
+  // otherwise lane l sums the values l, l + 8, ... by multiply-adds, the
+  // last partial vector included, and the 8 lanes are added as a tree); the
+  // per-image sums are then added over the samples in f64.
+  int64_t batch = space.shape[0], channels = space.channels;
+  int64_t spatial = space.spatial;
+  SmallVector<int64_t> imageShape{batch, channels, spatial};
+  Value dy = reshapeTensor(b, loc, gradOutput, imageShape);
+  Value x = reshapeTensor(b, loc, input, imageShape);
+  // −0 is the identity of the f32 additions (x + −0 = x for every x).
+  Value negZero = createF32Constant(b, loc, -0.0);
+  SmallVector<Value> partial;
+  if (spatial < kVectorLanes) {
+    partial = buildReduction(
+        b, loc,
+        {identityOperand(dy), identityOperand(x),
+         projectedOperand(mean, 3, {0, 2})},
+        imageShape, {2}, {negZero, negZero},
+        [](OpBuilder &b, Location loc, ValueRange in,
+           ValueRange acc) -> SmallVector<Value> {
+          Value centered = arith::SubFOp::create(b, loc, in[1], in[2]);
+          Value product = arith::MulFOp::create(b, loc, centered, in[0]);
+          return {arith::AddFOp::create(b, loc, acc[0], in[0]),
+                  arith::AddFOp::create(b, loc, acc[1], product)};
+        });
+  } else {
+    // Zero padding to whole vectors adds ±0 to the lanes past the tail.
+    int64_t vectors = llvm::divideCeil(spatial, kVectorLanes);
+    int64_t padded = vectors * kVectorLanes;
+    SmallVector<int64_t> laneShape{batch, channels, vectors, kVectorLanes};
+    auto toLanes = [&](Value tensor) {
+      if (padded != spatial) {
+        Type element =
+            cast<RankedTensorType>(tensor.getType()).getElementType();
+        SmallVector<OpFoldResult> low(3, b.getIndexAttr(0));
+        SmallVector<OpFoldResult> high{b.getIndexAttr(0), b.getIndexAttr(0),
+                                       b.getIndexAttr(padded - spatial)};
+        tensor = tensor::PadOp::create(
+            b, loc, RankedTensorType::get({batch, channels, padded}, element),
+            tensor, low, high, createFloatConstant(b, loc, element, 0.0));
+      }
+      return reshapeTensor(b, loc, tensor, laneShape);
+    };
+    SmallVector<Value> lanes = buildReduction(
+        b, loc,
+        {identityOperand(toLanes(dy)), identityOperand(toLanes(x)),
+         projectedOperand(mean, 4, {0, 2, 3})},
+        laneShape, {2}, {negZero, negZero},
+        [](OpBuilder &b, Location loc, ValueRange in,
+           ValueRange acc) -> SmallVector<Value> {
+          Value centered = arith::SubFOp::create(b, loc, in[1], in[2]);
+          return {arith::AddFOp::create(b, loc, acc[0], in[0]),
+                  math::FmaOp::create(b, loc, centered, in[0], acc[1])};
+        });
+    // ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)): the 128-, 64- and
+    // 32-bit shuffles of vec_reduce_all.
+    for (Value laneSums : lanes) {
+      SmallVector<MappedOperand> laneOperands;
+      auto sliceType = RankedTensorType::get({batch, channels}, b.getF32Type());
+      for (int64_t lane = 0; lane < kVectorLanes; ++lane)
+        laneOperands.push_back(identityOperand(tensor::ExtractSliceOp::create(
+            b, loc, sliceType, laneSums, ValueRange{}, ValueRange{},
+            ValueRange{}, ArrayRef<int64_t>{0, 0, lane},
+            ArrayRef<int64_t>{batch, channels, 1},
+            ArrayRef<int64_t>{1, 1, 1})));
+      partial.push_back(
+          buildElementwise(b, loc, laneOperands, TypeRange{sliceType},
+                           [](OpBuilder &b, Location loc, ValueRange l,
+                              ValueRange) -> SmallVector<Value> {
+                             auto add = [&](Value lhs, Value rhs) -> Value {
+                               return arith::AddFOp::create(b, loc, lhs, rhs);
+                             };
+                             return {
+                                 add(add(add(l[0], l[4]), add(l[2], l[6])),
+                                     add(add(l[1], l[5]), add(l[3], l[7])))};
+                           })
+              .front());
+    }
+  }
+  Value zero = f64Constant(b, loc, 0.0);
+  SmallVector<Value> sums = buildReduction(
+      b, loc, {identityOperand(partial[0]), identityOperand(partial[1])},
+      {batch, channels}, {0}, {zero, zero},
+      [](OpBuilder &b, Location loc, ValueRange in,
+         ValueRange acc) -> SmallVector<Value> {
+        return {arith::AddFOp::create(b, loc, acc[0], extF64(b, loc, in[0])),
+                arith::AddFOp::create(b, loc, acc[1], extF64(b, loc, in[1]))};
+      });
+  return {sums[0], sums[1], true};
+}
+
 struct BatchNormGradOpLowering : OpConversionPattern<BatchNormGradOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -320,59 +462,60 @@ struct BatchNormGradOpLowering : OpConversionPattern<BatchNormGradOp> {
     auto type = cast<RankedTensorType>(input.getType());
     ChannelSpace space(type);
     bool training = op.getMode() == BatchNormMode::training;
+    double eps = op.getEps().convertToDouble();
+    // The backward kernels compute the eval-mode rstd in f64.
     BatchStatistics stats = buildStatistics(
         rewriter, loc, op.getMode(), input, adaptor.getRunningMean(),
-        adaptor.getRunningVar(), space, op.getEps().convertToDouble());
+        adaptor.getRunningVar(), space, eps, /*wide=*/true);
     Type f32 = rewriter.getF32Type();
     auto channelType = RankedTensorType::get({space.channels}, f32);
+    GradientSums sums =
+        buildGradientSums(rewriter, loc, gradOutput, input, stats.mean, space);
 
-    // Σ dy and Σ dy·(x − mean) per channel, in f32.
-    Value zero = createF32Constant(rewriter, loc, 0.0);
-    SmallVector<Value> sums = buildReduction(
-        rewriter, loc,
-        {identityOperand(gradOutput), identityOperand(input),
-         space.perChannel(stats.mean)},
-        space.shape, space.reducedDims, {zero, zero},
-        [](OpBuilder &b, Location loc, ValueRange in,
-           ValueRange acc) -> SmallVector<Value> {
-          Value centered = arith::SubFOp::create(b, loc, in[1], in[2]);
-          Value dot = arith::MulFOp::create(b, loc, centered, in[0]);
-          return {arith::AddFOp::create(b, loc, acc[0], in[0]),
-                  arith::AddFOp::create(b, loc, acc[1], dot)};
-        });
-    Value sumDy = sums[0];
-    Value dotp = sums[1];
-
-    // Per channel: rstd·w, the projection factor k = dotp·rstd·rstd / n and
-    // the mean gradient Σdy / n.
+    // Per channel: the projection factor k = f32(dotp)·rstd·rstd / n, the
+    // mean gradient Σdy / n, the weight gradient dotp·rstd and the bias
+    // gradient Σdy; with f64 sums the last three are computed in f64 and
+    // rounded once.
     Value weight = adaptor.getWeight();
+    auto weightGradType = cast<RankedTensorType>(op.getWeightGrad().getType());
+    auto biasGradType = cast<RankedTensorType>(op.getBiasGrad().getType());
     SmallVector<MappedOperand> channelInputs{channelOperand(stats.rstd),
-                                             channelOperand(sumDy),
-                                             channelOperand(dotp)};
+                                             channelOperand(sums.sumDy),
+                                             channelOperand(sums.dotp)};
     if (weight)
       channelInputs.push_back(channelOperand(weight));
     int64_t n = space.count;
     SmallVector<Value> coefficients = buildPerChannel(
         rewriter, loc, channelInputs,
-        TypeRange{channelType, channelType, channelType, channelType},
+        TypeRange{channelType, channelType, channelType, weightGradType,
+                  biasGradType},
         [&](OpBuilder &b, Location loc, ValueRange in,
             ValueRange) -> SmallVector<Value> {
+          Value rstd = in[0], sumDy = in[1], dotp = in[2];
           Value w =
               weight ? toF32(b, loc, in[3]) : createF32Constant(b, loc, 1.0);
-          Value count = createF32Constant(b, loc, n);
+          Value dotpF32 = sums.wide ? truncF32(b, loc, dotp) : dotp;
           Value k = arith::DivFOp::create(
               b, loc,
               arith::MulFOp::create(
-                  b, loc, arith::MulFOp::create(b, loc, in[2], in[0]), in[0]),
-              count);
-          Value gradMean = arith::DivFOp::create(b, loc, in[1], count);
-          return {in[0], w, k, gradMean};
+                  b, loc, arith::MulFOp::create(b, loc, dotpF32, rstd), rstd),
+              createF32Constant(b, loc, n));
+          Value wideRstd = sums.wide ? extF64(b, loc, rstd) : rstd;
+          Value gradMean = arith::DivFOp::create(
+              b, loc, sumDy, createFloatConstant(b, loc, sumDy.getType(), n));
+          Value weightGrad = arith::MulFOp::create(b, loc, dotp, wideRstd);
+          if (sums.wide) {
+            gradMean = truncF32(b, loc, gradMean);
+            weightGrad = truncF32(b, loc, weightGrad);
+            sumDy = truncF32(b, loc, sumDy);
+          }
+          return {w, k, gradMean, weightGrad, sumDy};
         });
 
-    SmallVector<MappedOperand> dxInputs{identityOperand(gradOutput),
-                                        identityOperand(input),
-                                        space.perChannel(stats.mean)};
-    for (Value coefficient : coefficients)
+    SmallVector<MappedOperand> dxInputs{
+        identityOperand(gradOutput), identityOperand(input),
+        space.perChannel(stats.mean), space.perChannel(stats.rstd)};
+    for (Value coefficient : ArrayRef<Value>(coefficients).take_front(3))
       dxInputs.push_back(space.perChannel(coefficient));
     Value inputGrad =
         buildElementwise(
@@ -383,30 +526,18 @@ struct BatchNormGradOpLowering : OpConversionPattern<BatchNormGradOp> {
                     w = in[4], k = in[5], gradMean = in[6];
               Value d = dy;
               if (training) {
-                Value projected = arith::MulFOp::create(
-                    b, loc, arith::SubFOp::create(b, loc, x, mean), k);
-                d = arith::SubFOp::create(
-                    b, loc, arith::SubFOp::create(b, loc, dy, gradMean),
-                    projected);
+                // (dy − Σdy/n) − (x − mean)·k, contracted as PyTorch's
+                // GCC build does.
+                Value centered = arith::SubFOp::create(b, loc, x, mean);
+                d = math::FmaOp::create(
+                    b, loc, arith::NegFOp::create(b, loc, centered), k,
+                    arith::SubFOp::create(b, loc, dy, gradMean));
               }
               return {arith::MulFOp::create(
                   b, loc, arith::MulFOp::create(b, loc, d, rstd), w)};
             })
             .front();
-
-    auto weightGradType = cast<RankedTensorType>(op.getWeightGrad().getType());
-    auto biasGradType = cast<RankedTensorType>(op.getBiasGrad().getType());
-    Value weightGrad =
-        buildPerChannel(rewriter, loc,
-                        {channelOperand(dotp), channelOperand(stats.rstd)},
-                        TypeRange{weightGradType},
-                        [](OpBuilder &b, Location loc, ValueRange in,
-                           ValueRange) -> SmallVector<Value> {
-                          return {arith::MulFOp::create(b, loc, in[0], in[1])};
-                        })
-            .front();
-    Value biasGrad = roundTensor(rewriter, loc, sumDy, biasGradType);
-    rewriter.replaceOp(op, {inputGrad, weightGrad, biasGrad});
+    rewriter.replaceOp(op, {inputGrad, coefficients[3], coefficients[4]});
     return success();
   }
 };

@@ -98,6 +98,12 @@ def _written_buffers(captured):
     for node in captured.graph.nodes:
         if node.op != "call_function":
             continue
+        if node.target is torch.ops.aten.native_batch_norm.default and node.args[5]:
+            # Torch 1.13's schema does not mark the running statistics as
+            # written (its kernel updates them in place in training).
+            written.update(buffer_nodes.index(arg) for arg in node.args[3:5]
+                           if isinstance(arg, torch.fx.Node) and arg in buffer_nodes)
+            continue
         schema = getattr(node.target, "_schema", None)
         if schema is None:
             continue

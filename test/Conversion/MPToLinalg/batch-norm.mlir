@@ -2,7 +2,8 @@
 // arithmetic (lib/Conversion/MPToLinalg/BatchNorm.cpp): f64 channel sums
 // for H·W > 1, f32 sums with FMAs for [N, C]; rstd in f64; the output as
 // fma(x, α, β) rounded once to the input type; the running statistics in
-// f32 with the variance term in f64; the count + 1.
+// f32 with the variance term in f64; the count + 1; the gradients in the
+// summation order of PyTorch's backward kernels.
 // RUN: mp-opt %s -split-input-file --convert-mp-to-linalg | FileCheck %s
 
 // CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
@@ -127,36 +128,37 @@ func.func @eval_nc_bf16(%x: tensor<8x3xbf16>, %rm: tensor<3xf32>, %rv: tensor<3x
 
 // -----
 
-// The gradient: the statistics recomputed, Σdy and Σdy·(x − mean) in one
-// two-accumulator f32 reduction, per channel k = dotp·rstd·rstd/n and
-// Σdy/n, dx = (dy − Σdy/n − (x − mean)·k)·rstd·w rounded once to bf16,
-// weight_grad = dotp·rstd rounded to the weight's type, bias_grad = Σdy.
+// The gradient of an [N, C] input (PyTorch's channels-last kernel): the
+// statistics recomputed, Σdy and Σ(x − mean)·dy in one two-accumulator f32
+// reduction over the samples, the dot product by FMAs; per channel
+// k = dotp·rstd·rstd/n and Σdy/n; dx = fma(−(x − mean), k, dy − Σdy/n)·rstd·w
+// rounded once to bf16; weight_grad = dotp·rstd rounded to the weight's
+// type, bias_grad = Σdy.
 // CHECK-LABEL: func.func @grad_training_bf16(
 // CHECK-SAME:    %[[DY:[^:]*]]: tensor<8x3xbf16>, %[[X:[^:]*]]: tensor<8x3xbf16>, %[[G:[^:]*]]: tensor<3xbf16>
 // CHECK:         %[[SUMS:.*]]:2 = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[DY]], %[[X]], %[[MEAN:.*]] : tensor<8x3xbf16>, tensor<8x3xbf16>, tensor<3xf32>) outs(%{{.*}}, %{{.*}} : tensor<3xf32>, tensor<3xf32>)
 // CHECK:           %[[C:.*]] = arith.subf
-// CHECK-NEXT:      %[[DOT:.*]] = arith.mulf %[[C]], %{{.*}} : f32
 // CHECK-NEXT:      %[[S0:.*]] = arith.addf %{{.*}} : f32
-// CHECK-NEXT:      %[[S1:.*]] = arith.addf %{{.*}}, %[[DOT]] : f32
+// CHECK-NEXT:      %[[S1:.*]] = math.fma %[[C]], %{{.*}}, %{{.*}} : f32
 // CHECK-NEXT:      linalg.yield %[[S0]], %[[S1]]
-// CHECK:         %[[CO:.*]]:4 = linalg.generic {{.*}} ins(%[[RSTD:.*]], %[[SUMS]]#0, %[[SUMS]]#1, %[[G]] :
+// CHECK:         %[[CO:.*]]:5 = linalg.generic {{.*}} ins(%[[RSTD:.*]], %[[SUMS]]#0, %[[SUMS]]#1, %[[G]] : {{.*}}) outs({{.*}} : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xbf16>, tensor<3xf32>)
 // CHECK:           %[[W:.*]] = arith.extf %{{.*}} : bf16 to f32
-// CHECK-NEXT:      %[[CN:.*]] = arith.constant 8.000000e+00 : f32
 // CHECK-NEXT:      %[[K1:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
 // CHECK-NEXT:      %[[K2:.*]] = arith.mulf %[[K1]], %{{.*}} : f32
-// CHECK-NEXT:      %[[K:.*]] = arith.divf %[[K2]], %[[CN]] : f32
-// CHECK-NEXT:      %[[GM:.*]] = arith.divf %{{.*}}, %[[CN]] : f32
-// CHECK-NEXT:      linalg.yield %{{.*}}, %[[W]], %[[K]], %[[GM]]
-// CHECK:         %[[DX:.*]] = linalg.generic {{.*}} ins(%[[DY]], %[[X]], %[[MEAN]], %[[CO]]#0, %[[CO]]#1, %[[CO]]#2, %[[CO]]#3 : {{.*}}) outs(%{{.*}} : tensor<8x3xbf16>)
+// CHECK:           %[[K:.*]] = arith.divf %[[K2]], %{{.*}} : f32
+// CHECK:           %[[GM:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:      %[[DG:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:      %[[DGB:.*]] = arith.truncf %[[DG]] : f32 to bf16
+// CHECK-NEXT:      linalg.yield %[[W]], %[[K]], %[[GM]], %[[DGB]], %{{.*}}
+// CHECK:         %[[DX:.*]] = linalg.generic {{.*}} ins(%[[DY]], %[[X]], %[[MEAN]], %[[RSTD]], %[[CO]]#0, %[[CO]]#1, %[[CO]]#2 : {{.*}}) outs(%{{.*}} : tensor<8x3xbf16>)
 // CHECK:           %[[XC:.*]] = arith.subf
-// CHECK-NEXT:      %[[PR:.*]] = arith.mulf %[[XC]], %{{.*}} : f32
+// CHECK-NEXT:      %[[NXC:.*]] = arith.negf %[[XC]] : f32
 // CHECK-NEXT:      %[[A:.*]] = arith.subf %{{.*}}, %{{.*}} : f32
-// CHECK-NEXT:      %[[B:.*]] = arith.subf %[[A]], %[[PR]] : f32
+// CHECK-NEXT:      %[[B:.*]] = math.fma %[[NXC]], %{{.*}}, %[[A]] : f32
 // CHECK-NEXT:      %[[E:.*]] = arith.mulf %[[B]], %{{.*}} : f32
 // CHECK-NEXT:      %[[F:.*]] = arith.mulf %[[E]], %{{.*}} : f32
 // CHECK-NEXT:      arith.truncf %[[F]] : f32 to bf16
-// CHECK:         %[[DG:.*]] = linalg.generic {{.*}} ins(%[[SUMS]]#1, %[[RSTD]] : tensor<3xf32>, tensor<3xf32>) outs(%{{.*}} : tensor<3xbf16>)
-// CHECK:         return %[[DX]], %[[DG]], %[[SUMS]]#0
+// CHECK:         return %[[DX]], %[[CO]]#3, %[[CO]]#4
 func.func @grad_training_bf16(%dy: tensor<8x3xbf16>, %x: tensor<8x3xbf16>, %g: tensor<3xbf16>, %rm: tensor<3xf32>, %rv: tensor<3xf32>) -> (tensor<8x3xbf16>, tensor<3xbf16>, tensor<3xf32>) {
   %dx, %dg, %db = mp.batch_norm_grad %dy, %x weight %g stats(%rm, %rv) training
       : (tensor<8x3xbf16>, tensor<8x3xbf16>, tensor<3xbf16>, tensor<3xf32>, tensor<3xf32>) -> (tensor<8x3xbf16>, tensor<3xbf16>, tensor<3xf32>)
@@ -165,14 +167,77 @@ func.func @grad_training_bf16(%dy: tensor<8x3xbf16>, %x: tensor<8x3xbf16>, %g: t
 
 // -----
 
-// The eval-mode gradient: dx = dy·rstd·w.
-// CHECK-LABEL: func.func @grad_eval(
-// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<8x3xf32>)
+// The gradient over 5×5 maps (PyTorch's contiguous kernel): per sample and
+// channel the 25 values zero-padded to 4 vectors of 8 lanes, each lane
+// summed over the vectors (dot product by FMAs), the lanes added as a tree,
+// the per-image sums added over the samples in f64; the mean gradient,
+// weight and bias gradients in f64 rounded once, k from f32(dotp).
+// CHECK-LABEL: func.func @grad_training_nchw(
+// CHECK-SAME:    %[[DY:[^:]*]]: tensor<2x3x5x5xf32>, %[[X:[^:]*]]: tensor<2x3x5x5xf32>
+// CHECK:         %[[DY3:.*]] = tensor.collapse_shape %[[DY]] {{\[\[}}0], [1], [2, 3]] : tensor<2x3x5x5xf32> into tensor<2x3x25xf32>
+// CHECK:         %[[X3:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0], [1], [2, 3]] : tensor<2x3x5x5xf32> into tensor<2x3x25xf32>
+// CHECK:         %[[DYP:.*]] = tensor.pad %[[DY3]] low[0, 0, 0] high[0, 0, 7]
+// CHECK:         %[[DYL:.*]] = tensor.expand_shape %[[DYP]] {{\[\[}}0], [1], [2, 3]] output_shape [2, 3, 4, 8] : tensor<2x3x32xf32> into tensor<2x3x4x8xf32>
+// CHECK:         %[[XP:.*]] = tensor.pad %[[X3]] low[0, 0, 0] high[0, 0, 7]
+// CHECK:         %[[XL:.*]] = tensor.expand_shape %[[XP]]
+// CHECK:         %[[LANES:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[DYL]], %[[XL]], %{{.*}} : tensor<2x3x4x8xf32>, tensor<2x3x4x8xf32>, tensor<3xf32>) outs(%{{.*}}, %{{.*}} : tensor<2x3x8xf32>, tensor<2x3x8xf32>)
+// CHECK:           %[[C:.*]] = arith.subf
+// CHECK-NEXT:      %[[S0:.*]] = arith.addf %{{.*}} : f32
+// CHECK-NEXT:      %[[S1:.*]] = math.fma %[[C]], %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:      linalg.yield %[[S0]], %[[S1]]
+// CHECK:         %[[L0:.*]] = tensor.extract_slice %[[LANES]]#0[0, 0, 0] [2, 3, 1] [1, 1, 1] : tensor<2x3x8xf32> to tensor<2x3xf32>
+// CHECK:         %[[L7:.*]] = tensor.extract_slice %[[LANES]]#0[0, 0, 7] [2, 3, 1] [1, 1, 1]
+// CHECK:         %[[IMG0:.*]] = linalg.generic {{.*}} ins(%[[L0]], {{.*}}, %[[L7]] : {{.*}}) outs(%{{.*}} : tensor<2x3xf32>)
+// CHECK-NEXT:    ^bb0(%[[A0:[^:]*]]: f32, %[[A1:[^:]*]]: f32, %[[A2:[^:]*]]: f32, %[[A3:[^:]*]]: f32, %[[A4:[^:]*]]: f32, %[[A5:[^:]*]]: f32, %[[A6:[^:]*]]: f32, %[[A7:[^:]*]]: f32,
+// CHECK-NEXT:      %[[T04:.*]] = arith.addf %[[A0]], %[[A4]] : f32
+// CHECK-NEXT:      %[[T26:.*]] = arith.addf %[[A2]], %[[A6]] : f32
+// CHECK-NEXT:      %[[T0246:.*]] = arith.addf %[[T04]], %[[T26]] : f32
+// CHECK-NEXT:      %[[T15:.*]] = arith.addf %[[A1]], %[[A5]] : f32
+// CHECK-NEXT:      %[[T37:.*]] = arith.addf %[[A3]], %[[A7]] : f32
+// CHECK-NEXT:      %[[T1357:.*]] = arith.addf %[[T15]], %[[T37]] : f32
+// CHECK-NEXT:      %[[T:.*]] = arith.addf %[[T0246]], %[[T1357]] : f32
+// CHECK-NEXT:      linalg.yield %[[T]]
+// CHECK:         %[[IMG1:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3xf32>)
+// CHECK:         %[[SUMS:.*]]:2 = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[IMG0]], %[[IMG1]] : tensor<2x3xf32>, tensor<2x3xf32>) outs(%{{.*}}, %{{.*}} : tensor<3xf64>, tensor<3xf64>)
+// CHECK:           arith.extf %{{.*}} : f32 to f64
+// CHECK-NEXT:      arith.addf %{{.*}} : f64
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %[[SUMS]]#0, %[[SUMS]]#1, %{{.*}} : tensor<3xf32>, tensor<3xf64>, tensor<3xf64>, tensor<3xf32>)
+// CHECK:           %[[DOT32:.*]] = arith.truncf %{{.*}} : f64 to f32
+// CHECK-NEXT:      %[[K1:.*]] = arith.mulf %[[DOT32]], %{{.*}} : f32
+// CHECK:           %[[GM:.*]] = arith.divf %{{.*}}, %{{.*}} : f64
+// CHECK-NEXT:      %[[DG:.*]] = arith.mulf %{{.*}}, %{{.*}} : f64
+// CHECK-NEXT:      arith.truncf %[[GM]] : f64 to f32
+// CHECK-NEXT:      arith.truncf %[[DG]] : f64 to f32
+// CHECK-NEXT:      arith.truncf %{{.*}} : f64 to f32
+func.func @grad_training_nchw(%dy: tensor<2x3x5x5xf32>, %x: tensor<2x3x5x5xf32>, %g: tensor<3xf32>, %rm: tensor<3xf32>, %rv: tensor<3xf32>) -> (tensor<2x3x5x5xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %dx, %dg, %db = mp.batch_norm_grad %dy, %x weight %g stats(%rm, %rv) training
+      : (tensor<2x3x5x5xf32>, tensor<2x3x5x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x5x5xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %dx, %dg, %db : tensor<2x3x5x5xf32>, tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
+// The eval-mode gradient over 2×2 maps: rstd = f32(1 / sqrt(f64(var) + eps))
+// in f64; fewer values than a vector are summed sequentially, products
+// rounded; dx = dy·rstd·w.
+// CHECK-LABEL: func.func @grad_eval_small(
+// CHECK:         %[[RSTD:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<3xf32>)
+// CHECK:           arith.extf %{{.*}} : f32 to f64
+// CHECK:           arith.addf %{{.*}} : f64
+// CHECK:           math.sqrt %{{.*}} : f64
+// CHECK-NEXT:      arith.divf %{{.*}} : f64
+// CHECK-NEXT:      arith.truncf %{{.*}} : f64 to f32
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<3xf32>) outs(%{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<2x3xf32>)
+// CHECK:           %[[C:.*]] = arith.subf
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[C]], %{{.*}} : f32
+// CHECK-NEXT:      arith.addf %{{.*}} : f32
+// CHECK-NEXT:      arith.addf %{{.*}}, %[[P]] : f32
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3x2x2xf32>)
 // CHECK:           %[[E:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
 // CHECK-NEXT:      %[[F:.*]] = arith.mulf %[[E]], %{{.*}} : f32
 // CHECK-NEXT:      linalg.yield %[[F]] : f32
-func.func @grad_eval(%dy: tensor<8x3xf32>, %x: tensor<8x3xf32>, %rm: tensor<3xf32>, %rv: tensor<3xf32>) -> tensor<8x3xf32> {
+func.func @grad_eval_small(%dy: tensor<2x3x2x2xf32>, %x: tensor<2x3x2x2xf32>, %rm: tensor<3xf32>, %rv: tensor<3xf32>) -> tensor<2x3x2x2xf32> {
   %dx, %dg, %db = mp.batch_norm_grad %dy, %x stats(%rm, %rv) eval
-      : (tensor<8x3xf32>, tensor<8x3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<8x3xf32>, tensor<3xf32>, tensor<3xf32>)
-  return %dx : tensor<8x3xf32>
+      : (tensor<2x3x2x2xf32>, tensor<2x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %dx : tensor<2x3x2x2xf32>
 }

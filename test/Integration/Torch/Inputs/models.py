@@ -84,6 +84,23 @@ class Spec:
         self.reference_loss = reference_loss or loss
 
 
+def torch_step(spec, module, optimizer, x, y, bf16=False, scheduler=None):
+    """One PyTorch train step of `module` on (x, y), under
+    torch.autocast("cpu", dtype=torch.bfloat16) when `bf16`; returns the
+    loss."""
+    optimizer.zero_grad()
+    if bf16:
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            loss = spec.reference_loss(module(x).float(), y)
+    else:
+        loss = spec.reference_loss(module(x), y)
+    loss.backward()
+    optimizer.step()
+    if scheduler:
+        scheduler.step()
+    return loss
+
+
 def _images(batch=8, channels=3, size=32, classes=10):
     def make(generator):
         return (torch.randn(batch, channels, size, size, generator=generator),

@@ -8,10 +8,11 @@ the same initial weights on the same batches.
 MODE:
   fp32      dropout off; per-step losses within 1e-5 relative of PyTorch's,
             every parameter and buffer after the run within 1e-4 relative
-            (max over elements of |mp - torch|, over the tensor's max |torch|;
-            entries whose gradient is zero in exact arithmetic, such as an
-            attention key bias, are left out and counted: rounding noise is
-            their gradient, which Adam scales to ±lr per step)
+            (max over elements of |mp - torch|, over the tensor's max |torch|,
+            a running mean over its running standard deviation; entries
+            whose gradient is zero in exact arithmetic, such as an attention
+            key bias, are left out and counted: rounding noise is their
+            gradient, which Adam scales to ±lr per step)
   bf16      mp-mixed-precision-pipeline{compute-type=bf16} against
             torch.autocast("cpu", dtype=torch.bfloat16); losses within
             --bound relative (default 5e-2)
@@ -35,15 +36,62 @@ import warnings
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
+import models  # noqa: E402
 from models import MODELS  # noqa: E402
 
 import mixedprec.torch as mpt  # noqa: E402
 
 
-def relative_error(got, want):
-    scale = want.abs().max().item()
+def relative_error(got, want, scale=None):
+    scale = scale or want.abs().max().item()
     diff = (got.double() - want.double()).abs().max().item()
     return diff / scale if scale > 0 else diff
+
+
+def compare_state(state, reference_state, grad_max, problems):
+    """The largest relative error of a floating-point tensor of `state`
+    against `reference_state` (state_dicts), where, and how many entries
+    were left out; integer buffers must be equal (else a line in
+    `problems`)."""
+    worst, where, excluded = 0.0, None, 0
+    largest_grad = max(g.max() for g in grad_max.values())
+    for name, want in reference_state.items():
+        if not want.is_floating_point():
+            if not torch.equal(state[name], want):
+                problems.append(f"{name}: {state[name]} vs {want}")
+            continue
+        got = state[name]
+        scale = None
+        if name in grad_max:
+            # Entries whose gradient is zero in exact arithmetic get
+            # rounding noise as gradient (the key bias of attention:
+            # softmax is shift invariant; a batch-norm bias feeding
+            # another batch norm; the taps of a 3×3 convolution that only
+            # ever see padding have exactly 0), which Adam scales up to
+            # ±lr per step in both: entries whose largest gradient is
+            # below 1e-6 of the model's largest are left out (and
+            # counted).
+            live = grad_max[name] > 1e-6 * largest_grad
+            excluded += int((~live).sum())
+            got, want = got[live], want[live]
+            if want.numel() == 0:
+                continue
+        elif name.endswith("running_mean"):
+            # A running mean is compared on the scale of its running
+            # standard deviation (a channel fed by a zero-mean
+            # convolution has a mean of pure rounding noise).
+            var = reference_state[name[:-len("mean")] + "var"]
+            scale = max(want.abs().max().item(), var.max().sqrt().item())
+        error = relative_error(got, want, scale)
+        if error > worst:
+            worst, where = error, name
+    return worst, where, excluded
+
+
+def _with_lr(optimizer, lr):
+    for group in optimizer.param_groups:
+        group["lr"] = group["initial_lr"] = lr
+    return optimizer
 
 
 def main():
@@ -54,16 +102,27 @@ def main():
     parser.add_argument("mode", choices=["fp32", "bf16", "f16", "dropout"])
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--bound", type=float, default=None)
+    parser.add_argument("--torch-noise", action="store_true",
+                        help="also train PyTorch on 2 threads and report its own differences")
+    parser.add_argument("--lr", type=float, default=None,
+                        help="the optimizer's learning rate instead of the model's")
     parser.add_argument("--cpu-pipeline-options", default="",
                         help="e.g. vectorize=false: compiles much faster, runs slower")
     args = parser.parse_args()
     steps = args.steps or {"fp32": 10, "bf16": 50, "f16": 50, "dropout": 200}[args.mode]
     bound = args.bound or {"fp32": 1e-5, "bf16": 5e-2, "f16": 5e-2, "dropout": 0.1}[args.mode]
 
+    # PyTorch's reductions (batch norm over 1×1 maps) depend on its thread
+    # count; mp follows its one-thread order.
+    torch.set_num_threads(1)
     torch.manual_seed(0)
     spec = MODELS[args.model](dropout=args.mode == "dropout")
     model = spec.model.train()
     reference = copy.deepcopy(model)
+    initial = copy.deepcopy(model) if args.torch_noise else None
+    if args.lr is not None:
+        make_optimizer = spec.optimizer
+        spec.optimizer = lambda m: _with_lr(make_optimizer(m), args.lr)
     optimizer = spec.optimizer(model)
     scheduler = spec.scheduler(optimizer) if spec.scheduler else None
     ref_optimizer = spec.optimizer(reference)
@@ -82,6 +141,9 @@ def main():
     compiled = time.time()
     print(f"import {imported - start:.1f} s, compile {compiled - imported:.1f} s")
 
+    def torch_step(module, optimizer, scheduler, x, y):
+        return models.torch_step(spec, module, optimizer, x, y, args.mode == "bf16", scheduler)
+
     worst = 0.0
     ours, theirs = [], []
     skipped = 0
@@ -89,26 +151,31 @@ def main():
     for i, (x, y) in enumerate(batches):
         out = trainer.step(x, y)
         skipped += out["skipped"]
-        ref_optimizer.zero_grad()
-        if args.mode == "bf16":
-            with torch.autocast("cpu", dtype=torch.bfloat16):
-                loss = spec.reference_loss(reference(x).float(), y)
-        else:
-            loss = spec.reference_loss(reference(x), y)
-        loss.backward()
+        loss = torch_step(reference, ref_optimizer, ref_scheduler, x, y)
         for name, p in reference.named_parameters():
             if p.grad is not None:
                 g = p.grad.detach().abs()
                 grad_max[name] = torch.maximum(grad_max[name], g) if name in grad_max else g
-        ref_optimizer.step()
-        if ref_scheduler:
-            ref_scheduler.step()
         error = abs(out["loss"] - loss.item()) / abs(loss.item())
         worst = max(worst, error)
         ours.append(out["loss"])
         theirs.append(loss.item())
         print(f"step {i + 1}: mp {out['loss']:.7g} torch {loss.item():.7g} "
               f"rel {error:.1e}{' skipped' if out['skipped'] else ''}")
+
+    if args.torch_noise:
+        # PyTorch against itself: the same run on two threads (another
+        # summation order in some kernels) shows how far rounding
+        # differences alone carry the trajectory.
+        torch.set_num_threads(2)
+        optimizer = spec.optimizer(initial)
+        scheduler = spec.scheduler(optimizer) if spec.scheduler else None
+        noise = max(abs(torch_step(initial, optimizer, scheduler, x, y).item() - want) / abs(want)
+                    for (x, y), want in zip(batches, theirs))
+        noise_param, noise_where, _ = compare_state(initial.state_dict(), reference.state_dict(),
+                                                    grad_max, [])
+        print(f"PyTorch on 2 threads against 1: max loss difference {noise:.1e}, max "
+              f"parameter/buffer difference {noise_param:.1e} ({noise_where})")
 
     problems = []
     figures = f"max loss error {worst:.1e}"
@@ -123,26 +190,8 @@ def main():
         problems.append(f"loss error {worst:.1e} > {bound:.0e}")
     if args.mode == "fp32":
         state = trainer.state_dict()
-        worst_param, where, excluded = 0.0, None, 0
-        for name, want in reference.state_dict().items():
-            if not want.is_floating_point():
-                if not torch.equal(state[name], want):
-                    problems.append(f"{name}: {state[name]} vs {want}")
-                continue
-            got = state[name]
-            if name in grad_max:
-                # Entries whose gradient is zero in exact arithmetic (the key
-                # bias of attention: softmax is shift invariant) get rounding
-                # noise as gradient, which Adam scales up to ±lr per step in
-                # both; they are left out (and counted).
-                live = grad_max[name] > 1e-6 * grad_max[name].max()
-                excluded += int((~live).sum())
-                got, want = got[live], want[live]
-                if want.numel() == 0:
-                    continue
-            error = relative_error(got, want)
-            if error > worst_param:
-                worst_param, where = error, name
+        worst_param, where, excluded = compare_state(state, reference.state_dict(), grad_max,
+                                                     problems)
         figures += f", max parameter/buffer error {worst_param:.1e} ({where})"
         if excluded:
             figures += f", {excluded} entries with zero gradient left out"
