@@ -65,7 +65,8 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   PassOptions::Option<TensorCoreChip> chip{
       *this, "chip",
-      llvm::cl::desc("Target GPU: sm_80, sm_86, sm_89 or sm_90a"),
+      llvm::cl::desc("Target GPU: sm_80, sm_86, sm_89, sm_90a, sm_100a or "
+                     "sm_120a"),
       llvm::cl::init(TensorCoreChip::sm80), getTensorCoreChipValues()};
   PassOptions::Option<TensorCoreFormat> format{
       *this, "format",
@@ -74,8 +75,8 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::init(TensorCoreFormat::automatic), getTensorCoreFormatValues()};
   PassOptions::Option<TensorCoreInstruction> instruction{
       *this, "instruction",
-      llvm::cl::desc("auto (wgmma on sm_90a where possible, else mma.sync), "
-                     "mma-sync or wgmma"),
+      llvm::cl::desc("auto (wgmma on sm_90a, tcgen05 on sm_100a where "
+                     "possible, else mma.sync), mma-sync, wgmma or tcgen05"),
       llvm::cl::init(TensorCoreInstruction::automatic),
       getTensorCoreInstructionValues()};
   PassOptions::Option<int64_t> blockM{
