@@ -308,78 +308,63 @@ Value buildFilterMatrix(OpBuilder &b, Location loc, Value filter,
 
 /// `input` (NCHW) with `inputDilation − 1` zeros between the elements of
 /// each spatial dimension (the input gradient of a strided convolution),
-/// padded with zeros by `padLow`/`padHigh` (a negative padding crops). One
-/// linalg.generic over the result that gathers (tensor.extract) from
-/// `input`: tensor.pad and strided tensor.insert_slice would bufferize to
-/// memref.copy into a strided view, an element-by-element runtime call.
+/// padded with zeros by `padLow`/`padHigh` (a negative padding crops: a
+/// tensor.extract_slice). One copying generic whose output map scatters the
+/// input into a zero tensor (the elements it does not index keep the zeros;
+/// its payload reads them, so the fill stays): tensor.pad and strided
+/// tensor.insert_slice would bufferize to memref.copy into a strided view, an
+/// element-by-element runtime call, and a gathering generic vectorises into
+/// slow gathers.
 Value buildPadded(OpBuilder &b, Location loc, Value input,
                   ArrayRef<int64_t> inputDilation, ArrayRef<int64_t> padLow,
                   ArrayRef<int64_t> padHigh) {
   auto inputType = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> shape(inputType.getShape());
-  SmallVector<int64_t> extents;
+  ArrayRef<int64_t> inputShape = inputType.getShape();
+  SmallVector<int64_t> shape(inputShape), cropOffsets(4, 0);
+  bool scatter = false, crop = false;
+  MLIRContext *context = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  SmallVector<AffineExpr> outputIndices{d(0), d(1)};
   for (int i = 0; i < 2; ++i) {
-    extents.push_back((shape[2 + i] - 1) * inputDilation[i] + 1);
-    shape[2 + i] = extents.back() + padLow[i] + padHigh[i];
+    int64_t dim = 2 + i;
+    int64_t low = std::max<int64_t>(padLow[i], 0);
+    int64_t high = std::max<int64_t>(padHigh[i], 0);
+    shape[dim] = (inputShape[dim] - 1) * inputDilation[i] + 1 + low + high;
+    outputIndices.push_back(d(dim) * inputDilation[i] + low);
+    scatter |= inputDilation[i] > 1 || low > 0 || high > 0;
+    cropOffsets[dim] = std::max<int64_t>(-padLow[i], 0);
+    crop |= padLow[i] < 0 || padHigh[i] < 0;
   }
-  auto isZero = [](int64_t value) { return value == 0; };
-  if (inputDilation[0] == 1 && inputDilation[1] == 1 &&
-      llvm::all_of(padLow, isZero) && llvm::all_of(padHigh, isZero))
-    return input;
   Type elementType = inputType.getElementType();
-  return buildGeneric(
-             b, loc, {},
-             {identityOperand(createEmptyTensor(b, loc, shape, elementType))},
-             SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-             elementType,
-             [&](OpBuilder &b, Location loc, ValueRange,
-                 ValueRange) -> SmallVector<Value> {
-               auto index = [&](unsigned dim) -> Value {
-                 return linalg::IndexOp::create(b, loc, dim);
-               };
-               auto constant = [&](int64_t value) -> Value {
-                 return arith::ConstantIndexOp::create(b, loc, value);
-               };
-               Value zero = constant(0);
-               // The position in the dilated input of each spatial
-               // dimension, its source index and whether it is an element.
-               SmallVector<Value> sources;
-               Value valid;
-               for (int i = 0; i < 2; ++i) {
-                 Value position = arith::SubIOp::create(
-                     b, loc, index(2 + i), constant(padLow[i]));
-                 Value inside = arith::AndIOp::create(
-                     b, loc,
-                     arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                           position, zero),
-                     arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                           position, constant(extents[i])));
-                 Value source = position;
-                 if (inputDilation[i] > 1) {
-                   Value step = constant(inputDilation[i]);
-                   inside = arith::AndIOp::create(
-                       b, loc, inside,
-                       arith::CmpIOp::create(
-                           b, loc, arith::CmpIPredicate::eq,
-                           arith::RemSIOp::create(b, loc, position, step),
-                           zero));
-                   source = arith::DivSIOp::create(b, loc, position, step);
-                 }
-                 valid = valid ? arith::AndIOp::create(b, loc, valid, inside)
-                                     .getResult()
-                               : inside;
-                 sources.push_back(source);
-               }
-               for (Value &source : sources)
-                 source = arith::SelectOp::create(b, loc, valid, source, zero);
-               Value element = tensor::ExtractOp::create(
-                   b, loc, input,
-                   ValueRange{index(0), index(1), sources[0], sources[1]});
-               return {arith::SelectOp::create(
-                   b, loc, valid, element,
-                   createFloatConstant(b, loc, elementType, 0.0))};
-             })
-      .front();
+  if (scatter) {
+    Value zeros = createZeroTensor(b, loc, shape, elementType);
+    input =
+        buildGeneric(
+            b, loc, {identityOperand(input)},
+            {{zeros, AffineMap::get(4, 0, outputIndices, context)}},
+            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+            elementType,
+            [](OpBuilder &b, Location loc, ValueRange in,
+               ValueRange out) -> SmallVector<Value> {
+              // x itself, written so that the payload reads the zero it
+              // replaces: ordered(x, x) ? x : x + 0 (NaN stays NaN).
+              Value sum = arith::AddFOp::create(b, loc, in[0], out[0]);
+              Value ordered = arith::CmpFOp::create(
+                  b, loc, arith::CmpFPredicate::ORD, in[0], in[0]);
+              return {arith::SelectOp::create(b, loc, ordered, in[0], sum)};
+            })
+            .front();
+  }
+  if (!crop)
+    return input;
+  SmallVector<int64_t> sizes(shape);
+  for (int i = 0; i < 2; ++i)
+    sizes[2 + i] += std::min<int64_t>(padLow[i], 0) +
+                    std::min<int64_t>(padHigh[i], 0);
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(sizes, elementType), input, ValueRange{},
+      ValueRange{}, ValueRange{}, cropOffsets, sizes,
+      SmallVector<int64_t>(4, 1));
 }
 
 /// The im2col matrices of the padded NCHW `input` (buildPadded) for a

@@ -167,8 +167,9 @@ func.func @linear_f32_no_bias(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>) -
 
 // -----
 
-// conv2d: the zero padding gathered by one generic (tensor.extract, zero
-// outside), im2col by a copying generic with an affine input map into
+// conv2d: the zero padding by one generic that scatters the input into a
+// zero tensor (output map (n, c, h + 1, w + 1); the payload reads the zero
+// it replaces, so the fill stays), im2col by a copying generic with an affine input map into
 // [C·KH·KW] x [N·OH·OW], reshaped behind bufferization.alloc_tensor copy
 // (no reshape propagation into the product), the filter as [F, C·KH·KW],
 // one linalg.matmul into f32, then one generic reading the product
@@ -178,12 +179,18 @@ func.func @linear_f32_no_bias(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>) -
 // CHECK-DAG: #[[$FMAT:.*]] = affine_map<(d0, d1) -> (d0, d1 floordiv 9, (d1 floordiv 3) mod 3, d1 mod 3)>
 // CHECK-DAG: #[[$NCHW:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, (d0 * 16 + d2) * 16 + d3)>
 // CHECK-DAG: #[[$CHAN:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$SCATTER:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>
 // CHECK-LABEL: func.func @conv2d(
 // CHECK-SAME:    %[[X:.*]]: tensor<8x3x32x32xf16>, %[[W:.*]]: tensor<16x3x3x3xf16>, %[[B:.*]]: tensor<16xf16>)
-// CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8x3x34x34xf16>)
-// CHECK:           %[[H:.*]] = arith.subi %{{.*}}, %c1 : index
-// CHECK:           %[[E:.*]] = tensor.extract %[[X]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : tensor<8x3x32x32xf16>
-// CHECK:           arith.select %{{.*}}, %[[E]], %{{.*}} : f16
+// CHECK:         %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<8x3x34x34xf16>
+// CHECK:         %[[PAD:.*]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$SCATTER]]]
+// CHECK-SAME:      ins(%[[X]] : tensor<8x3x32x32xf16>) outs(%[[ZEROS]] : tensor<8x3x34x34xf16>)
+// CHECK:           ^bb0(%[[IN:.*]]: f16, %[[OUT:.*]]: f16):
+// CHECK-NEXT:        %[[SUM:.*]] = arith.addf %[[IN]], %[[OUT]] : f16
+// CHECK-NEXT:        %[[ORD:.*]] = arith.cmpf ord, %[[IN]], %[[IN]] : f16
+// CHECK-NEXT:        %[[V:.*]] = arith.select %[[ORD]], %[[IN]], %[[SUM]] : f16
+// CHECK-NEXT:        linalg.yield %[[V]] : f16
 // CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$COL]], #[[$ID7]]]
 // CHECK-SAME:      ins(%[[PAD]] : tensor<8x3x34x34xf16>) outs(%{{.*}} : tensor<1x3x3x3x8x16x16xf16>)
 // CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %[[COL]] {{\[}}[0, 1, 2, 3], [4, 5, 6]] : tensor<1x3x3x3x8x16x16xf16> into tensor<27x2048xf16>
@@ -231,17 +238,15 @@ func.func @conv2d_grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> t
 
 // -----
 
-// The transposed convolution: one gathering generic dilates the gradient by
-// the strides (an element where the position is a multiple of 2) and pads
-// it; the filter matrix reads the forward filter flipped with its channels
+// The transposed convolution: one scattering generic dilates the gradient
+// by the strides and pads it (output map (n, f, 2·h + 1, 2·w + 1)); the filter matrix reads the forward filter flipped with its channels
 // swapped; a stride-1 im2col and linalg.matmul follow.
 // CHECK-DAG: #[[$FLIP:.*]] = affine_map<(d0, d1) -> (d1 floordiv 9, d0, -((d1 floordiv 3) mod 3) + 2, -(d1 mod 3) + 2)>
+// CHECK-DAG: #[[$DILATE:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2 + 1, d3 * 2 + 1)>
 // CHECK-LABEL: func.func @conv2d_grad_input(
 // CHECK-SAME:    %[[DY:.*]]: tensor<8x16x16x16xf32>, %[[W:.*]]: tensor<16x3x3x3xf32>)
-// CHECK:         %[[DIL:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8x16x34x34xf32>)
-// CHECK:           arith.remsi %{{.*}}, %c2 : index
-// CHECK:           arith.divsi %{{.*}}, %c2 : index
-// CHECK:           tensor.extract %[[DY]]
+// CHECK:         %[[DIL:.*]] = linalg.generic {indexing_maps = [{{.*}}, #[[$DILATE]]]
+// CHECK-SAME:      ins(%[[DY]] : tensor<8x16x16x16xf32>) outs(%{{.*}} : tensor<8x16x34x34xf32>)
 // CHECK:         %[[COL:.*]] = linalg.generic
 // CHECK-SAME:      ins(%[[DIL]] : tensor<8x16x34x34xf32>) outs(%{{.*}} : tensor<1x16x3x3x8x32x32xf32>)
 // CHECK:         %[[BARRIER:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<144x8192xf32>
