@@ -84,6 +84,9 @@ if subprocess.run(["/usr/bin/python3", "-c", "import torch"],
     config.available_features.add("torch")
 if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
     config.available_features.add("fashion-mnist")
+# The text of --data=text tests (Debian base-files ships it everywhere).
+if os.path.exists("/usr/share/common-licenses/GPL-3"):
+    config.available_features.add("gpl-3")
 
 # Data-parallel tests run mp-run under OpenMPI's mpirun (Debian openmpi-bin),
 # as root and with more processes than cores; they skip cleanly without it,

@@ -12,7 +12,8 @@
 //   x2     = x1 + fc2(gelu_tanh(fc1(layer_norm(x1; ln2_w, ln2_b))))
 //            with fc1 64 -> 256, fc2 256 -> 64               residual
 //   logits = x2·w_headᵀ (no bias), reshaped to               [32, 512]
-//   loss   = mean cross entropy of logits against labels     [32]
+//   loss   = mean cross entropy of logits against labels     [2, 16]
+//            reshaped to [32]
 //
 // followed by mp.grad of the loss with respect to all 18 parameters and one
 // mp.adamw per parameter. Sizes: batch 2, sequence 16, d_model 64, 4 heads
@@ -51,8 +52,8 @@
 //   36..53  exp_avg_sq of parameters 0..17  {mp.state = "adam.exp_avg_sq"}
 //   54  step     tensor<i64>          {mp.state = "step"}  (updates done so far)
 //   55  ids      tensor<2x16xi64>     batch data: input token ids
-//   56  labels   tensor<32xi64>       batch data: next-token targets, [2, 16]
-//                                      flattened row-major
+//   56  labels   tensor<2x16xi64>     batch data: next-token targets (the
+//                                      token after each of ids)
 //   results
 //    0       loss                                  {mp.loss}
 //    1..18   new parameters 0..17                 {mp.updates = 0..17}
@@ -120,7 +121,7 @@ func.func @train_step(
     %v_w_head: tensor<512x64xf32> {mp.state = "adam.exp_avg_sq"},
     %step: tensor<i64> {mp.state = "step"},
     %ids: tensor<2x16xi64>,
-    %labels: tensor<32xi64>)
+    %labels: tensor<2x16xi64>)
     -> (tensor<f32> {mp.loss},
         tensor<512x64xf32> {mp.updates = 0 : i64},
         tensor<64xf32> {mp.updates = 1 : i64},
@@ -225,7 +226,8 @@ func.func @train_step(
   %logits3 = mp.linear %x2, %w_head acc(f32)
       : (tensor<2x16x64xf32>, tensor<512x64xf32>) -> tensor<2x16x512xf32>
   %logits = mp.reshape %logits3 : tensor<2x16x512xf32> to tensor<32x512xf32>
-  %loss = mp.cross_entropy %logits, %labels : tensor<32x512xf32>, tensor<32xi64>
+  %targets = mp.reshape %labels : tensor<2x16xi64> to tensor<32xi64>
+  %loss = mp.cross_entropy %logits, %targets : tensor<32x512xf32>, tensor<32xi64>
 
   // Backward: gradients of the loss with respect to every parameter, in
   // argument order.

@@ -18,7 +18,30 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/FileSystem.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 using namespace mlir;
+
+/// A compiled step allocates its intermediate buffers (megabytes for a
+/// convolution's im2col matrices) and frees them on every call. With
+/// glibc's defaults, freed memory at the top of the heap is given back to
+/// the system and the next call page-faults it in again, which cost more
+/// than the arithmetic of a small CNN's step (measured: a 32x8x28x28
+/// convolution 7.5 ms against 2.3 ms). Blocks up to 32 MB (glibc's maximum
+/// mmap threshold) therefore come from the heap, and freed memory stays in
+/// the process for the next step.
+static void keepFreedMemoryForNextStep() {
+#if defined(__GLIBC__)
+  static bool done = [] {
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    return true;
+  }();
+  (void)done;
+#endif
+}
 
 bool mp::needsHostLowering(ModuleOp module) {
   auto functions = module.getOps<func::FuncOp>();
@@ -84,6 +107,7 @@ llvm::Expected<std::unique_ptr<ExecutionEngine>> mp::compileForHost(
   options.transformer = transformer;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   options.sharedLibPaths = libraries;
+  keepFreedMemoryForNextStep();
   auto engine = ExecutionEngine::create(module, options, std::move(*machine));
   if (!engine)
     return engine.takeError();

@@ -58,7 +58,7 @@
 // CHECK-SAME:   %arg53: tensor<512x64xf32> {mp.state = "adam.exp_avg_sq"},
 // CHECK-SAME:   %arg54: tensor<i64> {mp.state = "step"},
 // CHECK-SAME:   %arg55: tensor<2x16xi64>,
-// CHECK-SAME:   %arg56: tensor<32xi64>)
+// CHECK-SAME:   %arg56: tensor<2x16xi64>)
 // CHECK-SAME:   -> (tensor<f32> {mp.loss},
 // CHECK-SAME:   tensor<512x64xf32> {mp.updates = 0 : i64},
 // CHECK-SAME:   tensor<64xf32> {mp.updates = 1 : i64},
@@ -142,7 +142,8 @@
 // CHECK:        %[[X2:[a-z0-9_]+]] = mp.add %[[X1]], %[[DOWN]] : tensor<2x16x64xf32>, tensor<2x16x64xf32>
 // CHECK:        %[[L3:[a-z0-9_]+]] = mp.linear %[[X2]], %arg17 acc(f32) : (tensor<2x16x64xf32>, tensor<512x64xf32>) -> tensor<2x16x512xf32>
 // CHECK:        %[[LOGITS:[a-z0-9_]+]] = mp.reshape %[[L3]] : tensor<2x16x512xf32> to tensor<32x512xf32>
-// CHECK:        %[[LOSS:[a-z0-9_]+]] = mp.cross_entropy %[[LOGITS]], %arg56 : tensor<32x512xf32>, tensor<32xi64>
+// CHECK:        %[[TARGETS:[a-z0-9_]+]] = mp.reshape %arg56 : tensor<2x16xi64> to tensor<32xi64>
+// CHECK:        %[[LOSS:[a-z0-9_]+]] = mp.cross_entropy %[[LOGITS]], %[[TARGETS]] : tensor<32x512xf32>, tensor<32xi64>
 // CHECK:        %[[G:[a-z0-9_]+]]:18 = mp.grad %[[LOSS]] wrt %arg0, %arg1, %arg2, %arg3, %arg4, %arg5, %arg6, %arg7, %arg8, %arg9, %arg10, %arg11, %arg12, %arg13, %arg14, %arg15, %arg16, %arg17
 // CHECK-SAME:   : tensor<f32>, tensor<512x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<256x64xf32>, tensor<256xf32>, tensor<64x256xf32>, tensor<64xf32>, tensor<512x64xf32>
 // CHECK:        %[[ONE:[a-z0-9_]+]] = arith.constant dense<1> : tensor<i64>

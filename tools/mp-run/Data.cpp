@@ -239,6 +239,50 @@ llvm::Expected<LabelledData> mp_run::loadFashionMNIST(llvm::StringRef dir,
 }
 
 //===----------------------------------------------------------------------===//
+// Text
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<LabelledData> mp_run::loadTextWindows(llvm::StringRef path,
+                                                     int64_t length,
+                                                     int64_t vocabSize) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!file)
+    return llvm::createStringError(("cannot read the text file '" + path +
+                                    "': " + file.getError().message())
+                                       .str());
+  llvm::StringRef bytes = (*file)->getBuffer();
+  int64_t size = static_cast<int64_t>(bytes.size());
+  if (size < length + 1)
+    return llvm::createStringError(
+        ("the text file '" + path + "' holds " + llvm::Twine(size) +
+         " bytes, fewer than one window of " + llvm::Twine(length) +
+         " tokens and its next token")
+            .str());
+  for (int64_t i = 0; i < size; ++i) {
+    unsigned byte = static_cast<unsigned char>(bytes[i]);
+    if (byte >= vocabSize)
+      return llvm::createStringError(
+          ("the text file '" + path + "' holds the byte " +
+           llvm::Twine(byte) + " at offset " + llvm::Twine(i) +
+           ", outside the step's vocabulary of " + llvm::Twine(vocabSize) +
+           " tokens (a token is a byte; a vocabulary of 256 takes any file)")
+              .str());
+  }
+  int64_t count = (size - 1) / length;
+  LabelledData data{HostTensor(TensorSpec{ElementKind::I64, {count, length}}),
+                    HostTensor(TensorSpec{ElementKind::I64, {count, length}})};
+  auto *ids = reinterpret_cast<int64_t *>(data.inputs.data());
+  auto *next = reinterpret_cast<int64_t *>(data.labels.data());
+  for (int64_t i = 0; i < count * length; ++i) {
+    ids[i] = static_cast<unsigned char>(bytes[i]);
+    next[i] = static_cast<unsigned char>(bytes[i + 1]);
+  }
+  return std::move(data);
+}
+
+//===----------------------------------------------------------------------===//
 // Batches
 //===----------------------------------------------------------------------===//
 

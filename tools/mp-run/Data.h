@@ -2,7 +2,7 @@
 //
 // The seeded, platform-independent sources of numbers of mp-run: its random
 // generator, the parameter initialisation schemes, the Fashion-MNIST IDX
-// reader and the batch order.
+// reader, the character-level text windows and the batch order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,7 +64,8 @@ enum class InitScheme { KaimingUniform, Normal, Zeros };
 void initializeParameters(llvm::ArrayRef<HostTensor *> params,
                           InitScheme scheme, uint64_t seed);
 
-/// A labelled data set: `inputs` is [N, ...] (f32), `labels` is [N] (i64).
+/// A labelled data set: `inputs` is [N, ...] (f32 images, or i64 token ids),
+/// `labels` is [N] or [N, T] (i64).
 struct LabelledData {
   HostTensor inputs;
   HostTensor labels;
@@ -76,6 +77,17 @@ struct LabelledData {
 /// [0, 1]); labels [N] i64 in [0, 10).
 llvm::Expected<LabelledData> loadFashionMNIST(llvm::StringRef dir,
                                               llvm::StringRef split);
+
+/// A character-level language-model data set from the text file `path`:
+/// the tokens are its bytes (token = byte value), sample i is the window of
+/// `length` tokens starting at byte i·length (`inputs`, [N, length] i64) and
+/// the window one byte later, the next token of each (`labels`, [N,
+/// length] i64), N = (bytes − 1) / length non-overlapping windows. Fails
+/// when the file is shorter than one window plus one byte, or when it holds
+/// a byte ≥ `vocabSize` (the step's vocabulary cannot represent it).
+llvm::Expected<LabelledData> loadTextWindows(llvm::StringRef path,
+                                             int64_t length,
+                                             int64_t vocabSize);
 
 /// The order in which batches of `batchSize` samples are drawn from
 /// `numSamples` samples: epochs of floor(numSamples / batchSize) batches,

@@ -38,6 +38,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mp/Dialect/MP/IR/MPDialect.h"
+#include "mp/Dialect/MP/IR/MPOps.h"
 #include "mp/ExecutionEngine/HostJIT.h"
 #include "mp/InitAll.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -98,8 +99,10 @@ static cl::opt<std::string> dataSpec(
     "data",
     cl::desc("Batch data: 'random' (seeded N(0,1) floats, integers in "
              "[0, --num-classes)), 'npy:DIR' (argument N from DIR/argN.npy, "
-             "samples along dimension 0) or 'fashion-mnist[:DIR]' (default "
-             "DIR: /usr/share/datasets/fashion-mnist)"),
+             "samples along dimension 0), 'fashion-mnist[:DIR]' (default "
+             "DIR: /usr/share/datasets/fashion-mnist) or 'text:FILE' (a "
+             "character-level language model: byte tokens of FILE as [B, T] "
+             "ids and next-token labels)"),
     cl::init("random"), cl::value_desc("source"), cl::cat(runCategory));
 static cl::opt<bool>
     shuffle("shuffle",
@@ -632,6 +635,31 @@ static llvm::Expected<int64_t> getBatchSize(const EntryPoint &entry,
   return batch.value_or(1);
 }
 
+/// The vocabulary of each function with a data argument that indexes an
+/// mp.embedding (the table's first dimension), recorded before lowering.
+static llvm::StringMap<int64_t> embeddingVocabularies;
+
+/// Records `embeddingVocabularies` from the functions of `module`.
+static void recordEmbeddingVocabularies(ModuleOp module) {
+  module.walk([](mp::EmbeddingOp embedding) {
+    auto argument = dyn_cast<BlockArgument>(embedding.getIndices());
+    auto function =
+        argument ? dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp())
+                 : func::FuncOp();
+    if (!function ||
+        function.getArgAttr(argument.getArgNumber(),
+                            mp::MPDialect::kParamAttrName) ||
+        function.getArgAttr(argument.getArgNumber(),
+                            mp::MPDialect::kStateAttrName))
+      return;
+    int64_t size = embedding.getTable().getType().getDimSize(0);
+    auto [it, inserted] =
+        embeddingVocabularies.try_emplace(function.getName(), size);
+    if (!inserted)
+      it->second = std::min(it->second, size);
+  });
+}
+
 /// The Fashion-MNIST directory of --data, or nothing when another source.
 static std::optional<std::string> getFashionMNISTDir() {
   StringRef spec = dataSpec;
@@ -735,10 +763,32 @@ createDataSource(const EntryPoint &entry) {
                                        "' hold different numbers of samples");
       samples.push_back(std::move(*file));
     }
+  } else if (spec.consume_front("text:")) {
+    // Ids and labels: two integer data arguments [B, T] of one shape.
+    const TensorSpec &ids = entry.arguments[dataArguments.front()].spec;
+    if (dataArguments.size() != 2 || isFloatKind(ids.kind) ||
+        ids.shape.size() != 2 ||
+        !(entry.arguments[dataArguments.back()].spec == ids))
+      return llvm::createStringError(
+          "'@" + entry.name + "' does not take language-model data: " +
+          "--data=text expects two integer data arguments [batch, tokens] "
+          "of one shape (token ids, then next-token labels)");
+    auto vocab = embeddingVocabularies.find(entry.name);
+    if (vocab == embeddingVocabularies.end())
+      return llvm::createStringError(
+          "--data=text: no mp.embedding of '@" + entry.name +
+          "' reads a data argument, so its vocabulary is unknown (give the "
+          "mp-level step, not a lowered one)");
+    llvm::Expected<LabelledData> text =
+        loadTextWindows(spec, ids.shape[1], vocab->second);
+    if (!text)
+      return text.takeError();
+    samples.push_back(std::move(text->inputs));
+    samples.push_back(std::move(text->labels));
   } else {
     return llvm::createStringError(
         "unknown --data '" + dataSpec +
-        "' (expected random, npy:DIR or fashion-mnist[:DIR])");
+        "' (expected random, npy:DIR, fashion-mnist[:DIR] or text:FILE)");
   }
   int64_t available = samples.front().getSpec().shape.front();
   if (available < *batchSize)
@@ -1104,6 +1154,7 @@ static llvm::Error run(MLIRContext &context) {
     return llvm::createStringError("cannot parse '" + inputFilename + "'");
 
   auto compileStart = std::chrono::steady_clock::now();
+  recordEmbeddingVocabularies(*module);
   if (mp::needsHostLowering(*module))
     if (llvm::Error error = lowerModule(*module))
       return error;

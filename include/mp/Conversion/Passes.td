@@ -19,10 +19,10 @@ def ConvertMPToLinalg : Pass<"convert-mp-to-linalg"> {
   let description = [{
     Rewrites every `mp` operation except `mp.grad` into upstream dialects on
     tensors (value semantics): named linalg ops where they exist
-    (`linalg.matmul`, `linalg.batch_matmul`, `linalg.conv_2d_nchw_fchw`,
-    `linalg.conv_2d_ngchw_gfchw`, `linalg.transpose`, `linalg.broadcast`,
-    `linalg.fill`), `linalg.generic` for elementwise and reduction
-    computations, tensor ops for shapes (`tensor.collapse_shape`,
+    (`linalg.matmul`, `linalg.batch_matmul`, `linalg.transpose`,
+    `linalg.broadcast`, `linalg.fill`), `linalg.generic` for elementwise and
+    reduction computations and for the im2col of convolutions (which become
+    matrix products behind a `bufferization.alloc_tensor` copy), tensor ops for shapes (`tensor.collapse_shape`,
     `expand_shape`, `extract_slice`, `insert_slice`, `concat`, `pad`), `scf.for`
     for the scatter of `mp.embedding_grad`, and arith/math on scalars.
     Function signatures and their `mp.*` argument and result attributes are
@@ -47,6 +47,7 @@ def ConvertMPToLinalg : Pass<"convert-mp-to-linalg"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",

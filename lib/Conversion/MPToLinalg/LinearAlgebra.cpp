@@ -9,13 +9,22 @@
 //   linear        → linalg.matmul with the weight transposed, leading input
 //                   dimensions collapsed; the bias is added to the
 //                   accumulator before the single rounding;
-//   conv2d        → tensor.pad + linalg.conv_2d_nchw_fchw (groups 1) or
-//                   linalg.conv_2d_ngchw_gfchw (grouped), bias as for linear;
+//   conv2d        → tensor.pad, im2col (one copying linalg.generic into
+//                   [G, C/G·KH·KW, N·OH·OW]) and linalg.matmul (groups 1)
+//                   or linalg.batch_matmul over the groups (grouped and
+//                   depthwise), then one generic that transposes the
+//                   product to NCHW, adds the bias in the accumulator and
+//                   rounds once; each output element is summed over
+//                   (c, kh, kw), c outermost, as linalg.conv_2d_nchw_fchw
+//                   does, so the contraction tiling and vectorisation of
+//                   the CPU pipeline apply to convolutions;
 //   conv2d_grad_input  → the transposed convolution: the gradient dilated by
 //                   the strides (tensor.insert_slice into zeros), padded, and
-//                   convolved with the flipped, channel-transposed filter;
-//   conv2d_grad_filter → one linalg.generic correlating the padded input
-//                   with the gradient.
+//                   convolved as above with the flipped, channel-transposed
+//                   filter;
+//   conv2d_grad_filter → the transposed gradient times the transposed
+//                   im2col of the padded input, per group, summed over
+//                   (n, oh, ow), n outermost.
 // FP8 operands are extended to the accumulator type once before the
 // contraction (exact, so the result is the same as extending in the loop).
 // `compute tf32` first rounds the f32 operands to TF32 (10-bit mantissa,
@@ -27,6 +36,7 @@
 #include "PopulatePatterns.h"
 #include "Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -238,96 +248,257 @@ struct LinearOpLowering : OpConversionPattern<LinearOp> {
   }
 };
 
-/// A convolution of the NCHW `input` by the FCHW `filter` (F = output
-/// channels, C = input channels / groups) into a zero accumulator of
-/// `accType`. The input is padded with zeros by `padLow`/`padHigh` per
-/// spatial dimension (cropped where negative).
-Value buildConv2D(OpBuilder &b, Location loc, Value input, Value filter,
-                  Type accType, ArrayRef<int64_t> strides,
-                  ArrayRef<int64_t> dilation, int64_t groups,
-                  ArrayRef<int64_t> padLow, ArrayRef<int64_t> padHigh) {
+/// A copy of `tensor` (bufferization.alloc_tensor copy(...), a memcpy into
+/// a new buffer once bufferized) that linalg's reshape propagation and
+/// elementwise fusion do not look through. Without it, the reshape between
+/// an im2col and its matrix product turns the product into a generic with
+/// one loop per convolution dimension, into which the im2col is then fused:
+/// the naive convolution loop nest again, which the CPU pipeline cannot
+/// vectorise.
+Value buildFusionBarrier(OpBuilder &b, Location loc, Value tensor) {
+  return bufferization::AllocTensorOp::create(
+             b, loc, cast<RankedTensorType>(tensor.getType()), ValueRange{},
+             tensor)
+      .getResult();
+}
+
+/// A copying linalg.generic over the identity of `shape`, reading `source`
+/// with `map` (any affine map).
+Value buildCopy(OpBuilder &b, Location loc, Value source, AffineMap map,
+                ArrayRef<int64_t> shape) {
+  Type elementType = cast<RankedTensorType>(source.getType()).getElementType();
+  return buildGeneric(
+             b, loc, {{source, map}},
+             {identityOperand(createEmptyTensor(b, loc, shape, elementType))},
+             SmallVector<utils::IteratorType>(shape.size(),
+                                              utils::IteratorType::parallel),
+             elementType,
+             [](OpBuilder &, Location, ValueRange in,
+                ValueRange) -> SmallVector<Value> { return {in[0]}; })
+      .front();
+}
+
+/// The filter of a convolution as the left operand of its matrix product:
+/// [G, F/G, C/G·KH·KW] (or [F, C/G·KH·KW] for one group), element (g, f,
+/// (c, kh, kw)) read from `filter` at `filterMap`(g·F/G + f, c, kh, kw).
+/// `filterShape` is the logical [F, C/G, KH, KW]; `filterMap` the identity
+/// or, for the input gradient, the flip of the forward filter.
+Value buildFilterMatrix(OpBuilder &b, Location loc, Value filter,
+                        AffineMap filterMap, ArrayRef<int64_t> filterShape,
+                        int64_t groups) {
+  MLIRContext *context = b.getContext();
+  int64_t groupFilters = filterShape[0] / groups;
+  int64_t kernelH = filterShape[2], kernelW = filterShape[3];
+  unsigned numLoops = groups == 1 ? 2 : 3;
+  AffineExpr f = getAffineDimExpr(numLoops - 2, context);
+  AffineExpr k = getAffineDimExpr(numLoops - 1, context);
+  if (groups != 1)
+    f = getAffineDimExpr(0, context) * groupFilters + f;
+  AffineMap logical = AffineMap::get(
+      numLoops, 0,
+      {f, k.floorDiv(kernelH * kernelW), (k.floorDiv(kernelW)) % kernelH,
+       k % kernelW},
+      context);
+  SmallVector<int64_t> shape;
+  if (groups != 1)
+    shape.push_back(groups);
+  shape.append({groupFilters, filterShape[1] * kernelH * kernelW});
+  return buildCopy(b, loc, filter, filterMap.compose(logical), shape);
+}
+
+/// `input` (NCHW) with `inputDilation − 1` zeros between the elements of
+/// each spatial dimension (the input gradient of a strided convolution),
+/// padded with zeros by `padLow`/`padHigh` (a negative padding crops: a
+/// tensor.extract_slice). One copying generic whose output map scatters the
+/// input into a zero tensor (the elements it does not index keep the zeros;
+/// its payload reads them, so the fill stays): tensor.pad and strided
+/// tensor.insert_slice would bufferize to memref.copy into a strided view, an
+/// element-by-element runtime call, and a gathering generic vectorises into
+/// slow gathers.
+Value buildPadded(OpBuilder &b, Location loc, Value input,
+                  ArrayRef<int64_t> inputDilation, ArrayRef<int64_t> padLow,
+                  ArrayRef<int64_t> padHigh) {
   auto inputType = cast<RankedTensorType>(input.getType());
-  auto filterType = cast<RankedTensorType>(filter.getType());
-  SmallVector<int64_t> shape(inputType.getShape());
-  // Crop first where a padding is negative, then pad.
-  SmallVector<int64_t> cropOffsets(4, 0), cropSizes(shape);
-  SmallVector<int64_t> low(4, 0), high(4, 0);
-  bool crop = false, pad = false;
+  ArrayRef<int64_t> inputShape = inputType.getShape();
+  SmallVector<int64_t> shape(inputShape), cropOffsets(4, 0);
+  bool scatter = false, crop = false;
+  MLIRContext *context = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  SmallVector<AffineExpr> outputIndices{d(0), d(1)};
   for (int i = 0; i < 2; ++i) {
     int64_t dim = 2 + i;
-    if (padLow[i] < 0) {
-      cropOffsets[dim] = -padLow[i];
-      cropSizes[dim] += padLow[i];
-      crop = true;
-    } else if (padLow[i] > 0) {
-      low[dim] = padLow[i];
-      pad = true;
-    }
-    if (padHigh[i] < 0) {
-      cropSizes[dim] += padHigh[i];
-      crop = true;
-    } else if (padHigh[i] > 0) {
-      high[dim] = padHigh[i];
-      pad = true;
-    }
+    int64_t low = std::max<int64_t>(padLow[i], 0);
+    int64_t high = std::max<int64_t>(padHigh[i], 0);
+    shape[dim] = (inputShape[dim] - 1) * inputDilation[i] + 1 + low + high;
+    outputIndices.push_back(d(dim) * inputDilation[i] + low);
+    scatter |= inputDilation[i] > 1 || low > 0 || high > 0;
+    cropOffsets[dim] = std::max<int64_t>(-padLow[i], 0);
+    crop |= padLow[i] < 0 || padHigh[i] < 0;
   }
-  if (crop) {
-    input = tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get(cropSizes, inputType.getElementType()),
-        input, ValueRange{}, ValueRange{}, ValueRange{}, cropOffsets, cropSizes,
-        SmallVector<int64_t>(4, 1));
-    shape = cropSizes;
+  Type elementType = inputType.getElementType();
+  if (scatter) {
+    Value zeros = createZeroTensor(b, loc, shape, elementType);
+    input =
+        buildGeneric(
+            b, loc, {identityOperand(input)},
+            {{zeros, AffineMap::get(4, 0, outputIndices, context)}},
+            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+            elementType,
+            [](OpBuilder &b, Location loc, ValueRange in,
+               ValueRange out) -> SmallVector<Value> {
+              // x itself, written so that the payload reads the zero it
+              // replaces: ordered(x, x) ? x : x + 0 (NaN stays NaN).
+              Value sum = arith::AddFOp::create(b, loc, in[0], out[0]);
+              Value ordered = arith::CmpFOp::create(
+                  b, loc, arith::CmpFPredicate::ORD, in[0], in[0]);
+              return {arith::SelectOp::create(b, loc, ordered, in[0], sum)};
+            })
+            .front();
   }
-  if (pad) {
-    for (int dim = 2; dim < 4; ++dim)
-      shape[dim] += low[dim] + high[dim];
-    Value zero = createFloatConstant(b, loc, inputType.getElementType(), 0.0);
-    SmallVector<OpFoldResult> lowSizes, highSizes;
-    for (int dim = 0; dim < 4; ++dim) {
-      lowSizes.push_back(b.getIndexAttr(low[dim]));
-      highSizes.push_back(b.getIndexAttr(high[dim]));
-    }
-    input = tensor::PadOp::create(
-        b, loc, RankedTensorType::get(shape, inputType.getElementType()), input,
-        lowSizes, highSizes, zero);
-  }
+  if (!crop)
+    return input;
+  SmallVector<int64_t> sizes(shape);
+  for (int i = 0; i < 2; ++i)
+    sizes[2 + i] += std::min<int64_t>(padLow[i], 0) +
+                    std::min<int64_t>(padHigh[i], 0);
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(sizes, elementType), input, ValueRange{},
+      ValueRange{}, ValueRange{}, cropOffsets, sizes,
+      SmallVector<int64_t>(4, 1));
+}
 
-  int64_t batch = shape[0], channels = shape[1];
-  int64_t filters = filterType.getDimSize(0);
+/// The im2col matrices of the padded NCHW `input` (buildPadded) for a
+/// convolution with `groups` groups, a `kernel` (KH, KW) and an output of
+/// `outputSpatial` (OH, OW), one per group: col[g][(c, kh, kw)][(n, oh, ow)]
+/// = input[n, g·C/G + c, oh·sh + kh·dh, ow·sw + kw·dw], a tensor
+/// [G, C/G·KH·KW, N·OH·OW] — or, `transposed`, [G, N·OH·OW, C/G·KH·KW];
+/// without the G dimension for one group. One copying linalg.generic over
+/// the 7 dimensions (its input map is affine, not a permutation: plain
+/// loops, contiguous along ow for stride 1), reshaped behind a fusion
+/// barrier.
+Value buildIm2Col(OpBuilder &b, Location loc, Value input,
+                  ArrayRef<int64_t> kernel, ArrayRef<int64_t> outputSpatial,
+                  ArrayRef<int64_t> strides, ArrayRef<int64_t> dilation,
+                  int64_t groups, bool transposed) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t batch = inputType.getDimSize(0);
+  int64_t groupChannels = inputType.getDimSize(1) / groups;
+  // Loop positions: the patch element (c, kh, kw) and the output pixel
+  // (n, oh, ow), in the order of the result's dimensions.
+  unsigned patch = transposed ? 4 : 1, pixel = transposed ? 1 : 4;
+  MLIRContext *context = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  AffineExpr g = d(0), c = d(patch), kh = d(patch + 1), kw = d(patch + 2),
+             n = d(pixel), oh = d(pixel + 1), ow = d(pixel + 2);
+  AffineMap inputMap = AffineMap::get(
+      7, 0,
+      {n, groups == 1 ? c : g * groupChannels + c,
+       oh * strides[0] + kh * dilation[0], ow * strides[1] + kw * dilation[1]},
+      context);
+  SmallVector<int64_t> patchShape{groupChannels, kernel[0], kernel[1]};
+  SmallVector<int64_t> pixelShape{batch, outputSpatial[0], outputSpatial[1]};
+  SmallVector<int64_t> shape{groups};
+  llvm::append_range(shape, transposed ? pixelShape : patchShape);
+  llvm::append_range(shape, transposed ? patchShape : pixelShape);
+  Value col = buildCopy(b, loc, input, inputMap, shape);
+
+  int64_t patchSize = groupChannels * kernel[0] * kernel[1];
+  int64_t pixels = batch * outputSpatial[0] * outputSpatial[1];
+  SmallVector<int64_t> matrixShape;
+  if (groups != 1)
+    matrixShape.push_back(groups);
+  if (transposed)
+    matrixShape.append({pixels, patchSize});
+  else
+    matrixShape.append({patchSize, pixels});
+  return buildFusionBarrier(b, loc, reshapeTensor(b, loc, col, matrixShape));
+}
+
+/// A convolution of the NCHW `input` by a filter of logical shape
+/// `filterShape` [F, C/G, KH, KW] read from `filter` with `filterMap`
+/// (buildFilterMatrix), into a zero accumulator of `accType`, as im2col and
+/// one matrix product per group: filter [F/G, C/G·KH·KW] times col
+/// [C/G·KH·KW, N·OH·OW] (linalg.matmul for one group, linalg.batch_matmul
+/// over the groups otherwise). The input is first dilated by
+/// `inputDilation` and padded by `padLow`/`padHigh` (buildPadded). Each output element is summed in the
+/// order of linalg.conv_2d_nchw_fchw: over (c, kh, kw), c outermost.
+/// Returns the accumulator, [G, F/G, N·OH·OW] ([F, N·OH·OW] for one group),
+/// and sets `outputShape` to [N, F, OH, OW]; buildConvResult makes the NCHW
+/// result.
+Value buildConv2D(OpBuilder &b, Location loc, Value input,
+                  ArrayRef<int64_t> inputDilation, Value filter,
+                  AffineMap filterMap, ArrayRef<int64_t> filterShape,
+                  Type accType, ArrayRef<int64_t> strides,
+                  ArrayRef<int64_t> dilation, int64_t groups,
+                  ArrayRef<int64_t> padLow, ArrayRef<int64_t> padHigh,
+                  SmallVectorImpl<int64_t> &outputShape) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> kernel{filterShape[2], filterShape[3]};
   SmallVector<int64_t> outputSpatial;
   for (int i = 0; i < 2; ++i) {
-    int64_t kernel = filterType.getDimSize(2 + i);
+    int64_t padded = (inputType.getDimSize(2 + i) - 1) * inputDilation[i] +
+                     1 + padLow[i] + padHigh[i];
     outputSpatial.push_back(
-        (shape[2 + i] - dilation[i] * (kernel - 1) - 1) / strides[i] + 1);
+        (padded - dilation[i] * (kernel[i] - 1) - 1) / strides[i] + 1);
   }
-  auto stridesAttr = b.getI64TensorAttr(strides);
-  auto dilationsAttr = b.getI64TensorAttr(dilation);
-  if (groups == 1) {
-    Value init = createZeroTensor(
-        b, loc, {batch, filters, outputSpatial[0], outputSpatial[1]}, accType);
-    return linalg::Conv2DNchwFchwOp::create(
-               b, loc, TypeRange{init.getType()}, ValueRange{input, filter},
-               ValueRange{init}, stridesAttr, dilationsAttr)
-        .getResult(0);
-  }
-  // Grouped: [N, G, C/G, H, W] by [G, F/G, C/G, KH, KW].
-  Value groupedInput = reshapeTensor(
-      b, loc, input, {batch, groups, channels / groups, shape[2], shape[3]});
-  Value groupedFilter =
-      reshapeTensor(b, loc, filter,
-                    {groups, filters / groups, filterType.getDimSize(1),
-                     filterType.getDimSize(2), filterType.getDimSize(3)});
-  Value init = createZeroTensor(
-      b, loc,
-      {batch, groups, filters / groups, outputSpatial[0], outputSpatial[1]},
-      accType);
-  Value result = linalg::Conv2DNgchwGfchwOp::create(
-                     b, loc, TypeRange{init.getType()},
-                     ValueRange{groupedInput, groupedFilter}, ValueRange{init},
-                     stridesAttr, dilationsAttr)
-                     .getResult(0);
-  return reshapeTensor(b, loc, result,
-                       {batch, filters, outputSpatial[0], outputSpatial[1]});
+  outputShape.assign({inputType.getDimSize(0), filterShape[0],
+                      outputSpatial[0], outputSpatial[1]});
+  input = buildPadded(b, loc, input, inputDilation, padLow, padHigh);
+  Value col = buildIm2Col(b, loc, input, kernel, outputSpatial, strides,
+                          dilation, groups, /*transposed=*/false);
+  Value matrix =
+      buildFilterMatrix(b, loc, filter, filterMap, filterShape, groups);
+  return buildContraction(b, loc, matrix, col, /*transposeLhs=*/false,
+                          /*transposeRhs=*/false, accType,
+                          /*batched=*/groups != 1);
+}
+
+/// The NCHW result [N, F, OH, OW] (`outputShape`) of a convolution with
+/// `groups` groups from its accumulator `acc` (buildConv2D): one generic
+/// that reads it transposed, adds `bias` [F] (if any) in the accumulator's
+/// type and rounds once to `resultElementType`.
+Value buildConvResult(OpBuilder &b, Location loc, Value acc, Value bias,
+                      int64_t groups, ArrayRef<int64_t> outputShape,
+                      Type resultElementType) {
+  auto accType = cast<RankedTensorType>(acc.getType());
+  int64_t batch = outputShape[0], groupFilters = outputShape[1] / groups;
+  int64_t height = outputShape[2], width = outputShape[3];
+  MLIRContext *context = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  // Loops (n, [g,] f, oh, ow) over the result ([N, G, F/G, OH, OW] when
+  // grouped), the accumulator read at ([g,] f, (n, oh, ow)).
+  unsigned numLoops = groups == 1 ? 4 : 5;
+  AffineExpr n = d(0), oh = d(numLoops - 2), ow = d(numLoops - 1);
+  AffineExpr f = d(numLoops - 3);
+  AffineExpr pixel = (n * height + oh) * width + ow;
+  SmallVector<AffineExpr> accIndices;
+  if (groups != 1)
+    accIndices.push_back(d(1));
+  accIndices.append({f, pixel});
+  SmallVector<MappedOperand> inputs{
+      {acc, AffineMap::get(numLoops, 0, accIndices, context)}};
+  if (bias)
+    inputs.push_back(
+        {bias, AffineMap::get(numLoops, 0,
+                              {groups == 1 ? f : d(1) * groupFilters + f},
+                              context)});
+  SmallVector<int64_t> shape{batch};
+  if (groups != 1)
+    shape.push_back(groups);
+  shape.append({groupFilters, height, width});
+  Value result =
+      buildElementwise(
+          b, loc, inputs,
+          TypeRange{RankedTensorType::get(shape, resultElementType)},
+          [](OpBuilder &b, Location loc, ValueRange in,
+             ValueRange) -> SmallVector<Value> {
+            if (in.size() == 1)
+              return {in[0]};
+            return {arith::AddFOp::create(b, loc, in[0], in[1])};
+          },
+          accType.getElementType())
+          .front();
+  return reshapeTensor(b, loc, result, outputShape);
 }
 
 struct Conv2DOpLowering : OpConversionPattern<Conv2DOp> {
@@ -339,19 +510,16 @@ struct Conv2DOpLowering : OpConversionPattern<Conv2DOp> {
     Location loc = op.getLoc();
     auto resultType = op.getResult().getType();
     ArrayRef<int64_t> padding = op.getPadding();
+    SmallVector<int64_t> outputShape;
     Value acc = buildConv2D(
-        rewriter, loc, adaptor.getInput(), adaptor.getFilter(), op.getAccType(),
-        op.getStrides(), op.getDilation(), op.getGroups(), padding, padding);
-    Value result;
-    if (Value bias = adaptor.getBias())
-      result =
-          addBiasAndRound(rewriter, loc, acc, bias,
-                          AffineMap::get(4, 0, {rewriter.getAffineDimExpr(1)},
-                                         rewriter.getContext()),
-                          resultType.getElementType());
-    else
-      result = roundToResult(rewriter, loc, acc, resultType);
-    rewriter.replaceOp(op, result);
+        rewriter, loc, adaptor.getInput(), {1, 1}, adaptor.getFilter(),
+        rewriter.getMultiDimIdentityMap(4), op.getFilter().getType().getShape(),
+        op.getAccType(), op.getStrides(), op.getDilation(), op.getGroups(),
+        padding, padding, outputShape);
+    rewriter.replaceOp(op, buildConvResult(rewriter, loc, acc,
+                                           adaptor.getBias(), op.getGroups(),
+                                           outputShape,
+                                           resultType.getElementType()));
     return success();
   }
 };
@@ -371,20 +539,6 @@ struct Conv2DGradInputOpLowering : OpConversionPattern<Conv2DGradInputOp> {
     ArrayRef<int64_t> dilation = op.getDilation();
     int64_t groups = op.getGroups();
     ArrayRef<int64_t> gradShape = gradType.getShape();
-
-    // Dilate the gradient by the strides: zeros between its elements.
-    Value grad = adaptor.getGradOutput();
-    if (strides[0] > 1 || strides[1] > 1) {
-      SmallVector<int64_t> dilatedShape{gradShape[0], gradShape[1],
-                                        (gradShape[2] - 1) * strides[0] + 1,
-                                        (gradShape[3] - 1) * strides[1] + 1};
-      Value zeros = createZeroTensor(rewriter, loc, dilatedShape,
-                                     gradType.getElementType());
-      grad = tensor::InsertSliceOp::create(
-          rewriter, loc, grad, zeros, ValueRange{}, ValueRange{}, ValueRange{},
-          SmallVector<int64_t>(4, 0), gradShape,
-          SmallVector<int64_t>{1, 1, strides[0], strides[1]});
-    }
 
     // The filter flipped spatially with input and output channels swapped
     // within each group: w'[g·C/G + c, f, kh, kw] =
@@ -406,20 +560,10 @@ struct Conv2DGradInputOpLowering : OpConversionPattern<Conv2DGradInputOp> {
     AffineMap flipMap = AffineMap::get(
         4, 0, {sourceFilter, sourceChannel, kernelH - 1 - kh, kernelW - 1 - kw},
         context);
-    auto flippedType =
-        RankedTensorType::get({channels, groupFilters, kernelH, kernelW},
-                              filterType.getElementType());
-    Value flipped =
-        buildElementwise(
-            rewriter, loc, {{adaptor.getFilter(), flipMap}},
-            TypeRange{flippedType},
-            [](OpBuilder &, Location, ValueRange in,
-               ValueRange) -> SmallVector<Value> { return {in[0]}; },
-            filterType.getElementType())
-            .front();
 
-    // A stride-1 convolution with the dilation of the forward one; the
-    // padding makes its output exactly the input's spatial size.
+    // The gradient dilated by the strides (zeros between its elements) and
+    // padded so that a stride-1 convolution with the dilation of the forward
+    // one gives exactly the input's spatial size.
     SmallVector<int64_t> padLow, padHigh;
     for (int i = 0; i < 2; ++i) {
       int64_t kernel = filterType.getDimSize(2 + i);
@@ -427,13 +571,26 @@ struct Conv2DGradInputOpLowering : OpConversionPattern<Conv2DGradInputOp> {
       padHigh.push_back(resultType.getDimSize(2 + i) -
                         (gradShape[2 + i] - 1) * strides[i] - 1 + padding[i]);
     }
-    Value acc = buildConv2D(rewriter, loc, grad, flipped, op.getAccType(),
-                            {1, 1}, dilation, groups, padLow, padHigh);
-    rewriter.replaceOp(op, roundToResult(rewriter, loc, acc, resultType));
+    SmallVector<int64_t> outputShape;
+    Value acc = buildConv2D(rewriter, loc, adaptor.getGradOutput(), strides,
+                            adaptor.getFilter(), flipMap,
+                            {channels, groupFilters, kernelH, kernelW},
+                            op.getAccType(), {1, 1}, dilation, groups, padLow,
+                            padHigh, outputShape);
+    rewriter.replaceOp(op, buildConvResult(rewriter, loc, acc, Value(), groups,
+                                           outputShape,
+                                           resultType.getElementType()));
     return success();
   }
 };
 
+/// The filter gradient as one matrix product per group of the gradient and
+/// the transposed im2col of the padded input: dW[g][f][(c, kh, kw)] =
+/// Σ over (n, oh, ow) of dY[n, g·F/G + f, oh, ow] · col[g][(n, oh, ow)][(c,
+/// kh, kw)], summed in that order, n outermost, as the correlation loop nest
+/// (f, c, kh, kw, n, oh, ow) does. Both operands have the reduction
+/// outermost (dYᵀ·col), so the product is a row of outer products per
+/// reduction step.
 struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -442,61 +599,47 @@ struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = op.getResult().getType();
-    auto inputType = op.getInput().getType();
-    ArrayRef<int64_t> strides = op.getStrides();
+    auto gradType = op.getGradOutput().getType();
     ArrayRef<int64_t> padding = op.getPadding();
-    ArrayRef<int64_t> dilation = op.getDilation();
     int64_t groups = op.getGroups();
-    Type accType = op.getAccType();
+    ArrayRef<int64_t> gradShape = gradType.getShape();
+    int64_t batch = gradShape[0];
+    int64_t groupFilters = resultType.getDimSize(0) / groups;
+    int64_t pixels = batch * gradShape[2] * gradShape[3];
+    SmallVector<int64_t> kernel{resultType.getDimSize(2),
+                                resultType.getDimSize(3)};
 
-    Value input = adaptor.getInput();
-    if (padding[0] > 0 || padding[1] > 0) {
-      SmallVector<int64_t> shape(inputType.getShape());
-      shape[2] += 2 * padding[0];
-      shape[3] += 2 * padding[1];
-      SmallVector<OpFoldResult> pads{
-          rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
-          rewriter.getIndexAttr(padding[0]), rewriter.getIndexAttr(padding[1])};
-      input = tensor::PadOp::create(
-          rewriter, loc,
-          RankedTensorType::get(shape, inputType.getElementType()), input, pads,
-          pads,
-          createFloatConstant(rewriter, loc, inputType.getElementType(), 0.0));
-    }
+    Value input = buildPadded(rewriter, loc, adaptor.getInput(), {1, 1},
+                              padding, padding);
+    Value col = buildIm2Col(rewriter, loc, input, kernel,
+                            gradShape.drop_front(2), op.getStrides(),
+                            op.getDilation(), groups, /*transposed=*/true);
 
-    // Loops (f, c, kh, kw, n, oh, ow); the input channel of filter f is
-    // (f floordiv F/G)·C/G + c.
+    // dY [N, F, OH, OW] as [G, (n, oh, ow), F/G] (no G for one group).
     MLIRContext *context = rewriter.getContext();
     auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-    int64_t groupFilters = resultType.getDimSize(0) / groups;
-    int64_t groupChannels = resultType.getDimSize(1);
-    AffineExpr channel =
-        groups == 1 ? d(1) : d(0).floorDiv(groupFilters) * groupChannels + d(1);
-    AffineMap gradMap = AffineMap::get(7, 0, {d(4), d(0), d(5), d(6)}, context);
-    AffineMap inputMap =
-        AffineMap::get(7, 0,
-                       {d(4), channel, d(5) * strides[0] + d(2) * dilation[0],
-                        d(6) * strides[1] + d(3) * dilation[1]},
-                       context);
-    AffineMap outputMap =
-        AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, context);
-    Value init =
-        createZeroTensor(rewriter, loc, resultType.getShape(), accType);
-    SmallVector<utils::IteratorType> iterators(4,
-                                               utils::IteratorType::parallel);
-    iterators.append(3, utils::IteratorType::reduction);
-    Value acc =
-        buildGeneric(rewriter, loc,
-                     {{adaptor.getGradOutput(), gradMap}, {input, inputMap}},
-                     {{init, outputMap}}, iterators, accType,
-                     [](OpBuilder &b, Location loc, ValueRange in,
-                        ValueRange out) -> SmallVector<Value> {
-                       Value product =
-                           arith::MulFOp::create(b, loc, in[0], in[1]);
-                       return {arith::AddFOp::create(b, loc, out[0], product)};
-                     })
-            .front();
-    rewriter.replaceOp(op, roundToResult(rewriter, loc, acc, resultType));
+    AffineMap gradMap = AffineMap::get(
+        5, 0, {d(1), d(0) * groupFilters + d(4), d(2), d(3)}, context);
+    Value gradT = buildCopy(
+        rewriter, loc, adaptor.getGradOutput(), gradMap,
+        {groups, batch, gradShape[2], gradShape[3], groupFilters});
+    SmallVector<int64_t> gradMatrixShape;
+    if (groups != 1)
+      gradMatrixShape.push_back(groups);
+    gradMatrixShape.append({pixels, groupFilters});
+    gradT = buildFusionBarrier(
+        rewriter, loc, reshapeTensor(rewriter, loc, gradT, gradMatrixShape));
+
+    Value acc = buildContraction(rewriter, loc, gradT, col,
+                                 /*transposeLhs=*/true, /*transposeRhs=*/false,
+                                 op.getAccType(), /*batched=*/groups != 1);
+    auto accType = cast<RankedTensorType>(acc.getType());
+    Value result = roundToResult(
+        rewriter, loc, acc,
+        RankedTensorType::get(accType.getShape(), resultType.getElementType()));
+    result = buildFusionBarrier(rewriter, loc, result);
+    rewriter.replaceOp(
+        op, reshapeTensor(rewriter, loc, result, resultType.getShape()));
     return success();
   }
 };

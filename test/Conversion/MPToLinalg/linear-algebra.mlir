@@ -1,5 +1,6 @@
 // Matmul-likes and convolutions: one named linalg op with inputs in their
-// storage type and the accumulator in acc_type, then one rounding generic.
+// storage type and the accumulator in acc_type, then one rounding generic
+// (convolutions: im2col first, and the rounding generic reads NCHW).
 // RUN: mp-opt %s --convert-mp-to-linalg -split-input-file | FileCheck %s
 
 // CHECK-DAG: #[[$MK:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
@@ -166,23 +167,43 @@ func.func @linear_f32_no_bias(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>) -
 
 // -----
 
-// conv2d: zero padding with tensor.pad, linalg.conv_2d_nchw_fchw into f32,
-// bias (per output channel) added and rounded once.
-// CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// conv2d: the zero padding by one generic that scatters the input into a
+// zero tensor (output map (n, c, h + 1, w + 1); the payload reads the zero
+// it replaces, so the fill stays), im2col by a copying generic with an affine input map into
+// [C·KH·KW] x [N·OH·OW], reshaped behind bufferization.alloc_tensor copy
+// (no reshape propagation into the product), the filter as [F, C·KH·KW],
+// one linalg.matmul into f32, then one generic reading the product
+// transposed to NCHW, adding the bias and rounding once.
+// CHECK-DAG: #[[$COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d1, d5 * 2 + d2, d6 * 2 + d3)>
+// CHECK-DAG: #[[$ID7:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+// CHECK-DAG: #[[$FMAT:.*]] = affine_map<(d0, d1) -> (d0, d1 floordiv 9, (d1 floordiv 3) mod 3, d1 mod 3)>
+// CHECK-DAG: #[[$NCHW:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, (d0 * 16 + d2) * 16 + d3)>
 // CHECK-DAG: #[[$CHAN:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$SCATTER:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>
 // CHECK-LABEL: func.func @conv2d(
 // CHECK-SAME:    %[[X:.*]]: tensor<8x3x32x32xf16>, %[[W:.*]]: tensor<16x3x3x3xf16>, %[[B:.*]]: tensor<16xf16>)
-// CHECK:         %[[PADZERO:.*]] = arith.constant 0.000000e+00 : f16
-// CHECK:         %[[PAD:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
-// CHECK:           tensor.yield %[[PADZERO]] : f16
-// CHECK:         } : tensor<8x3x32x32xf16> to tensor<8x3x34x34xf16>
-// CHECK:         %[[CONV:.*]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
-// CHECK-SAME:      ins(%[[PAD]], %[[W]] : tensor<8x3x34x34xf16>, tensor<16x3x3x3xf16>) outs(%{{.*}} : tensor<8x16x16x16xf32>)
-// CHECK:         linalg.generic {indexing_maps = [#[[$ID4]], #[[$CHAN]], #[[$ID4]]]
-// CHECK-SAME:      ins(%[[CONV]], %[[B]] : tensor<8x16x16x16xf32>, tensor<16xf16>) outs(%{{.*}} : tensor<8x16x16x16xf16>)
+// CHECK:         %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<8x3x34x34xf16>
+// CHECK:         %[[PAD:.*]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$SCATTER]]]
+// CHECK-SAME:      ins(%[[X]] : tensor<8x3x32x32xf16>) outs(%[[ZEROS]] : tensor<8x3x34x34xf16>)
+// CHECK:           ^bb0(%[[IN:.*]]: f16, %[[OUT:.*]]: f16):
+// CHECK-NEXT:        %[[SUM:.*]] = arith.addf %[[IN]], %[[OUT]] : f16
+// CHECK-NEXT:        %[[ORD:.*]] = arith.cmpf ord, %[[IN]], %[[IN]] : f16
+// CHECK-NEXT:        %[[V:.*]] = arith.select %[[ORD]], %[[IN]], %[[SUM]] : f16
+// CHECK-NEXT:        linalg.yield %[[V]] : f16
+// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$COL]], #[[$ID7]]]
+// CHECK-SAME:      ins(%[[PAD]] : tensor<8x3x34x34xf16>) outs(%{{.*}} : tensor<1x3x3x3x8x16x16xf16>)
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %[[COL]] {{\[}}[0, 1, 2, 3], [4, 5, 6]] : tensor<1x3x3x3x8x16x16xf16> into tensor<27x2048xf16>
+// CHECK:         %[[BARRIER:.*]] = bufferization.alloc_tensor() copy(%[[FLAT]]) : tensor<27x2048xf16>
+// CHECK:         %[[FILTER:.*]] = linalg.generic {indexing_maps = [#[[$FMAT]], {{.*}}]
+// CHECK-SAME:      ins(%[[W]] : tensor<16x3x3x3xf16>) outs(%{{.*}} : tensor<16x27xf16>)
+// CHECK:         %[[MM:.*]] = linalg.matmul ins(%[[FILTER]], %[[BARRIER]] : tensor<16x27xf16>, tensor<27x2048xf16>) outs(%{{.*}} : tensor<16x2048xf32>)
+// CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[$NCHW]], #[[$CHAN]], {{.*}}]
+// CHECK-SAME:      ins(%[[MM]], %[[B]] : tensor<16x2048xf32>, tensor<16xf16>) outs(%{{.*}} : tensor<8x16x16x16xf16>)
 // CHECK:           arith.extf %{{.*}} : f16 to f32
 // CHECK:           arith.addf
 // CHECK:           arith.truncf %{{.*}} : f32 to f16
+// CHECK:         return %[[R]]
 func.func @conv2d(%x: tensor<8x3x32x32xf16>, %w: tensor<16x3x3x3xf16>, %b: tensor<16xf16>) -> tensor<8x16x16x16xf16> {
   %0 = mp.conv2d %x, %w, %b acc(f32) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<8x3x32x32xf16>, tensor<16x3x3x3xf16>, tensor<16xf16>) -> tensor<8x16x16x16xf16>
   return %0 : tensor<8x16x16x16xf16>
@@ -190,15 +211,25 @@ func.func @conv2d(%x: tensor<8x3x32x32xf16>, %w: tensor<16x3x3x3xf16>, %b: tenso
 
 // -----
 
-// Grouped: input [N, G, C/G, H, W] and filter [G, F/G, C/G, KH, KW] for
-// linalg.conv_2d_ngchw_gfchw, the result collapsed back to NCHW.
+// Grouped (dilation 2, no padding: no padding generic): im2col per group
+// [G, C/G·KH·KW, N·OH·OW], the filter [G, F/G, C/G·KH·KW], one
+// linalg.batch_matmul over the groups, the result [N, G, F/G, OH, OW]
+// collapsed to NCHW.
+// CHECK-DAG: #[[$GCOL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0 * 2 + d1, d5 + d2 * 2, d6 + d3 * 2)>
+// CHECK-DAG: #[[$GFMAT:.*]] = affine_map<(d0, d1, d2) -> (d0 * 3 + d1, d2 floordiv 9, (d2 floordiv 3) mod 3, d2 mod 3)>
+// CHECK-DAG: #[[$GOUT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, (d0 * 4 + d3) * 4 + d4)>
 // CHECK-LABEL: func.func @conv2d_grouped(
 // CHECK-SAME:    %[[X:.*]]: tensor<1x4x8x8xf32>, %[[W:.*]]: tensor<6x2x3x3xf32>)
-// CHECK:         %[[GX:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2], [3], [4]] output_shape [1, 2, 2, 8, 8]
-// CHECK:         %[[GW:.*]] = tensor.expand_shape %[[W]] {{\[}}[0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3]
-// CHECK:         %[[CONV:.*]] = linalg.conv_2d_ngchw_gfchw {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-// CHECK-SAME:      ins(%[[GX]], %[[GW]] : tensor<1x2x2x8x8xf32>, tensor<2x3x2x3x3xf32>) outs(%{{.*}} : tensor<1x2x3x4x4xf32>)
-// CHECK:         %[[R:.*]] = tensor.collapse_shape %[[CONV]] {{\[}}[0], [1, 2], [3], [4]] : tensor<1x2x3x4x4xf32> into tensor<1x6x4x4xf32>
+// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$GCOL]], {{.*}}]
+// CHECK-SAME:      ins(%[[X]] : tensor<1x4x8x8xf32>) outs(%{{.*}} : tensor<2x2x3x3x1x4x4xf32>)
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %[[COL]] {{\[}}[0], [1, 2, 3], [4, 5, 6]] : tensor<2x2x3x3x1x4x4xf32> into tensor<2x18x16xf32>
+// CHECK:         %[[BARRIER:.*]] = bufferization.alloc_tensor() copy(%[[FLAT]])
+// CHECK:         %[[FILTER:.*]] = linalg.generic {indexing_maps = [#[[$GFMAT]], {{.*}}]
+// CHECK-SAME:      outs(%{{.*}} : tensor<2x3x18xf32>)
+// CHECK:         %[[MM:.*]] = linalg.batch_matmul ins(%[[FILTER]], %[[BARRIER]] : tensor<2x3x18xf32>, tensor<2x18x16xf32>) outs(%{{.*}} : tensor<2x3x16xf32>)
+// CHECK:         %[[OUT:.*]] = linalg.generic {indexing_maps = [#[[$GOUT]], {{.*}}]
+// CHECK-SAME:      ins(%[[MM]] : tensor<2x3x16xf32>) outs(%{{.*}} : tensor<1x2x3x4x4xf32>)
+// CHECK:         %[[R:.*]] = tensor.collapse_shape %[[OUT]] {{\[}}[0], [1, 2], [3], [4]] : tensor<1x2x3x4x4xf32> into tensor<1x6x4x4xf32>
 // CHECK:         return %[[R]]
 func.func @conv2d_grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x6x4x4xf32> {
   %0 = mp.conv2d %x, %w acc(f32) {dilation = array<i64: 2, 2>, groups = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x4x4xf32>
@@ -207,22 +238,24 @@ func.func @conv2d_grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> t
 
 // -----
 
-// The transposed convolution: the gradient dilated by the strides into
-// zeros, the filter flipped with its channels swapped, a stride-1
-// convolution over the padded gradient.
-// CHECK-DAG: #[[$FLIP:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, -d2 + 2, -d3 + 2)>
-// CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// The transposed convolution: one scattering generic dilates the gradient
+// by the strides and pads it (output map (n, f, 2·h + 1, 2·w + 1)); the filter matrix reads the forward filter flipped with its channels
+// swapped; a stride-1 im2col and linalg.matmul follow.
+// CHECK-DAG: #[[$FLIP:.*]] = affine_map<(d0, d1) -> (d1 floordiv 9, d0, -((d1 floordiv 3) mod 3) + 2, -(d1 mod 3) + 2)>
+// CHECK-DAG: #[[$DILATE:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2 + 1, d3 * 2 + 1)>
 // CHECK-LABEL: func.func @conv2d_grad_input(
 // CHECK-SAME:    %[[DY:.*]]: tensor<8x16x16x16xf32>, %[[W:.*]]: tensor<16x3x3x3xf32>)
-// CHECK:         %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<8x16x31x31xf32>
-// CHECK:         %[[DIL:.*]] = tensor.insert_slice %[[DY]] into %[[ZEROS]][0, 0, 0, 0] [8, 16, 16, 16] [1, 1, 2, 2]
-// CHECK:         %[[FLIPPED:.*]] = linalg.generic {indexing_maps = [#[[$FLIP]], #[[$ID4]]]
-// CHECK-SAME:      ins(%[[W]] : tensor<16x3x3x3xf32>) outs(%{{.*}} : tensor<3x16x3x3xf32>)
-// CHECK:         %[[PAD:.*]] = tensor.pad %[[DIL]] low[0, 0, 1, 1] high[0, 0, 2, 2]
-// CHECK:         } : tensor<8x16x31x31xf32> to tensor<8x16x34x34xf32>
-// CHECK:         %[[CONV:.*]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-// CHECK-SAME:      ins(%[[PAD]], %[[FLIPPED]] : tensor<8x16x34x34xf32>, tensor<3x16x3x3xf32>) outs(%{{.*}} : tensor<8x3x32x32xf32>)
-// CHECK:         return %[[CONV]]
+// CHECK:         %[[DIL:.*]] = linalg.generic {indexing_maps = [{{.*}}, #[[$DILATE]]]
+// CHECK-SAME:      ins(%[[DY]] : tensor<8x16x16x16xf32>) outs(%{{.*}} : tensor<8x16x34x34xf32>)
+// CHECK:         %[[COL:.*]] = linalg.generic
+// CHECK-SAME:      ins(%[[DIL]] : tensor<8x16x34x34xf32>) outs(%{{.*}} : tensor<1x16x3x3x8x32x32xf32>)
+// CHECK:         %[[BARRIER:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<144x8192xf32>
+// CHECK:         %[[FILTER:.*]] = linalg.generic {indexing_maps = [#[[$FLIP]], {{.*}}]
+// CHECK-SAME:      ins(%[[W]] : tensor<16x3x3x3xf32>) outs(%{{.*}} : tensor<3x144xf32>)
+// CHECK:         %[[MM:.*]] = linalg.matmul ins(%[[FILTER]], %[[BARRIER]] : tensor<3x144xf32>, tensor<144x8192xf32>)
+// CHECK:         %[[R:.*]] = linalg.generic
+// CHECK-SAME:      ins(%[[MM]] : tensor<3x8192xf32>) outs(%{{.*}} : tensor<8x3x32x32xf32>)
+// CHECK:         return %[[R]]
 func.func @conv2d_grad_input(%dy: tensor<8x16x16x16xf32>, %w: tensor<16x3x3x3xf32>) -> tensor<8x3x32x32xf32> {
   %0 = mp.conv2d_grad_input %dy, %w acc(f32) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<8x16x16x16xf32>, tensor<16x3x3x3xf32>) -> tensor<8x3x32x32xf32>
   return %0 : tensor<8x3x32x32xf32>
@@ -230,14 +263,15 @@ func.func @conv2d_grad_input(%dy: tensor<8x16x16x16xf32>, %w: tensor<16x3x3x3xf3
 
 // -----
 
-// Grouped: output channel co of the transposed filter reads filter
-// (co floordiv C/G)·F/G + f, channel co mod C/G.
-// CHECK-DAG: #[[$GFLIP:.*]] = affine_map<(d0, d1, d2, d3) -> ((d0 floordiv 2) * 3 + d1, d0 mod 2, -d2 + 2, -d3)>
+// Grouped: row co of group g of the transposed filter reads filter
+// g·F/G + f, channel co, flipped.
+// CHECK-DAG: #[[$GFLIP:.*]] = affine_map<(d0, d1, d2) -> ((d0 + d1 floordiv 2) * 3 + d2 floordiv 3, d1 mod 2, -(d2 mod 3) + 2, 0)>
 // CHECK-LABEL: func.func @conv2d_grad_input_grouped(
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<1x6x10x8xf32>)
 // CHECK:         linalg.generic {indexing_maps = [#[[$GFLIP]], {{.*}}]
-// CHECK-SAME:      ins(%{{.*}} : tensor<6x2x3x1xf32>) outs(%{{.*}} : tensor<4x3x3x1xf32>)
-// CHECK:         linalg.conv_2d_ngchw_gfchw
-// CHECK-SAME:      tensor<1x2x3x10x8xf32>, tensor<2x2x3x3x1xf32>) outs(%{{.*}} : tensor<1x2x2x8x8xf32>)
+// CHECK-SAME:      ins(%{{.*}} : tensor<6x2x3x1xf32>) outs(%{{.*}} : tensor<2x2x9xf32>)
+// CHECK:         linalg.batch_matmul
+// CHECK-SAME:      tensor<2x2x9xf32>, tensor<2x9x64xf32>) outs(%{{.*}} : tensor<2x2x64xf32>)
 func.func @conv2d_grad_input_grouped(%dy: tensor<1x6x8x8xf32>, %w: tensor<6x2x3x1xf32>) -> tensor<1x4x8x8xf32> {
   %0 = mp.conv2d_grad_input %dy, %w acc(f32) {padding = array<i64: 1, 0>, groups = 2 : i64} : (tensor<1x6x8x8xf32>, tensor<6x2x3x1xf32>) -> tensor<1x4x8x8xf32>
   return %0 : tensor<1x4x8x8xf32>
@@ -245,26 +279,29 @@ func.func @conv2d_grad_input_grouped(%dy: tensor<1x6x8x8xf32>, %w: tensor<6x2x3x
 
 // -----
 
-// Filter gradient: one generic correlating the padded input with the
-// gradient; loops (f, c, kh, kw, n, oh, ow), the input channel of filter f
-// in group f floordiv F/G.
-// CHECK-DAG: #[[$DY:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0, d5, d6)>
-// CHECK-DAG: #[[$XP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, (d0 floordiv 8) * 2 + d1, d5 * 2 + d2, d6 * 2 + d3)>
-// CHECK-DAG: #[[$DW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// Filter gradient: the padded input's transposed im2col [G, N·OH·OW,
+// C/G·KH·KW] and the gradient transposed to [G, N·OH·OW, F/G], both behind
+// barriers, one linalg.batch_matmul reducing over the pixels (the first
+// dimension of both: dYᵀ·col) into f32, rounded once, reshaped to FCHW.
+// CHECK-DAG: #[[$TCOL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d0 * 2 + d4, d2 * 2 + d5, d3 * 2 + d6)>
+// CHECK-DAG: #[[$DYT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d0 * 8 + d4, d2, d3)>
+// CHECK-DAG: #[[$KM:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
+// CHECK-DAG: #[[$KN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
 // CHECK-LABEL: func.func @conv2d_grad_filter(
 // CHECK-SAME:    %[[DY:.*]]: tensor<8x16x16x16xf16>, %[[X:.*]]: tensor<8x4x32x32xf16>)
-// CHECK:         %[[PAD:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
-// CHECK:         %[[ACC:.*]] = linalg.fill {{.*}} -> tensor<16x2x3x3xf32>
-// CHECK:         %[[DW:.*]] = linalg.generic {indexing_maps = [#[[$DY]], #[[$XP]], #[[$DW]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
-// CHECK-SAME:      ins(%[[DY]], %[[PAD]] : tensor<8x16x16x16xf16>, tensor<8x4x34x34xf16>) outs(%[[ACC]] : tensor<16x2x3x3xf32>)
-// CHECK:         ^bb0(%[[G:.*]]: f16, %[[XV:.*]]: f16, %[[OUT:.*]]: f32):
-// CHECK-NEXT:      %[[G32:.*]] = arith.extf %[[G]] : f16 to f32
-// CHECK-NEXT:      %[[X32:.*]] = arith.extf %[[XV]] : f16 to f32
-// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[G32]], %[[X32]] : f32
-// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[OUT]], %[[P]] : f32
-// CHECK-NEXT:      linalg.yield %[[S]] : f32
-// CHECK:         linalg.generic {{.*}} ins(%[[DW]] : tensor<16x2x3x3xf32>) outs(%{{.*}} : tensor<16x2x3x3xf16>)
+// CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8x4x34x34xf16>)
+// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$TCOL]], {{.*}}]
+// CHECK-SAME:      ins(%[[PAD]] : tensor<8x4x34x34xf16>) outs(%{{.*}} : tensor<2x8x16x16x2x3x3xf16>)
+// CHECK:         %[[COLB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x2048x18xf16>
+// CHECK:         %[[DYT:.*]] = linalg.generic {indexing_maps = [#[[$DYT]], {{.*}}]
+// CHECK-SAME:      ins(%[[DY]] : tensor<8x16x16x16xf16>) outs(%{{.*}} : tensor<2x8x16x16x8xf16>)
+// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x2048x8xf16>
+// CHECK:         %[[DW:.*]] = linalg.batch_matmul indexing_maps = [#[[$KM]], #[[$KN]], {{.*}}]
+// CHECK-SAME:      ins(%[[DYB]], %[[COLB]] : tensor<2x2048x8xf16>, tensor<2x2048x18xf16>) outs(%{{.*}} : tensor<2x8x18xf32>)
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[DW]] : tensor<2x8x18xf32>) outs(%{{.*}} : tensor<2x8x18xf16>)
 // CHECK:           arith.truncf %{{.*}} : f32 to f16
+// CHECK:         bufferization.alloc_tensor() copy(%[[R]]) : tensor<2x8x18xf16>
+// CHECK:         tensor.expand_shape {{.*}} into tensor<16x2x3x3xf16>
 func.func @conv2d_grad_filter(%dy: tensor<8x16x16x16xf16>, %x: tensor<8x4x32x32xf16>) -> tensor<16x2x3x3xf16> {
   %0 = mp.conv2d_grad_filter %dy, %x acc(f32) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>, groups = 2 : i64} : (tensor<8x16x16x16xf16>, tensor<8x4x32x32xf16>) -> tensor<16x2x3x3xf16>
   return %0 : tensor<16x2x3x3xf16>

@@ -20,7 +20,7 @@
 // CHECK-SAME: %[[WV:[^:]*]]: tensor<64x64xf32> {mp.param}, %[[BV:[^:]*]]: tensor<64xf32> {mp.param}, %[[WO:[^:]*]]: tensor<64x64xf32> {mp.param}, %[[BO:[^:]*]]: tensor<64xf32> {mp.param},
 // CHECK-SAME: %[[LN2W:[^:]*]]: tensor<64xf32> {mp.param}, %[[LN2B:[^:]*]]: tensor<64xf32> {mp.param}, %[[W1:[^:]*]]: tensor<256x64xf32> {mp.param}, %[[B1:[^:]*]]: tensor<256xf32> {mp.param},
 // CHECK-SAME: %[[W2:[^:]*]]: tensor<64x256xf32> {mp.param}, %[[B2:[^:]*]]: tensor<64xf32> {mp.param}, %[[WH:[^:]*]]: tensor<512x64xf32> {mp.param},
-// CHECK-SAME: %[[STEP:[^:]*]]: tensor<i64> {mp.state = "step"}, %[[IDS:[^:]*]]: tensor<2x16xi64>, %[[LABELS:[^:]*]]: tensor<32xi64>)
+// CHECK-SAME: %[[STEP:[^:]*]]: tensor<i64> {mp.state = "step"}, %[[IDS:[^:]*]]: tensor<2x16xi64>, %[[LABELS:[^:]*]]: tensor<2x16xi64>)
 // CHECK-SAME: -> (tensor<f32> {mp.loss}, tensor<512x64xf32> {mp.updates = 0 : i64},
 // CHECK-NEXT: %[[WQH:.*]] = mp.cast %[[WQ]] : tensor<64x64xf32> to tensor<64x64xf16>
 // CHECK-NEXT: %[[BQH:.*]] = mp.cast %[[BQ]] : tensor<64xf32> to tensor<64xf16>
@@ -64,7 +64,8 @@
 // CHECK-NEXT: %[[X2H:.*]] = mp.cast %[[X2]] : tensor<2x16x64xf32> to tensor<2x16x64xf16>
 // CHECK-NEXT: %[[L3:.*]] = mp.linear %[[X2H]], %[[WHH]] acc(f32) : (tensor<2x16x64xf16>, tensor<512x64xf16>) -> tensor<2x16x512xf32>
 // CHECK-NEXT: %[[L:.*]] = mp.reshape %[[L3]] : tensor<2x16x512xf32> to tensor<32x512xf32>
-// CHECK-NEXT: %[[LOSS:.*]] = mp.cross_entropy %[[L]], %[[LABELS]] : tensor<32x512xf32>, tensor<32xi64>
+// CHECK-NEXT: %[[T:.*]] = mp.reshape %[[LABELS]] : tensor<2x16xi64> to tensor<32xi64>
+// CHECK-NEXT: %[[LOSS:.*]] = mp.cross_entropy %[[L]], %[[T]] : tensor<32x512xf32>, tensor<32xi64>
 // CHECK-NEXT: %[[G:.*]]:18 = mp.grad %[[LOSS]] wrt %[[TOK]], %[[LN1W]], %[[LN1B]], %[[WQ]], %[[BQ]], %[[WK]], %[[BK]], %[[WV]], %[[BV]], %[[WO]], %[[BO]], %[[LN2W]], %[[LN2B]], %[[W1]], %[[B1]], %[[W2]], %[[B2]], %[[WH]] : tensor<f32>, tensor<512x64xf32>,
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant dense<1> : tensor<i64>
 // CHECK-NEXT: %[[STEP1:.*]] = arith.addi %[[STEP]], %[[ONE]] : tensor<i64>

@@ -134,7 +134,7 @@
 // TB-STATS-NEXT: mp.matmul                , 14
 // TB-STATS-NEXT: mp.mul                   , 2
 // TB-STATS-NEXT: mp.reduce_sum            , 6
-// TB-STATS-NEXT: mp.reshape               , 31
+// TB-STATS-NEXT: mp.reshape               , 32
 // TB-STATS-NEXT: mp.softmax               , 1
 // TB-STATS-NEXT: mp.softmax_grad          , 1
 // TB-STATS-NEXT: mp.transpose             , 8

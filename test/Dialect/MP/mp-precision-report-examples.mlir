@@ -48,7 +48,7 @@
 // TB32-NEXT: parameter copies 0 0 0
 // TB32-NEXT: gradients 462080 0 462080
 // TB32-NEXT: optimizer state 924160 8 924168
-// TB32-NEXT: activations 376836 0 376836
+// TB32-NEXT: activations 376836 256 377092
 
 // TB16: casts: 15
 // TB16-NEXT: f32 -> f16: 15
@@ -58,4 +58,4 @@
 // TB16-NEXT: parameter copies 164736 0 0 164736
 // TB16-NEXT: gradients 0 462080 0 462080
 // TB16-NEXT: optimizer state 0 924160 8 924168
-// TB16-NEXT: activations 98304 212996 0 311300
+// TB16-NEXT: activations 98304 212996 256 311556

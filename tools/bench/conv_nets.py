@@ -1,0 +1,162 @@
+#!/usr/bin/python3
+"""ms/step of two convolutional nets trained by mixedprec.torch.Trainer (the
+CPU pipeline, in process, one thread) against PyTorch eager on one thread,
+in one run, on the same initial weights and batches (batch 32, 1x28x28
+images, 10 classes, cross entropy, Adam lr 1e-3):
+
+  small-cnn   conv 3x3 1->8, ReLU, conv 3x3 stride 2 8->16, ReLU,
+              conv 3x3 stride 2 16->16, ReLU, flatten, linear 784->10
+              (padding 1 everywhere)
+  resnet      conv 3x3 1->16, BN, ReLU; two residual blocks (conv-BN-ReLU-
+              conv-BN, + identity, ReLU) at 16 channels on 28x28; a block
+              with stride 2 to 32 channels (1x1 stride-2 projection) on
+              14x14; global average pool; linear 32->10
+  depthwise   conv 3x3 1->16, ReLU; depthwise 3x3 (groups 16), ReLU;
+              pointwise 1x1 16->32, ReLU; depthwise 3x3 stride 2 (groups
+              32), ReLU; flatten; linear 6272->10 (mobilenet-style)
+
+    PYTHONPATH=build/python_packages tools/bench/conv_nets.py \\
+        [--models small-cnn,resnet,depthwise] [--steps N] [--modes fp32,bf16]
+        [--cpu-pipeline-options=...]
+
+Each row: our ms/step, PyTorch's, PyTorch's time over ours (the step-rate
+ratio, > 1 when we are faster), the largest relative loss difference over
+the steps, and the Trainer's compile seconds. Prints figures, never asserts.
+"""
+
+import argparse
+import copy
+import os
+import platform
+import time
+import warnings
+
+import torch
+import torch.nn as nn
+
+import mixedprec.torch as mpt
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def small_cnn():
+    return nn.Sequential(
+        nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(),
+        nn.Conv2d(8, 16, 3, stride=2, padding=1), nn.ReLU(),
+        nn.Conv2d(16, 16, 3, stride=2, padding=1), nn.ReLU(),
+        nn.Flatten(), nn.Linear(16 * 7 * 7, 10))
+
+
+class Residual(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.relu = nn.ReLU()
+        self.project = None
+        if stride != 1 or cin != cout:
+            self.project = nn.Sequential(
+                nn.Conv2d(cin, cout, 1, stride=stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = self.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        return self.relu(y + (x if self.project is None else self.project(x)))
+
+
+def resnet():
+    return nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU(),
+        Residual(16, 16, 1), Residual(16, 16, 1), Residual(16, 32, 2),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 10))
+
+
+def depthwise():
+    return nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(),
+        nn.Conv2d(16, 16, 3, padding=1, groups=16), nn.ReLU(),
+        nn.Conv2d(16, 32, 1), nn.ReLU(),
+        nn.Conv2d(32, 32, 3, stride=2, padding=1, groups=32), nn.ReLU(),
+        nn.Flatten(), nn.Linear(32 * 14 * 14, 10))
+
+
+MODELS = {"small-cnn": small_cnn, "resnet": resnet, "depthwise": depthwise}
+BATCH = 32
+
+
+def bench(name, mode, steps, cpu_options):
+    torch.manual_seed(0)
+    model = MODELS[name]().train()
+    reference = copy.deepcopy(model)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    ref_optimizer = torch.optim.Adam(reference.parameters(), lr=1e-3)
+    loss_fn = nn.CrossEntropyLoss()
+    generator = torch.Generator().manual_seed(1)
+    batches = [(torch.randn(BATCH, 1, 28, 28, generator=generator),
+                torch.randint(0, 10, (BATCH,), generator=generator))
+               for _ in range(steps + 1)]
+    start = time.time()
+    step = mpt.import_train_step(model, *batches[0], loss_fn, optimizer)
+    trainer = mpt.Trainer(step, compute_type="bf16" if mode == "bf16" else "f32",
+                          cpu_pipeline_options=cpu_options)
+    compile_seconds = time.time() - start
+
+    def torch_step(x, y):
+        ref_optimizer.zero_grad()
+        if mode == "bf16":
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                loss = loss_fn(reference(x).float(), y)
+        else:
+            loss = loss_fn(reference(x), y)
+        loss.backward()
+        ref_optimizer.step()
+        return float(loss)
+
+    ours = theirs = 0.0
+    worst = 0.0
+    for i, (x, y) in enumerate(batches):
+        t0 = time.perf_counter()
+        loss = trainer.step(x, y)["loss"]
+        t1 = time.perf_counter()
+        ref = torch_step(x, y)
+        t2 = time.perf_counter()
+        worst = max(worst, abs(loss - ref) / abs(ref))
+        if i > 0:  # the first step is a warm-up
+            ours += t1 - t0
+            theirs += t2 - t1
+    ours, theirs = ours / steps * 1e3, theirs / steps * 1e3
+    print(f"{name:10s} {mode:5s} {ours:9.2f} {theirs:9.2f} {theirs / ours:7.2f}x "
+          f"{worst:10.1e} {compile_seconds:9.1f}", flush=True)
+
+
+def main():
+    warnings.filterwarnings("ignore", category=UserWarning)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--models", default="small-cnn,resnet,depthwise")
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--modes", default="fp32")
+    parser.add_argument("--cpu-pipeline-options", default="")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; torch {torch.__version__}, "
+          f"{torch.get_num_threads()} thread")
+    print(f"{'model':10s} {'mode':5s} {'ms/step':>9s} {'torch':>9s} {'rate':>8s} "
+          f"{'loss diff':>10s} {'compile s':>9s}")
+    for name in args.models.split(","):
+        for mode in args.modes.split(","):
+            bench(name, mode, args.steps, args.cpu_pipeline_options)
+
+
+if __name__ == "__main__":
+    main()
