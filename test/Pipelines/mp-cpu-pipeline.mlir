@@ -1,6 +1,6 @@
 // RUN: mp-opt %s -mp-cpu-pipeline | FileCheck %s
 // RUN: mp-opt %s -mp-cpu-pipeline="vectorize=false" | FileCheck %s --check-prefix=LOOPS
-// RUN: mp-opt %s -mp-cpu-pipeline="matmul-tile-sizes=4,8,8 dot-tile-sizes=2,2,8 tile-sizes=4,16" | FileCheck %s --check-prefix=SIZES
+// RUN: mp-opt %s -mp-cpu-pipeline="matmul-tile-sizes=2,8,1 tile-sizes=4,16" | FileCheck %s --check-prefix=SIZES
 
 // mp-cpu-pipeline lowers an mp train step (after the mixed-precision passes:
 // here an f16 linear layer, its explicit backward and SGD) to the LLVM
@@ -15,9 +15,13 @@
 // CHECK-SAME:      arg_attrs = [{mp.param}, {}, {}, {}],
 // CHECK-SAME:      function_type = (tensor<16x64xf32>, tensor<8x64xf32>, tensor<8x16xf32>, tensor<f32>) -> (tensor<f32>, tensor<16x64xf32>),
 // CHECK-SAME:      res_attrs = [{mp.loss}, {mp.updates = 0 : i64}]}}
-// The f16 rounding of the forward survives as a conversion to half.
+// The f16 rounding of the forward survives as a conversion to half; the
+// contractions multiply and add rows of 16 as separate operations (no FMA,
+// so the bits are those of the scalar loops).
 // CHECK:         llvm.fptrunc %{{.*}} : vector<{{[0-9]+}}xf32> to vector<{{[0-9]+}}xf16>
-// CHECK:         llvm.intr.fmuladd(%{{.*}}) : (vector<{{[0-9]+}}xf32>, vector<{{[0-9]+}}xf32>, vector<{{[0-9]+}}xf32>) -> vector<{{[0-9]+}}xf32>
+// CHECK:         llvm.fmul %{{.*}} : vector<16xf32>
+// CHECK:         llvm.fadd %{{.*}} : vector<16xf32>
+// CHECK-NOT:     llvm.intr.fmuladd
 // CHECK-LABEL: llvm.func @_mlir_ciface_step(
 // CHECK-SAME:    %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK-SAME:    attributes {llvm.emit_c_interface, mp.signature =
@@ -34,7 +38,7 @@
 // LOOPS-LABEL: llvm.func @_mlir_ciface_step(
 
 // SIZES-LABEL: llvm.func @step(
-// SIZES: llvm.intr.fmuladd(%{{.*}}) : (vector<8xf32>, vector<8xf32>, vector<8xf32>) -> vector<8xf32>
+// SIZES: llvm.fmul %{{.*}} : vector<8xf32>
 
 func.func @step(%w: tensor<16x64xf32> {mp.param}, %x: tensor<8x64xf32>,
                 %dy: tensor<8x16xf32>, %lr: tensor<f32>)
