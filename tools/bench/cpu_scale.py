@@ -36,7 +36,6 @@ Release one); the JIT-compiled step is -O3 either way.
 import argparse
 import json
 import os
-import platform
 import re
 import resource
 import subprocess
@@ -47,17 +46,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools", "bench"))
 import autocast_casts  # noqa: E402
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
+from machine import cpu_name  # noqa: E402
 
 
 def build_type(build):

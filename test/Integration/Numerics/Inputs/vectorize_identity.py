@@ -55,20 +55,20 @@ def step_case(ct, rng):
     lines = []
     emit = lines.append
 
-    def low(value, shape):
-        """`value` (f32) in the compute type."""
+    def cast(value, shape, source, target, suffix):
+        """`value` (of element type `source`) as `target`."""
         if ct == 'f32':
             return value
-        name = value.strip('{}%') + '_c'
-        emit(f'%{name} = mp.cast {value} : {t(shape, "f32")} to {t(shape, ct)}')
+        name = value.strip('{}%') + suffix
+        emit(f'%{name} = mp.cast {value} : {t(shape, source)} to '
+             f'{t(shape, target)}')
         return '%' + name
 
+    def low(value, shape):
+        return cast(value, shape, 'f32', ct, '_c')
+
     def high(value, shape):
-        if ct == 'f32':
-            return value
-        name = value.strip('{}%') + '_f'
-        emit(f'%{name} = mp.cast {value} : {t(shape, ct)} to {t(shape, "f32")}')
-        return '%' + name
+        return cast(value, shape, ct, 'f32', '_f')
 
     emit(f'%h = mp.layer_norm {{in0}} weight {{in1}} bias {{in2}} axis 1 '
          f'eps 1.0e-05 : ({t((T, D), "f32")}, {t((D,), "f32")}, '
