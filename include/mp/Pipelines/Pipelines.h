@@ -40,7 +40,7 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "grid-size",
       llvm::cl::desc("Processes of a data-parallel grid of dynamic size "
                      "(mp-data-parallel's default; mp-run sets the number of "
-                     "MPI processes); 0: none"),
+                     "MPI processes); 0: none (default: 0)"),
       llvm::cl::init(0)};
 };
 

@@ -65,7 +65,7 @@ def MPLossScaling : Pass<"mp-loss-scaling", "ModuleOp"> {
            " (default: 2000)">,
     Option<"hysteresis", "hysteresis", "int64_t", /*default=*/"1",
            "Non-finite steps tolerated before backing off (1 = GradScaler, "
-           "2 = Megatron-LM's default)">,
+           "2 = Megatron-LM's default) (default: 1)">,
     Option<"minScale", "min-scale", "double", /*default=*/"0.0",
            "Lower bound of the dynamic scale (0 = none)"
            " (default: 0.0)">,
@@ -349,7 +349,8 @@ def MPAutodiff : Pass<"mp-autodiff", "func::FuncOp"> {
 defvar MP_AutocastPolicyOptions = [
   Option<"policyFile", "policy-file", "std::string", /*default=*/"\"\"",
          "JSON policy file: {\"compute-type\", \"level\", \"defaults\", "
-         "\"allow\", \"deny\", \"promote\", \"clear\"} (docs/Autocast.md)">,
+         "\"allow\", \"deny\", \"promote\", \"clear\"} (docs/Autocast.md)"
+         " (default: none)">,
   ListOption<"allow", "allow", "std::string",
              "Op names (any dialect) moved to the allow list: run in the "
              "compute type, accumulate in f32"
