@@ -52,8 +52,6 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
     MPTileAndVectorizeOptions tiling;
     tiling.matmulTileSizes.assign(options.matmulTileSizes.begin(),
                                   options.matmulTileSizes.end());
-    tiling.dotTileSizes.assign(options.dotTileSizes.begin(),
-                               options.dotTileSizes.end());
     tiling.tileSizes.assign(options.tileSizes.begin(), options.tileSizes.end());
     pm.addNestedPass<func::FuncOp>(createMPTileAndVectorize(tiling));
     pm.addPass(createCanonicalizerPass());
@@ -86,6 +84,8 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass());
+  // One function per loop nest: LLVM's cost stays linear in the ops.
+  pm.addPass(createOutlineLoopNestsPass());
 
   // Loops and 1-d vectors.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

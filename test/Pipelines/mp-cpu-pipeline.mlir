@@ -1,23 +1,33 @@
 // RUN: mp-opt %s -mp-cpu-pipeline | FileCheck %s
 // RUN: mp-opt %s -mp-cpu-pipeline="vectorize=false" | FileCheck %s --check-prefix=LOOPS
-// RUN: mp-opt %s -mp-cpu-pipeline="matmul-tile-sizes=4,8,8 dot-tile-sizes=2,2,8 tile-sizes=4,16" | FileCheck %s --check-prefix=SIZES
+// RUN: mp-opt %s -mp-cpu-pipeline="matmul-tile-sizes=2,8,1 tile-sizes=4,16" | FileCheck %s --check-prefix=SIZES
 
 // mp-cpu-pipeline lowers an mp train step (after the mixed-precision passes:
 // here an f16 linear layer, its explicit backward and SGD) to the LLVM
-// dialect: everything is an llvm op; the step takes its 4 arguments and then
-// one out-parameter per result as memref descriptors, and gets a C wrapper
-// `_mlir_ciface_step` taking one descriptor pointer each; its train-step
-// contract is recorded in mp.signature on both.
+// dialect: everything is an llvm op; every loop nest is a private noinline
+// function of its own (__mp_step_N), called from the step in order; the
+// step takes its 4 arguments and then one out-parameter per result as
+// memref descriptors, and gets a C wrapper `_mlir_ciface_step` taking one
+// descriptor pointer each; its train-step contract is recorded in
+// mp.signature on both.
 
 // CHECK-NOT: func.func
+// The f16 rounding of the forward survives as a conversion to half; the
+// contractions multiply and add rows of 16 as separate operations (no FMA,
+// so the bits are those of the scalar loops).
+// CHECK:         llvm.func @__mp_step_0(
+// CHECK-SAME:      attributes {passthrough = ["noinline"], sym_visibility = "private"}
+// CHECK:         llvm.fptrunc %{{.*}} : vector<{{[0-9]+}}xf32> to vector<{{[0-9]+}}xf16>
+// CHECK:         llvm.fmul %{{.*}} : vector<16xf32>
+// CHECK:         llvm.fadd %{{.*}} : vector<16xf32>
+// CHECK-NOT:     llvm.intr.fmuladd
 // CHECK-LABEL: llvm.func @step(
 // CHECK-SAME:    attributes {llvm.emit_c_interface, mp.signature = {
 // CHECK-SAME:      arg_attrs = [{mp.param}, {}, {}, {}],
 // CHECK-SAME:      function_type = (tensor<16x64xf32>, tensor<8x64xf32>, tensor<8x16xf32>, tensor<f32>) -> (tensor<f32>, tensor<16x64xf32>),
 // CHECK-SAME:      res_attrs = [{mp.loss}, {mp.updates = 0 : i64}]}}
-// The f16 rounding of the forward survives as a conversion to half.
-// CHECK:         llvm.fptrunc %{{.*}} : vector<{{[0-9]+}}xf32> to vector<{{[0-9]+}}xf16>
-// CHECK:         llvm.intr.fmuladd(%{{.*}}) : (vector<{{[0-9]+}}xf32>, vector<{{[0-9]+}}xf32>, vector<{{[0-9]+}}xf32>) -> vector<{{[0-9]+}}xf32>
+// CHECK:         llvm.call @__mp_step_0(
+// CHECK:         llvm.call @__mp_step_1(
 // CHECK-LABEL: llvm.func @_mlir_ciface_step(
 // CHECK-SAME:    %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK-SAME:    attributes {llvm.emit_c_interface, mp.signature =
@@ -28,13 +38,13 @@
 // CHECK-NOT: mp.{{[a-z_]+}} %
 
 // Without vectorisation the code is scalar loops.
-// LOOPS-LABEL: llvm.func @step(
 // LOOPS-NOT: vector<
 // LOOPS: llvm.fptrunc %{{.*}} : f32 to f16
+// LOOPS-LABEL: llvm.func @step(
 // LOOPS-LABEL: llvm.func @_mlir_ciface_step(
 
+// SIZES: llvm.fmul %{{.*}} : vector<8xf32>
 // SIZES-LABEL: llvm.func @step(
-// SIZES: llvm.intr.fmuladd(%{{.*}}) : (vector<8xf32>, vector<8xf32>, vector<8xf32>) -> vector<8xf32>
 
 func.func @step(%w: tensor<16x64xf32> {mp.param}, %x: tensor<8x64xf32>,
                 %dy: tensor<8x16xf32>, %lr: tensor<f32>)

@@ -60,8 +60,21 @@ def t(shape, elem="f32"):
     return "tensor<%s%s>" % ("".join("%dx" % d for d in shape), elem)
 
 
-def generate(layers):
-    """Returns the mp.grad-form train step of an N-layer transformer."""
+def generate(layers, dims=None, labels_2d=False):
+    """Returns the mp.grad-form train step of an N-layer transformer.
+
+    `dims` overrides some of the sizes B, S, D, H, F, V (a dict; the head
+    dimension is D / H); with `labels_2d` the labels are [B, S] (reshaped to
+    [B * S] in the step), so that every data argument has the batch B first,
+    as mp-run's --data needs.
+    """
+    sizes = dict(B=B, S=S, D=D, H=H, F=F, V=V)
+    sizes.update(dims or {})
+    return _generate(layers, labels_2d, **sizes)
+
+
+def _generate(layers, labels_2d, B, S, D, H, F, V):
+    HD, T = D // H, B * S
     params = [("tok_emb", [V, D])]
     for l in range(layers):
         params += [
@@ -83,7 +96,8 @@ def generate(layers):
     args += ['%%v_%s: %s {mp.state = "adam.exp_avg_sq"}' % (n, t(s))
              for n, s in params]
     args += ['%step: tensor<i64> {mp.state = "step"}',
-             "%%ids: %s" % t([B, S], "i64"), "%%labels: %s" % t([T], "i64")]
+             "%%ids: %s" % t([B, S], "i64"),
+             "%%labels: %s" % t([B, S] if labels_2d else [T], "i64")]
     results = ["tensor<f32> {mp.loss}"]
     for k in range(3):
         results += ["%s {mp.updates = %d : i64}" % (t(s), k * P + i)
@@ -142,8 +156,13 @@ def generate(layers):
     emit("%%logits3 = mp.linear %s, %%w_head acc(f32) : (%s, %s) -> %s"
          % (x, x3, t([V, D]), t([B, S, V])))
     emit("%%logits = mp.reshape %%logits3 : %s to %s" % (t([B, S, V]), t([T, V])))
-    emit("%%loss = mp.cross_entropy %%logits, %%labels : %s, %s"
-         % (t([T, V]), t([T], "i64")))
+    labels = "%labels"
+    if labels_2d:
+        emit("%%labels1 = mp.reshape %%labels : %s to %s"
+             % (t([B, S], "i64"), t([T], "i64")))
+        labels = "%labels1"
+    emit("%%loss = mp.cross_entropy %%logits, %s : %s, %s"
+         % (labels, t([T, V]), t([T], "i64")))
     emit("%s = mp.grad %%loss wrt %s : tensor<f32>, %s"
          % (", ".join("%%d_%s" % n for n, _ in params),
             ", ".join("%%%s" % n for n, _ in params),

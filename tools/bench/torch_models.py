@@ -15,7 +15,6 @@ same batches; prints figures, never asserts.
 import argparse
 import copy
 import os
-import platform
 import sys
 import time
 import warnings
@@ -27,18 +26,10 @@ sys.path.insert(0, os.path.join(ROOT, "test", "Integration", "Torch", "Inputs"))
 import models  # noqa: E402
 from models import MODELS  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from machine import cpu_name  # noqa: E402
+
 import mixedprec.torch as mpt  # noqa: E402
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def bench(name, mode, steps, cpu_options):

@@ -176,41 +176,52 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
   let options = [
     Option<"chip", "chip", "::mlir::mp::TensorCoreChip",
            "::mlir::mp::TensorCoreChip::sm80",
-           "Target GPU: sm_80, sm_86, sm_89, sm_90a, sm_100a or sm_120a",
+           "Target GPU: sm_80, sm_86, sm_89, sm_90a, sm_100a or sm_120a"
+           " (default: sm_80)",
            "::mlir::mp::getTensorCoreChipValues()">,
     Option<"format", "format", "::mlir::mp::TensorCoreFormat",
            "::mlir::mp::TensorCoreFormat::automatic",
            "Tensor Core format: auto (from the operand types), f16, bf16, "
            "tf32, e4m3, e5m2 or s8; an explicit format must match every "
            "matmul's operands (tf32 also accepts f32 operands with compute "
-           "ieee, opting in to TF32 rounding)",
+           "ieee, opting in to TF32 rounding)"
+           " (default: auto)",
            "::mlir::mp::getTensorCoreFormatValues()">,
     Option<"instruction", "instruction", "::mlir::mp::TensorCoreInstruction",
            "::mlir::mp::TensorCoreInstruction::automatic",
            "auto (wgmma on sm_90a, tcgen05 on sm_100a where the operand "
            "layouts and accumulator allow it, else mma.sync), mma-sync, wgmma "
-           "or tcgen05",
+           "or tcgen05"
+           " (default: auto)",
            "::mlir::mp::getTensorCoreInstructionValues()">,
     Option<"blockM", "block-m", "int64_t", "0",
-           "Rows of the result per thread block (0: 128)">,
+           "Rows of the result per thread block (0: 128)"
+           " (default: 0)">,
     Option<"blockN", "block-n", "int64_t", "0",
-           "Columns of the result per thread block (0: 128)">,
+           "Columns of the result per thread block (0: 128)"
+           " (default: 0)">,
     Option<"blockK", "block-k", "int64_t", "0",
            "Depth of a K slice in elements (0: 64 bytes per row with mma.sync, "
-           "128 bytes with wgmma)">,
+           "128 bytes with wgmma)"
+           " (default: 0)">,
     Option<"warpM", "warp-m", "int64_t", "0",
-           "Rows of the result per warp with mma.sync (0: 64)">,
+           "Rows of the result per warp with mma.sync (0: 64)"
+           " (default: 0)">,
     Option<"warpN", "warp-n", "int64_t", "0",
-           "Columns of the result per warp with mma.sync (0: 32)">,
+           "Columns of the result per warp with mma.sync (0: 32)"
+           " (default: 0)">,
     Option<"stages", "stages", "int64_t", "0",
            "Shared-memory buffers of the K loop, at least 2 (0: 3 with "
-           "mma.sync, 4 with wgmma)">,
+           "mma.sync, 4 with wgmma)"
+           " (default: 0)">,
     Option<"fuseEpilogue", "fuse-epilogue", "bool", "true",
            "Fuse an mp.relu or mp.gelu that is the sole user of a matmul's "
-           "result into the kernel's epilogue">,
+           "result into the kernel's epilogue"
+           " (default: true)">,
     Option<"ptxFeatures", "ptx-features", "std::string", "\"\"",
            "Features of the #nvvm.target attached to the kernels (empty: the "
-           "PTX ISA that the chip and the formats need)">,
+           "PTX ISA that the chip and the formats need)"
+           " (default: empty)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -278,7 +289,8 @@ def MPLegalizeMPI : Pass<"mp-legalize-mpi", "ModuleOp"> {
   let options = [
     Option<"gridSize", "grid-size", "int64_t", /*default=*/"0",
            "Number of processes given to 1-D grids of dynamic size (0: "
-           "none; such a grid is an error)">
+           "none; such a grid is an error)"
+           " (default: 0)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -25,26 +25,22 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("Tile and vectorise linalg operations "
-                     "(mp-tile-and-vectorize); off: plain loop nests"),
+                     "(mp-tile-and-vectorize); off: plain loop nests"
+                     " (default: true)"),
       llvm::cl::init(true)};
   PassOptions::ListOption<int64_t> matmulTileSizes{
       *this, "matmul-tile-sizes",
       llvm::cl::desc("Tile sizes of the M, N and K loops of contractions "
-                     "(default 8,32,16)")};
-  PassOptions::ListOption<int64_t> dotTileSizes{
-      *this, "dot-tile-sizes",
-      llvm::cl::desc("Tile sizes of the M, N and K loops of contractions "
-                     "whose operands are both contiguous along K, such as "
-                     "A·Bᵀ (default 4,4,16)")};
+                     "(default 4,16,1)")};
   PassOptions::ListOption<int64_t> tileSizes{
       *this, "tile-sizes",
-      llvm::cl::desc("Tile sizes of the innermost loops of other linalg "
-                     "operations (default 8,32)")};
+      llvm::cl::desc("Tile sizes of other linalg operations: the vector "
+                     "loop, after the parallel loops before it (default 16)")};
   PassOptions::Option<int64_t> gridSize{
       *this, "grid-size",
       llvm::cl::desc("Processes of a data-parallel grid of dynamic size "
                      "(mp-data-parallel's default; mp-run sets the number of "
-                     "MPI processes); 0: none"),
+                     "MPI processes); 0: none (default: 0)"),
       llvm::cl::init(0)};
 };
 
@@ -56,6 +52,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 /// conversions to LLVM.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
+/// The step of mp-cpu-pipeline that outlines every top-level loop nest of a
+/// function (after bufferization) into a private noinline function, so
+/// that LLVM sees many small functions (lib/Pipelines/OutlineLoopNests.cpp).
+std::unique_ptr<Pass> createOutlineLoopNestsPass();
+
 //===----------------------------------------------------------------------===//
 // mp-gpu-pipeline
 //===----------------------------------------------------------------------===//
@@ -66,70 +67,83 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   PassOptions::Option<TensorCoreChip> chip{
       *this, "chip",
       llvm::cl::desc("Target GPU: sm_80, sm_86, sm_89, sm_90a, sm_100a or "
-                     "sm_120a"),
+                     "sm_120a (default: sm_80)"),
       llvm::cl::init(TensorCoreChip::sm80), getTensorCoreChipValues()};
   PassOptions::Option<TensorCoreFormat> format{
       *this, "format",
       llvm::cl::desc("Tensor Core format: auto (from the operand types), f16, "
-                     "bf16, tf32, e4m3, e5m2 or s8"),
+                     "bf16, tf32, e4m3, e5m2 or s8"
+                     " (default: auto)"),
       llvm::cl::init(TensorCoreFormat::automatic), getTensorCoreFormatValues()};
   PassOptions::Option<TensorCoreInstruction> instruction{
       *this, "instruction",
       llvm::cl::desc("auto (wgmma on sm_90a, tcgen05 on sm_100a where "
-                     "possible, else mma.sync), mma-sync, wgmma or tcgen05"),
+                     "possible, else mma.sync), mma-sync, wgmma or tcgen05"
+                     " (default: auto)"),
       llvm::cl::init(TensorCoreInstruction::automatic),
       getTensorCoreInstructionValues()};
   PassOptions::Option<int64_t> blockM{
       *this, "block-m",
-      llvm::cl::desc("Rows of the result per thread block (0: 128)"),
+      llvm::cl::desc("Rows of the result per thread block (0: 128)"
+                     " (default: 0)"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> blockN{
       *this, "block-n",
-      llvm::cl::desc("Columns of the result per thread block (0: 128)"),
+      llvm::cl::desc("Columns of the result per thread block (0: 128)"
+                     " (default: 0)"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> blockK{
       *this, "block-k",
       llvm::cl::desc("Depth of a K slice in elements (0: 64 bytes per row "
-                     "with mma.sync, 128 with wgmma)"),
+                     "with mma.sync, 128 with wgmma)"
+                     " (default: 0)"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> warpM{
       *this, "warp-m",
-      llvm::cl::desc("Rows of the result per warp with mma.sync (0: 64)"),
+      llvm::cl::desc("Rows of the result per warp with mma.sync (0: 64)"
+                     " (default: 0)"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> warpN{
       *this, "warp-n",
-      llvm::cl::desc("Columns of the result per warp with mma.sync (0: 32)"),
+      llvm::cl::desc("Columns of the result per warp with mma.sync (0: 32)"
+                     " (default: 0)"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> stages{
       *this, "stages",
       llvm::cl::desc("Shared-memory buffers of the K loop (0: 3 with "
-                     "mma.sync, 4 with wgmma)"),
+                     "mma.sync, 4 with wgmma)"
+                     " (default: 0)"),
       llvm::cl::init(0)};
   PassOptions::Option<bool> fuseEpilogue{
       *this, "fuse-epilogue",
       llvm::cl::desc("Fuse an mp.relu or mp.gelu that is the sole user of a "
-                     "matmul's result into the kernel's epilogue"),
+                     "matmul's result into the kernel's epilogue"
+                     " (default: true)"),
       llvm::cl::init(true)};
   PassOptions::Option<std::string> ptxFeatures{
       *this, "ptx-features",
       llvm::cl::desc("Features of the kernels' #nvvm.target (empty: the PTX "
-                     "ISA the chip and formats need)"),
+                     "ISA the chip and formats need)"
+                     " (default: empty)"),
       llvm::cl::init("")};
   PassOptions::Option<GPUBinaryFormat> binaryFormat{
       *this, "binary-format",
       llvm::cl::desc("What gpu-module-to-binary makes of the kernels: isa "
                      "(PTX; needs no CUDA toolkit), bin (cubin) or fatbin "
-                     "(PTX and cubin)"),
+                     "(PTX and cubin)"
+                     " (default: fatbin)"),
       llvm::cl::init(GPUBinaryFormat::fatbin), getGPUBinaryFormatValues()};
   PassOptions::Option<std::string> toolkit{
       *this, "toolkit",
       llvm::cl::desc("CUDA toolkit with ptxas and fatbinary for bin and "
-                     "fatbin (empty: CUDA_ROOT or /usr/local/cuda)"),
+                     "fatbin (empty: CUDA_ROOT or /usr/local/cuda)"
+                     " (default: empty)"),
       llvm::cl::init("")};
   PassOptions::Option<bool> hostVectorize{
       *this, "host-vectorize",
       llvm::cl::desc("Tile and vectorise the host's linalg operations (the "
-                     "vectorize option of mp-cpu-pipeline)"),
+                     "vectorize option of mp-cpu-pipeline)"
+                     " (default: true)"),
       llvm::cl::init(true)};
 };
 
@@ -150,68 +164,82 @@ struct MixedPrecisionPipelineOptions
   PassOptions::Option<std::string> computeType{
       *this, "compute-type",
       llvm::cl::desc("Low-precision compute type: f16, bf16, or f32 (no "
-                     "autocast: an f32 train step)"),
+                     "autocast: an f32 train step)"
+                     " (default: f16)"),
       llvm::cl::init("f16")};
   PassOptions::Option<std::string> lossScaling{
       *this, "loss-scaling",
       llvm::cl::desc("Loss scaling: dynamic, static, none, or auto (dynamic "
-                     "for f16, none for bf16 and f32)"),
+                     "for f16, none for bf16 and f32)"
+                     " (default: auto)"),
       llvm::cl::init("auto")};
   PassOptions::Option<std::string> masterWeights{
       *this, "master-weights",
       llvm::cl::desc("Master-weight style: cast-per-step (PyTorch AMP) or "
-                     "stored-copy (Apex O2)"),
+                     "stored-copy (Apex O2)"
+                     " (default: cast-per-step)"),
       llvm::cl::init("cast-per-step")};
   PassOptions::Option<std::string> policyFile{
       *this, "policy-file",
-      llvm::cl::desc("Autocast policy file (JSON, docs/Autocast.md)"),
+      llvm::cl::desc("Autocast policy file (JSON, docs/Autocast.md)"
+                     " (default: empty)"),
       llvm::cl::init("")};
   PassOptions::Option<double> initScale{
       *this, "init-scale",
-      llvm::cl::desc("Initial (dynamic) or fixed (static) loss scale"),
+      llvm::cl::desc("Initial (dynamic) or fixed (static) loss scale"
+                     " (default: 65536.0)"),
       llvm::cl::init(65536.0)};
   PassOptions::Option<int64_t> growthInterval{
       *this, "growth-interval",
-      llvm::cl::desc("Finite steps between two growths of the loss scale"),
+      llvm::cl::desc("Finite steps between two growths of the loss scale"
+                     " (default: 2000)"),
       llvm::cl::init(2000)};
   PassOptions::Option<int64_t> hysteresis{
       *this, "hysteresis",
       llvm::cl::desc("Non-finite steps tolerated before backing off (1 = "
-                     "GradScaler, 2 = Megatron-LM)"),
+                     "GradScaler, 2 = Megatron-LM)"
+                     " (default: 1)"),
       llvm::cl::init(1)};
   PassOptions::Option<bool> dataParallel{
       *this, "data-parallel",
       llvm::cl::desc("All-reduce the gradients across the processes of an "
-                     "MPI launch (mp-data-parallel, after mp-loss-scaling)"),
+                     "MPI launch (mp-data-parallel, after mp-loss-scaling)"
+                     " (default: false)"),
       llvm::cl::init(false)};
   PassOptions::Option<std::string> reduceType{
       *this, "reduce-type",
       llvm::cl::desc("With data-parallel: the type gradients are all-reduced "
-                     "in (f32, bf16 or f16)"),
+                     "in (f32, bf16 or f16)"
+                     " (default: f32)"),
       llvm::cl::init("f32")};
   PassOptions::Option<int64_t> gridSize{
       *this, "grid-size",
       llvm::cl::desc("With data-parallel: the number of processes (0: set "
-                     "at run time)"),
+                     "at run time)"
+                     " (default: 0)"),
       llvm::cl::init(0)};
   PassOptions::Option<std::string> fp8{
       *this, "fp8",
       llvm::cl::desc("FP8 matmuls (mp-fp8-scaling after mp-autodiff): none, "
-                     "delayed or current (the scaling recipe)"),
+                     "delayed or current (the scaling recipe)"
+                     " (default: none)"),
       llvm::cl::init("none")};
   PassOptions::Option<std::string> fp8Format{
       *this, "fp8-format",
       llvm::cl::desc("FP8 formats with fp8 != none: hybrid (E4M3 forward, "
-                     "E5M2 gradients) or e4m3"),
+                     "E5M2 gradients) or e4m3"
+                     " (default: hybrid)"),
       llvm::cl::init("hybrid")};
   PassOptions::Option<int64_t> fp8AmaxHistoryLen{
       *this, "fp8-amax-history-len",
-      llvm::cl::desc("Amax history length of fp8=delayed"),
+      llvm::cl::desc("Amax history length of fp8=delayed"
+                     " (default: 1024)"),
       llvm::cl::init(1024)};
   PassOptions::Option<bool> fp8IncludeFirstLast{
       *this, "fp8-include-first-last",
       llvm::cl::desc("With fp8 != none, also run the first and last layers "
-                     "in FP8"),
+                     "in FP8"
+                     " (default: false)"),
       llvm::cl::init(false)};
 };
 

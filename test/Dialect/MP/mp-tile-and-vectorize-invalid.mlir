@@ -1,8 +1,8 @@
 // RUN: mp-opt %s -mp-tile-and-vectorize="matmul-tile-sizes=8,32" -verify-diagnostics -o /dev/null
-// RUN: mp-opt %s -mp-tile-and-vectorize="dot-tile-sizes=4,0,16" -verify-diagnostics -o /dev/null
+// RUN: mp-opt %s -mp-tile-and-vectorize="matmul-tile-sizes=4,0,16" -verify-diagnostics -o /dev/null
 // RUN: mp-opt %s -mp-tile-and-vectorize="tile-sizes=8,-1" -verify-diagnostics -o /dev/null
 
-// expected-error @+1 {{mp-tile-and-vectorize: 'matmul-tile-sizes' and 'dot-tile-sizes' need three positive sizes (M, N, K), 'tile-sizes' positive sizes}}
+// expected-error @+1 {{mp-tile-and-vectorize: 'matmul-tile-sizes' needs three positive sizes (M, N, K), 'tile-sizes' positive sizes}}
 func.func @any() {
   return
 }

@@ -1,25 +1,30 @@
 // RUN: mp-opt %s -split-input-file -mp-tile-and-vectorize -canonicalize -cse | FileCheck %s
-// RUN: mp-opt %s -split-input-file -mp-tile-and-vectorize="matmul-tile-sizes=4,16,8 dot-tile-sizes=2,2,8 tile-sizes=1,16" -canonicalize -cse | FileCheck %s --check-prefix=SIZES
+// RUN: mp-opt %s -split-input-file -mp-tile-and-vectorize="matmul-tile-sizes=2,8,1 tile-sizes=2,8" -canonicalize -cse | FileCheck %s --check-prefix=SIZES
 
-// A plain matmul (both operands' tiles are rows) becomes outer products:
-// M tiled by 8, N by 32 shrunk to 16 (the largest divisor of 784 that fills
-// whole 16-lane registers), K by 16; the accumulator stays in registers
-// across the K loop.
+// Every loop is tiled (by 1 unless it is in the vector) and vectors keep a
+// few registers. A plain matmul becomes M rows (4) of N-vectors (16 lanes)
+// accumulated over K one step at a time, in K's order: a broadcast column
+// of A times a row of B, multiplied and added as separate operations (no
+// FMA: the products round as in the scalar loops). The accumulator stays
+// in registers across the K loop.
 // CHECK-LABEL: func.func @matmul(
-// CHECK:   scf.for %{{.*}} = %c0 to %c16 step %c8 iter_args(%{{.*}} = %{{.*}}) -> (tensor<16x784xf32>)
+// CHECK:   scf.for %{{.*}} = %c0 to %c16 step %c4 iter_args(%{{.*}} = %{{.*}}) -> (tensor<16x784xf32>)
 // CHECK:     scf.for %{{.*}} = %c0 to %c784 step %c16 iter_args(%{{.*}} = %{{.*}}) -> (tensor<16x784xf32>)
-// CHECK:       %[[ACC:.*]] = vector.transfer_read %{{.*}} : tensor<16x784xf32>, vector<8x16xf32>
-// CHECK:       scf.for %{{.*}} = %c0 to %c64 step %c16 iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x16xf32>)
-// CHECK:         vector.transfer_read %{{.*}} : tensor<16x64xf32>, vector<8x16xf32>
-// CHECK:         vector.transfer_read %{{.*}} : tensor<64x784xf32>, vector<16x16xf32>
-// CHECK:         vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
-// CHECK:       vector.transfer_write %{{.*}} : vector<8x16xf32>, tensor<16x784xf32>
+// CHECK:       %[[ACC:.*]] = vector.transfer_read %{{.*}} : tensor<16x784xf32>, vector<4x16xf32>
+// CHECK:       %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[S:.*]] = %[[ACC]]) -> (vector<4x16xf32>)
+// CHECK:         vector.transfer_read %{{.*}} : tensor<16x64xf32>, vector<4xf32>
+// CHECK:         vector.transfer_read %{{.*}} : tensor<64x784xf32>, vector<16xf32>
+// CHECK:         %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<4x16xf32>
+// CHECK:         %[[N:.*]] = arith.addf %[[S]], %[[P]] : vector<4x16xf32>
+// CHECK:         scf.yield %[[N]] : vector<4x16xf32>
+// CHECK:       vector.transfer_write %[[SUM]], %{{.*}} : vector<4x16xf32>, tensor<16x784xf32>
 // CHECK-NOT: linalg.matmul
+// CHECK-NOT: vector.fma
 // SIZES-LABEL: func.func @matmul(
-// SIZES: step %c4
-// SIZES: step %c16
+// SIZES: step %c2
 // SIZES: step %c8
-// SIZES: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
+// SIZES: step %c1 iter_args(%{{.*}}) -> (vector<2x8xf32>)
+// SIZES: arith.addf %{{.*}} : vector<2x8xf32>
 func.func @matmul(%a: tensor<16x64xf32>, %b: tensor<64x784xf32>,
                   %c: tensor<16x784xf32>) -> tensor<16x784xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<16x64xf32>, tensor<64x784xf32>)
@@ -27,33 +32,28 @@ func.func @matmul(%a: tensor<16x64xf32>, %b: tensor<64x784xf32>,
   return %r : tensor<16x784xf32>
 }
 
+
 // -----
 
-// A·Bᵀ with f16 operands accumulating in f32 (the AMP linear layer): both
-// operands are contiguous along K, so it becomes split-K dot products: the
-// f16 rows are extended exactly, FMAs accumulate into a 4x4x16 accumulator
-// across the K loop, and its K lanes are summed into the result once.
+// A·Bᵀ with f16 operands accumulating in f32 (the AMP linear layer): B is
+// transposed first (exactly: f16 values moved, 16 per step), and the
+// contraction is the matmul above, the f16 operands extended exactly.
 // CHECK-LABEL: func.func @dot(
-// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4x4x16xf32>
+// CHECK:   %[[BT:.*]] = scf.for %{{.*}} -> (tensor<64x12xf16>)
+// CHECK:       vector.transfer_read %{{.*}} : tensor<12x64xf16>, vector<16xf16>
+// CHECK:       vector.transfer_write %{{.*}} : vector<16x1xf16>, tensor<64x12xf16>
 // CHECK:   scf.for %{{.*}} = %c0 to %c8 step %c4
-// CHECK:     scf.for %{{.*}} = %c0 to %c12 step %c4
-// CHECK:       %[[C:.*]] = vector.transfer_read %{{.*}} : tensor<8x12xf32>, vector<4x4xf32>
-// CHECK:       %[[WIDE:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c16 iter_args(%[[W:.*]] = %[[ZERO]]) -> (vector<4x4x16xf32>)
-// CHECK:         %[[A:.*]] = vector.transfer_read %{{.*}} : tensor<8x64xf16>, vector<4x16xf16>
-// CHECK:         %[[B:.*]] = vector.transfer_read %{{.*}} : tensor<12x64xf16>, vector<4x16xf16>
-// CHECK:         %[[AE:.*]] = arith.extf %[[A]] : vector<4x16xf16> to vector<4x16xf32>
-// CHECK:         %[[AB:.*]] = vector.broadcast %[[AE]] : vector<4x16xf32> to vector<4x4x16xf32>
-// CHECK:         %[[AT:.*]] = vector.transpose %[[AB]], [1, 0, 2] : vector<4x4x16xf32> to vector<4x4x16xf32>
-// CHECK:         %[[BE:.*]] = arith.extf %[[B]] : vector<4x16xf16> to vector<4x16xf32>
-// CHECK:         %[[BB:.*]] = vector.broadcast %[[BE]] : vector<4x16xf32> to vector<4x4x16xf32>
-// CHECK:         %[[FMA:.*]] = vector.fma %[[AT]], %[[BB]], %[[W]] : vector<4x4x16xf32>
-// CHECK:         scf.yield %[[FMA]] : vector<4x4x16xf32>
-// CHECK:       vector.transpose %[[WIDE]], [2, 0, 1] : vector<4x4x16xf32> to vector<16x4x4xf32>
-// CHECK:       vector.shape_cast %[[C]] : vector<4x4xf32> to vector<16xf32>
-// CHECK:       arith.addf %{{.*}} : vector<16xf32>
-// CHECK:       vector.transfer_write %{{.*}} : vector<4x4xf32>, tensor<8x12xf32>
+// CHECK:     vector.transfer_read %{{.*}} : tensor<8x12xf32>, vector<4x12xf32>
+// CHECK:     scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[S:.*]] = %{{.*}}) -> (vector<4x12xf32>)
+// CHECK:       vector.transfer_read %{{.*}} : tensor<8x64xf16>, vector<4xf16>
+// CHECK:       vector.transfer_read %[[BT]]{{.*}} : tensor<64x12xf16>, vector<12xf16>
+// CHECK:       arith.extf %{{.*}} : vector<4x12xf16> to vector<4x12xf32>
+// CHECK:       arith.extf %{{.*}} : vector<4x12xf16> to vector<4x12xf32>
+// CHECK:       %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<4x12xf32>
+// CHECK:       arith.addf %[[S]], %[[P]] : vector<4x12xf32>
+// CHECK:     vector.transfer_write %{{.*}} : vector<4x12xf32>, tensor<8x12xf32>
 // SIZES-LABEL: func.func @dot(
-// SIZES: scf.for %{{.*}} = %c0 to %c64 step %c8 iter_args(%{{.*}} = %{{.*}}) -> (vector<2x2x8xf32>)
+// SIZES: scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}}) -> (vector<2x4xf32>)
 func.func @dot(%a: tensor<8x64xf16>, %b: tensor<12x64xf16>,
                %c: tensor<8x12xf32>) -> tensor<8x12xf32> {
   %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
@@ -64,22 +64,24 @@ func.func @dot(%a: tensor<8x64xf16>, %b: tensor<12x64xf16>,
   return %r : tensor<8x12xf32>
 }
 
+
 // -----
 
 // An f16 elementwise op computed in f32 keeps its rounding: the vector
-// truncf to f16 stays. Tiles of 8x32 cover the two innermost loops.
+// truncf to f16 stays. The innermost loop is the vector (16 lanes), the
+// outer loop is tiled by 1.
 // CHECK-LABEL: func.func @elementwise(
-// CHECK:   scf.for %{{.*}} = %c0 to %c16 step %c8
-// CHECK:     scf.for %{{.*}} = %c0 to %c64 step %c32
-// CHECK:       %[[X:.*]] = vector.transfer_read %{{.*}} : tensor<16x64xf16>, vector<8x32xf16>
-// CHECK:       %[[XE:.*]] = arith.extf %[[X]] : vector<8x32xf16> to vector<8x32xf32>
-// CHECK:       %[[Y:.*]] = arith.mulf %[[XE]], %[[XE]] : vector<8x32xf32>
-// CHECK:       %[[YT:.*]] = arith.truncf %[[Y]] : vector<8x32xf32> to vector<8x32xf16>
-// CHECK:       vector.transfer_write %[[YT]], %{{.*}} : vector<8x32xf16>, tensor<16x64xf16>
+// CHECK:   scf.for %{{.*}} = %c0 to %c16 step %c1
+// CHECK:     scf.for %{{.*}} = %c0 to %c64 step %c16
+// CHECK:       %[[X:.*]] = vector.transfer_read %{{.*}} : tensor<16x64xf16>, vector<16xf16>
+// CHECK:       %[[XE:.*]] = arith.extf %[[X]] : vector<16xf16> to vector<16xf32>
+// CHECK:       %[[Y:.*]] = arith.mulf %[[XE]], %[[XE]] : vector<16xf32>
+// CHECK:       %[[YT:.*]] = arith.truncf %[[Y]] : vector<16xf32> to vector<16xf16>
+// CHECK:       vector.transfer_write %[[YT]], %{{.*}} : vector<16xf16>, tensor<1x16xf16>
 // SIZES-LABEL: func.func @elementwise(
-// SIZES: step %c1
-// SIZES: step %c16
-// SIZES: arith.truncf %{{.*}} : vector<16xf32> to vector<16xf16>
+// SIZES: step %c2
+// SIZES: step %c8
+// SIZES: arith.truncf %{{.*}} : vector<2x8xf32> to vector<2x8xf16>
 #id = affine_map<(i, j) -> (i, j)>
 func.func @elementwise(%x: tensor<16x64xf16>) -> tensor<16x64xf16> {
   %e = tensor.empty() : tensor<16x64xf16>
@@ -95,19 +97,19 @@ func.func @elementwise(%x: tensor<16x64xf16>) -> tensor<16x64xf16> {
   return %r : tensor<16x64xf16>
 }
 
+
 // -----
 
 // A column sum (the bias gradient) reduces its outer loop: the loops are
-// interchanged so that the reduction is innermost, and the 32 sums stay in
-// a register across it, adding 8 rows per iteration.
+// interchanged so that the reduction is innermost, one row at a time (the
+// sums in the rows' order), and the 16 sums stay in a register across it.
 // CHECK-LABEL: func.func @column_sum(
-// CHECK:   scf.for %{{.*}} = %c0 to %c256 step %c32 iter_args(%{{.*}} = %{{.*}}) -> (tensor<256xf32>)
-// CHECK:     %[[INIT:.*]] = vector.transfer_read %{{.*}} : tensor<256xf32>, vector<32xf32>
-// CHECK:     %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c8 iter_args(%[[S:.*]] = %[[INIT]]) -> (vector<32xf32>)
-// CHECK:       vector.transfer_read %{{.*}} : tensor<64x256xf32>, vector<8x32xf32>
-// CHECK:       arith.addf %{{.*}}, %[[S]] : vector<32xf32>
-// CHECK-COUNT-7: arith.addf %{{.*}} : vector<32xf32>
-// CHECK:     vector.transfer_write %[[SUM]], %{{.*}} : vector<32xf32>, tensor<256xf32>
+// CHECK:   scf.for %{{.*}} = %c0 to %c256 step %c16 iter_args(%{{.*}} = %{{.*}}) -> (tensor<256xf32>)
+// CHECK:     %[[INIT:.*]] = vector.transfer_read %{{.*}} : tensor<256xf32>, vector<16xf32>
+// CHECK:     %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[S:.*]] = %[[INIT]]) -> (vector<16xf32>)
+// CHECK:       %[[ROW:.*]] = vector.transfer_read %{{.*}} : tensor<64x256xf32>, vector<16xf32>
+// CHECK:       arith.addf %[[ROW]], %[[S]] : vector<16xf32>
+// CHECK:     vector.transfer_write %[[SUM]], %{{.*}} : vector<16xf32>, tensor<256xf32>
 // CHECK-NOT: linalg.generic
 func.func @column_sum(%x: tensor<64x256xf32>, %init: tensor<256xf32>) -> tensor<256xf32> {
   %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
@@ -119,6 +121,33 @@ func.func @column_sum(%x: tensor<64x256xf32>, %init: tensor<256xf32>) -> tensor<
     linalg.yield %s : f32
   } -> tensor<256xf32>
   return %r : tensor<256xf32>
+}
+
+
+// -----
+
+// A row sum reduces its contiguous innermost loop: the vector is along the
+// reduction, 16 elements at a time, summed in order into the accumulator
+// (vector.reduction without reassociation: ((acc + x0) + x1) + ...).
+// CHECK-LABEL: func.func @row_sum(
+// CHECK:   scf.for %{{.*}} = %c0 to %c8 step %c1
+// CHECK:     scf.for %{{.*}} = %c0 to %c64 step %c16
+// CHECK:       %[[X:.*]] = vector.transfer_read %{{.*}} : tensor<8x64xf32>, vector<16xf32>
+// CHECK:       vector.reduction <add>, %[[X]], %{{.*}} : vector<16xf32> into f32
+// SIZES-LABEL: func.func @row_sum(
+// SIZES: scf.for %{{.*}} = %c0 to %c8 step %c2
+// SIZES: scf.for %{{.*}} = %c0 to %c64 step %c8
+// SIZES-COUNT-2: vector.reduction <add>, %{{.*}}, %{{.*}} : vector<8xf32> into f32
+func.func @row_sum(%x: tensor<8x64xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                        affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x64xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
 }
 
 // -----

@@ -1,24 +1,30 @@
 //===- TileAndVectorize.cpp - CPU tiling and vectorisation of linalg ------===//
 //
-// mp-tile-and-vectorize is the code-generation step of the CPU pipeline: every
-// statically shaped linalg operation on tensors is tiled with scf.for loops
-// (contractions over M, N and K, other operations over their innermost
-// loops), each tile is vectorised with linalg::vectorize, accumulator
-// transfers are hoisted out of the reduction loops, and the vector code is
-// rewritten into the forms convert-vector-to-llvm maps onto SIMD
-// instructions: outer products (rows of FMAs) for contractions whose
-// operands are not both contiguous along K, and, for those that are (A·Bᵀ,
-// the linear layer), K-vector FMAs into an accumulator with a K dimension
-// that is summed once after the K loop (a split-K dot product: no
-// transposes, no horizontal sums inside the loop).
+// mp-tile-and-vectorize is the code-generation step of the CPU pipeline. Its
+// code grows with the number of operations, not with the tensor sizes: every
+// loop of every statically shaped linalg operation on tensors is tiled with
+// scf.for loops (by 1 unless the loop is in the vector), the unit loops of
+// each tile are dropped, and the tile is vectorised with linalg::vectorize,
+// so vectors are a few registers (16 lanes; M x 16 for contractions).
+// Each operation is vectorised along its most contiguous loop (a parallel
+// loop, or its last reduction loop); contractions along their N loop are M
+// rows of N-vectors accumulated over K one step at a time, and dot
+// contractions (A·Bᵀ, both operands contiguous along K) get their N·K
+// operand transposed first so that they are such matmuls. Accumulator
+// transfers are hoisted out of the reduction loops.
+//
+// The bits are those of the scalar loops: element types are never changed,
+// no fast-math flags are added, multiplications and additions stay separate
+// (no FMA), and every reduction adds its elements in the scalar order (one
+// step at a time outside the vector, an ordered vector.reduction into the
+// accumulator along it).
 //
 // It assumes linalg on tensors (after convert-mp-to-linalg, before
 // bufferization). Tile sizes are shrunk to divisors of the loop extents so
 // that every tile is full; operations the vectoriser rejects, operations on
 // FP8 values, and gathers from slices with non-unit strides (whose
 // vector.gather has no LLVM lowering) stay as they are for
-// convert-linalg-to-loops. Element types are never changed and no fast-math
-// flags are added, so every f16/bf16 rounding of the input survives.
+// convert-linalg-to-loops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -133,113 +139,113 @@ static bool isDotContraction(linalg::LinalgOp op, unsigned k) {
          innermostIsK(op.getDpsInputOperand(1));
 }
 
-/// Broadcasts `operand` of a vector.contract, indexed by `map`, to the
-/// iteration-space order: [parallel dims..., K].
-static Value broadcastToIterationSpace(OpBuilder &b, Location loc,
-                                       Value operand, AffineMap map,
-                                       ArrayRef<int64_t> spaceShape,
-                                       Type elementType) {
-  auto type = cast<VectorType>(operand.getType());
-  if (type.getElementType() != elementType)
-    operand = arith::ExtFOp::create(
-        b, loc, VectorType::get(type.getShape(), elementType), operand);
-  unsigned numLoops = spaceShape.size();
-  // The broadcast puts the loops missing from `map` first.
-  SmallVector<unsigned> order;
-  for (unsigned d = 0; d < numLoops; ++d)
-    if (!map.isFunctionOfDim(d))
-      order.push_back(d);
-  for (AffineExpr result : map.getResults())
-    order.push_back(cast<AffineDimExpr>(result).getPosition());
-  SmallVector<int64_t> broadcastShape;
-  for (unsigned d : order)
-    broadcastShape.push_back(spaceShape[d]);
-  Value broadcast = vector::BroadcastOp::create(
-      b, loc, VectorType::get(broadcastShape, elementType), operand);
-  SmallVector<int64_t> permutation(numLoops);
-  for (unsigned d = 0; d < numLoops; ++d)
-    permutation[d] = llvm::find(order, d) - order.begin();
-  if (llvm::equal(permutation, llvm::seq<int64_t>(0, numLoops)))
-    return broadcast;
-  return vector::TransposeOp::create(b, loc, broadcast, permutation);
+/// The contraction dimensions of `op`, when it is a contraction with M, N
+/// and K loops.
+static std::optional<linalg::ContractionDimensions>
+getMatmulDims(linalg::LinalgOp op) {
+  if (!linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty())
+    return std::nullopt;
+  return *dims;
 }
 
-/// Rewrites the loop-carried accumulation `acc = contract(lhs, rhs, acc)` of
-/// an scf.for whose contraction reduces over the innermost dimension of both
-/// operands into FMAs on an accumulator that keeps that dimension, summed
-/// into the original accumulator once after the loop.
-static LogicalResult splitKAccumulation(RewriterBase &rewriter,
-                                        vector::ContractionOp contract) {
-  auto loop = dyn_cast<scf::ForOp>(contract->getParentOp());
-  auto accArg = dyn_cast<BlockArgument>(contract.getAcc());
-  auto accType = dyn_cast<VectorType>(contract.getAccType());
-  if (!loop || !accArg || accArg.getOwner() != loop.getBody() ||
-      accArg.getArgNumber() == 0 || !accArg.hasOneUse() ||
-      !contract->hasOneUse() || !accType ||
-      !isa<FloatType>(accType.getElementType()))
-    return failure();
-  unsigned iterIndex = accArg.getArgNumber() - 1;
-  if (loop.getBody()->getTerminator()->getOperand(iterIndex) !=
-      contract.getResult())
-    return failure();
-
-  // Iteration space [parallel..., k], the accumulator indexed by the
-  // parallel loops in order, both operands innermost along k.
-  SmallVector<vector::IteratorType> iterators =
-      contract.getIteratorTypesArray();
-  unsigned k = iterators.size() - 1;
-  if (llvm::count(iterators, vector::IteratorType::reduction) != 1 ||
-      iterators[k] != vector::IteratorType::reduction)
-    return failure();
-  SmallVector<AffineMap> maps = contract.getIndexingMapsArray();
+/// Makes the N·K operand of the dot contraction `op` (both operands
+/// contiguous along K, as the linear layer's A·Bᵀ) an K·N operand by a
+/// linalg.transpose in front of it, so that the contraction reads rows of
+/// N along which it vectorises its outputs. A transpose moves values
+/// exactly; the sums keep their order. Contractions whose M extent is below
+/// `minM` are left alone: the transpose would cost as much as the product.
+static void transposeDotOperand(RewriterBase &rewriter, linalg::GenericOp op,
+                                int64_t minM) {
+  std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
+  if (!dims || !isDotContraction(op, dims->k.back()))
+    return;
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  int64_t m = 1;
+  for (unsigned d : dims->m)
+    m *= extents[d];
+  if (ShapedType::isDynamicShape(extents) || m < minM)
+    return;
   MLIRContext *context = rewriter.getContext();
-  if (maps[2] !=
-      AffineMap::getMultiDimIdentityMap(k + 1, context).getMajorSubMap(k))
-    return failure();
-  for (AffineMap map : {maps[0], maps[1]})
-    if (!map.isProjectedPermutation() || map.getNumResults() == 0 ||
-        map.getResults().back() != getAffineDimExpr(k, context))
-      return failure();
-  auto lhsType = cast<VectorType>(contract.getLhsType());
-  if (!isa<FloatType>(lhsType.getElementType()))
-    return failure();
+  AffineExpr n = getAffineDimExpr(dims->n.back(), context);
+  AffineExpr k = getAffineDimExpr(dims->k.back(), context);
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    auto nPos = llvm::find(map.getResults(), n) - map.getResults().begin();
+    auto kPos = llvm::find(map.getResults(), k) - map.getResults().begin();
+    if (nPos == map.getNumResults() || kPos == map.getNumResults())
+      continue;
+    auto type = dyn_cast<RankedTensorType>(operand->get().getType());
+    if (!type)
+      return;
+    SmallVector<int64_t> permutation =
+        llvm::to_vector(llvm::seq<int64_t>(0, map.getNumResults()));
+    std::swap(permutation[nPos], permutation[kPos]);
+    SmallVector<int64_t> shape(type.getShape());
+    std::swap(shape[nPos], shape[kPos]);
+    SmallVector<AffineExpr> results(map.getResults());
+    std::swap(results[nPos], results[kPos]);
 
-  SmallVector<int64_t> spaceShape(accType.getShape());
-  spaceShape.push_back(lhsType.getShape().back());
-  Type elementType = accType.getElementType();
-  auto wideType = VectorType::get(spaceShape, elementType);
-  Location loc = contract.getLoc();
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+    Value transposed = linalg::TransposeOp::create(rewriter, loc,
+                                                   operand->get(), init,
+                                                   permutation)
+                           ->getResult(0);
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    maps[operand->getOperandNumber()] = AffineMap::get(
+        map.getNumDims(), map.getNumSymbols(), results, context);
+    rewriter.modifyOpInPlace(op, [&] {
+      operand->set(transposed);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+    return;
+  }
+}
 
-  rewriter.setInsertionPoint(loop);
-  Value zeros = arith::ConstantOp::create(
-      rewriter, loc, wideType,
-      DenseElementsAttr::get(wideType, rewriter.getZeroAttr(elementType)));
-  FailureOr<LoopLikeOpInterface> widened = loop.replaceWithAdditionalYields(
-      rewriter, zeros, /*replaceInitOperandUsesInLoop=*/false,
-      [&](OpBuilder &b, Location loc, ArrayRef<BlockArgument> newArgs) {
-        Value lhs = broadcastToIterationSpace(b, loc, contract.getLhs(),
-                                              maps[0], spaceShape, elementType);
-        Value rhs = broadcastToIterationSpace(b, loc, contract.getRhs(),
-                                              maps[1], spaceShape, elementType);
-        return SmallVector<Value>{
-            vector::FMAOp::create(b, loc, lhs, rhs, newArgs.front())};
-      });
-  if (failed(widened))
-    return failure();
-  auto newLoop = cast<scf::ForOp>(widened->getOperation());
-
-  // The old accumulator now passes through the loop unchanged; its final
-  // value is the sum of the wide accumulator along k, added to it.
-  rewriter.replaceOp(contract, contract.getAcc());
-  rewriter.setInsertionPointAfter(newLoop);
-  Value sum = vector::MultiDimReductionOp::create(
-      rewriter, loc, newLoop.getResults().back(),
-      newLoop.getInitArgs()[iterIndex],
-      ArrayRef<bool>(llvm::to_vector(llvm::map_range(
-          llvm::seq<unsigned>(0, k + 1), [&](unsigned d) { return d == k; }))),
-      vector::CombiningKind::ADD);
-  rewriter.replaceAllUsesWith(newLoop.getResult(iterIndex), sum);
-  return success();
+/// The loop of `op` its tiles are vectors along: a parallel loop or the
+/// last reduction loop (a sum along it keeps its order: the vector is
+/// reduced in order into the accumulator), the one most inputs have as
+/// their innermost dimension (contiguous), then the one the outputs have,
+/// then the innermost.
+static unsigned chooseVectorLoop(linalg::LinalgOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned numLoops = iterators.size();
+  std::optional<unsigned> lastReduction;
+  for (unsigned d = 0; d < numLoops; ++d)
+    if (iterators[d] != utils::IteratorType::parallel)
+      lastReduction = d;
+  auto innermostCount = [&](unsigned d, auto operands) {
+    int64_t count = 0;
+    for (OpOperand *operand : operands) {
+      AffineMap map = op.getMatchingIndexingMap(operand);
+      if (map.getNumResults() > 0 &&
+          map.getResults().back() == getAffineDimExpr(d, op.getContext()))
+        ++count;
+    }
+    return count;
+  };
+  SmallVector<OpOperand *> outputs = llvm::to_vector(llvm::map_range(
+      op.getDpsInitsMutable(), [](OpOperand &o) { return &o; }));
+  unsigned best = numLoops - 1;
+  std::pair<int64_t, int64_t> bestScore = {-1, -1};
+  for (unsigned d = 0; d < numLoops; ++d) {
+    if (iterators[d] != utils::IteratorType::parallel && d != lastReduction)
+      continue;
+    std::pair<int64_t, int64_t> score = {
+        innermostCount(d, op.getDpsInputOperands()),
+        innermostCount(d, outputs)};
+    if (score >= bestScore) {
+      best = d;
+      bestScore = score;
+    }
+  }
+  return best;
 }
 
 struct TileAndVectorize
@@ -252,7 +258,7 @@ private:
   /// The tile size of every loop of `op`, or nothing when `op` is left alone.
   std::optional<SmallVector<int64_t>> getTileSizes(linalg::LinalgOp op) const;
 
-  SmallVector<int64_t> matmulTiles, dotTiles, innerTiles;
+  SmallVector<int64_t> matmulTiles, innerTiles;
 };
 
 std::optional<SmallVector<int64_t>>
@@ -261,31 +267,35 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
   if (extents.empty() || ShapedType::isDynamicShape(extents) ||
       touchesFP8(op) || gathersFromStridedSlice(op))
     return std::nullopt;
+  // Every loop is tiled, by 1 unless said otherwise: the loops that are not
+  // in the vector are scf.for loops, reductions visit their elements in
+  // order.
   SmallVector<int64_t> sizes(extents.size(), 1);
-  // Tiles `loop` by `size`, shrunk to a divisor of its extent.
   auto tile = [&](unsigned loop, int64_t size) {
     sizes[loop] = chooseTileSize(extents[loop], size);
   };
 
-  if (linalg::isaContractionOpInterface(op)) {
-    FailureOr<linalg::ContractionDimensions> dims =
-        linalg::inferContractionDims(op);
-    if (succeeded(dims) && !dims->m.empty() && !dims->n.empty() &&
-        !dims->k.empty()) {
-      // The innermost loop of each group gets the tile; the others stay 1.
-      ArrayRef<int64_t> tiles =
-          isDotContraction(op, dims->k.back()) ? dotTiles : matmulTiles;
-      tile(dims->m.back(), tiles[0]);
-      tile(dims->n.back(), tiles[1]);
-      tile(dims->k.back(), tiles[2]);
-      return sizes;
-    }
+  unsigned vectorLoop = chooseVectorLoop(op);
+  std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
+  if (dims && vectorLoop == dims->n.back() &&
+      vectorLoop != dims->m.back()) {
+    // Rows of N outputs, M of them, accumulated over K (in order).
+    tile(dims->m.back(), matmulTiles[0]);
+    tile(dims->n.back(), matmulTiles[1]);
+    tile(dims->k.back(), matmulTiles[2]);
+    return sizes;
   }
-  unsigned numLoops = extents.size();
-  for (auto [i, size] : llvm::enumerate(llvm::reverse(innerTiles))) {
-    if (i >= numLoops)
+  // The vector loop by the last size, the parallel loops before it by the
+  // sizes before.
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  tile(vectorLoop, innerTiles.back());
+  int64_t loop = vectorLoop;
+  for (int64_t size : llvm::drop_begin(llvm::reverse(innerTiles))) {
+    while (--loop >= 0 && iterators[loop] != utils::IteratorType::parallel)
+      ;
+    if (loop < 0)
       break;
-    tile(numLoops - 1 - i, size);
+    tile(loop, size);
   }
   return sizes;
 }
@@ -295,32 +305,49 @@ void TileAndVectorize::runOnOperation() {
   MLIRContext *context = &getContext();
 
   matmulTiles = matmulTileSizes.empty()
-                    ? SmallVector<int64_t>{8, 32, 16}
+                    ? SmallVector<int64_t>{4, 16, 1}
                     : SmallVector<int64_t>(matmulTileSizes.begin(),
                                            matmulTileSizes.end());
-  dotTiles = dotTileSizes.empty() ? SmallVector<int64_t>{4, 4, 16}
-                                  : SmallVector<int64_t>(dotTileSizes.begin(),
-                                                         dotTileSizes.end());
   innerTiles = tileSizes.empty()
-                   ? SmallVector<int64_t>{8, 32}
+                   ? SmallVector<int64_t>{16}
                    : SmallVector<int64_t>(tileSizes.begin(), tileSizes.end());
   auto positive = [](int64_t size) { return size > 0; };
   if (matmulTiles.size() != 3 || !llvm::all_of(matmulTiles, positive) ||
-      dotTiles.size() != 3 || !llvm::all_of(dotTiles, positive) ||
       !llvm::all_of(innerTiles, positive)) {
-    function.emitError() << "mp-tile-and-vectorize: 'matmul-tile-sizes' and "
-                            "'dot-tile-sizes' need three positive sizes (M, "
-                            "N, K), 'tile-sizes' positive sizes";
+    function.emitError() << "mp-tile-and-vectorize: 'matmul-tile-sizes' needs "
+                            "three positive sizes (M, N, K), 'tile-sizes' "
+                            "positive sizes";
     return signalPassFailure();
   }
+
+  IRRewriter rewriter(context);
+  // Named operations become generics (whose unit loops can be dropped), dot
+  // contractions matmuls.
+  SmallVector<linalg::LinalgOp> named;
+  function.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureTensorSemantics() && !isa<linalg::GenericOp>(op))
+      named.push_back(op);
+  });
+  for (linalg::LinalgOp op : named) {
+    rewriter.setInsertionPoint(op);
+    (void)linalg::generalizeNamedOp(rewriter, op);
+  }
+  SmallVector<linalg::GenericOp> generics;
+  function.walk([&](linalg::GenericOp op) {
+    if (op.hasPureTensorSemantics())
+      generics.push_back(op);
+  });
+  for (linalg::GenericOp op : generics)
+    transposeDotOperand(rewriter, op, /*minM=*/matmulTiles[0]);
 
   SmallVector<linalg::LinalgOp> candidates;
   function.walk([&](linalg::LinalgOp op) {
     if (op.hasPureTensorSemantics())
       candidates.push_back(op);
   });
-
-  IRRewriter rewriter(context);
+  linalg::ControlDropUnitDims dropUnitDims;
+  dropUnitDims.rankReductionStrategy =
+      linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
   for (linalg::LinalgOp op : candidates) {
     std::optional<SmallVector<int64_t>> sizes = getTileSizes(op);
     if (!sizes ||
@@ -329,8 +356,8 @@ void TileAndVectorize::runOnOperation() {
       continue;
 
     rewriter.setInsertionPoint(op);
-    // Parallel loops outside, reduction loops inside, so that accumulators
-    // stay in registers across the reduction.
+    // Parallel loops outside, reduction loops inside (in their order), so
+    // that accumulators stay in registers across the reduction.
     SmallVector<int64_t> interchange;
     for (auto [i, type] : llvm::enumerate(op.getIteratorTypesArray()))
       if (type == utils::IteratorType::parallel)
@@ -348,22 +375,37 @@ void TileAndVectorize::runOnOperation() {
     rewriter.replaceOp(op, tiled->replacements);
 
     for (Operation *tile : tiled->tiledOps) {
+      // The tile without its unit loops: vectors of rank 1 (2 for the
+      // M rows of a contraction), reductions of extent 1 gone.
+      auto generic = dyn_cast<linalg::GenericOp>(tile);
+      if (generic && llvm::any_of(generic.getStaticLoopRanges(),
+                                  [](int64_t e) { return e != 1; })) {
+        rewriter.setInsertionPoint(generic);
+        FailureOr<linalg::DropUnitDimsResult> dropped =
+            linalg::dropUnitDims(rewriter, generic, dropUnitDims);
+        if (succeeded(dropped)) {
+          rewriter.replaceOp(generic, dropped->replacements);
+          tile = dropped->resultOp;
+        }
+      }
+      if (failed(linalg::vectorizeOpPrecondition(tile, {}, {},
+                                                 /*vectorizeNDExtract=*/true)))
+        continue;
       rewriter.setInsertionPoint(tile);
       FailureOr<linalg::VectorizationResult> vectorized =
           linalg::vectorize(rewriter, tile, {}, {}, /*vectorizeNDExtract=*/true,
                             /*flatten1DDepthwiseConv=*/false,
                             /*assumeDynamicDimsMatchVecSizes=*/false,
-                            /*createNamedContraction=*/true);
+                            /*createNamedContraction=*/false);
       if (succeeded(vectorized))
         rewriter.replaceOp(tile, vectorized->replacements);
     }
   }
 
-  // Multiply-accumulate reductions become vector.contract; transfers with
-  // permutation maps become plain transfers and transposes.
+  // Transfers with permutation maps become plain transfers and transposes;
+  // transfers read and write through the tiles' slices.
   {
     RewritePatternSet patterns(context);
-    vector::populateVectorReductionToContractPatterns(patterns);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, context);
@@ -378,17 +420,12 @@ void TileAndVectorize::runOnOperation() {
     (void)hoistLoopInvariantSubsets(rewriter, loop);
   });
 
-  // Accumulations along the contiguous dimension of both operands become
-  // split-K FMAs.
-  SmallVector<vector::ContractionOp> contractions;
-  function.walk([&](vector::ContractionOp op) { contractions.push_back(op); });
-  for (vector::ContractionOp contract : contractions)
-    (void)splitKAccumulation(rewriter, contract);
-
-  // The other contractions become outer products (rows of fused
-  // multiply-adds), multi-reductions elementwise operations and 1-d
-  // reductions. Multi-dimensional math ops are unrolled into rows: not all
-  // of their LLVM lowerings take n-d vectors (math.isfinite does not).
+  // Reductions along the vector become ordered vector.reduction ops
+  // (sequential sums, as the scalar loops), multi-dimensional math ops are
+  // unrolled into rows: not all of their LLVM lowerings take n-d vectors
+  // (math.isfinite does not). Multiplications and additions stay separate
+  // operations: no FMA is formed, so every product is rounded as in the
+  // scalar loops.
   RewritePatternSet patterns(context);
   vector::populateVectorUnrollPatterns(
       patterns,
@@ -408,10 +445,8 @@ void TileAndVectorize::runOnOperation() {
                 return row;
               }));
   vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
-  vector::populateVectorContractLoweringPatterns(
-      patterns, vector::VectorContractLowering::OuterProduct);
   vector::populateVectorMultiReductionLoweringPatterns(
-      patterns, vector::VectorMultiReductionLowering::InnerParallel);
+      patterns, vector::VectorMultiReductionLowering::InnerReduction);
   // Not converging within the iteration limit leaves valid, slower code.
   (void)applyPatternsGreedily(function, std::move(patterns));
 }

@@ -23,8 +23,11 @@ in one place for both sides.
       model.train(); then model.eval() for the accuracy) and compares the
       losses (relative 1e-5; measured over 20 steps ≤ 2.2e-7), the final
       parameters (relative 1e-5, absolute 1e-6; measured ≤ 1.2e-7), the
-      batch-norm running statistics (relative 1e-6, absolute 1e-7; measured
-      ≤ 1.8e-7 absolute on variances ~1, 1-2 f32 ulps), num_batches_tracked
+      batch-norm running statistics (relative 1e-6, absolute 1e-6; measured
+      ≤ 5.1e-7 absolute: the batch means and variances are sums of
+      8·28·28 = 6272 terms, which mp-cpu-pipeline adds in order, the scalar
+      loops' order even when vectorised, while PyTorch adds them in blocks),
+      num_batches_tracked
       exactly, and the number of correctly classified eval samples exactly.
       With --amp (FP16 autocast, dynamic loss scaling) step K is replayed as
       GradScaler does: the forward runs (running statistics and
@@ -392,7 +395,7 @@ def check(d, run_json, final_dir, amp, overflow_step):
     ok = True
     loss_rtol = 1e-3 if amp else 1e-5
     param_tol = (1e-2, 5e-3) if amp else (1e-5, 1e-6)
-    stat_tol = (1e-2, 2e-3) if amp else (1e-6, 1e-7)
+    stat_tol = (1e-2, 2e-3) if amp else (1e-6, 1e-6)
     model.train()
     # `reverted`: the model had the overflow step been reverted (its forward
     # not counted in the statistics), run from then on with the parameters

@@ -49,25 +49,33 @@ def MPLossScaling : Pass<"mp-loss-scaling", "ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"dynamic\"",
-           "Loss scaling mode: 'dynamic' (GradScaler) or 'static' (fixed S)">,
+           "Loss scaling mode: 'dynamic' (GradScaler) or 'static' (fixed S)"
+           " (default: dynamic)">,
     Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
-           "Initial scale (dynamic) or the fixed scale (static)">,
+           "Initial scale (dynamic) or the fixed scale (static)"
+           " (default: 65536.0)">,
     Option<"growthFactor", "growth-factor", "double", /*default=*/"2.0",
-           "Factor the scale grows by after growth-interval finite steps">,
+           "Factor the scale grows by after growth-interval finite steps"
+           " (default: 2.0)">,
     Option<"backoffFactor", "backoff-factor", "double", /*default=*/"0.5",
-           "Factor the scale shrinks by on a non-finite step">,
+           "Factor the scale shrinks by on a non-finite step"
+           " (default: 0.5)">,
     Option<"growthInterval", "growth-interval", "int64_t", /*default=*/"2000",
-           "Finite steps between two growths of the scale">,
+           "Finite steps between two growths of the scale"
+           " (default: 2000)">,
     Option<"hysteresis", "hysteresis", "int64_t", /*default=*/"1",
            "Non-finite steps tolerated before backing off (1 = GradScaler, "
-           "2 = Megatron-LM's default)">,
+           "2 = Megatron-LM's default) (default: 1)">,
     Option<"minScale", "min-scale", "double", /*default=*/"0.0",
-           "Lower bound of the dynamic scale (0 = none)">,
+           "Lower bound of the dynamic scale (0 = none)"
+           " (default: 0.0)">,
     Option<"maxScale", "max-scale", "double", /*default=*/"0.0",
-           "Upper bound of the dynamic scale (0 = none)">,
+           "Upper bound of the dynamic scale (0 = none)"
+           " (default: 0.0)">,
     Option<"skipNonFinite", "skip-nonfinite", "bool", /*default=*/"true",
            "Skip the update of steps with non-finite gradients (static mode "
-           "may turn it off; dynamic mode always skips)">
+           "may turn it off; dynamic mode always skips)"
+           " (default: true)">
   ];
 }
 
@@ -126,13 +134,16 @@ def MPDataParallel : Pass<"mp-data-parallel", "ModuleOp"> {
                            "::mlir::shard::ShardDialect"];
   let options = [
     Option<"reduceType", "reduce-type", "std::string", /*default=*/"\"f32\"",
-           "Element type gradients are all-reduced in: f32, bf16 or f16">,
+           "Element type gradients are all-reduced in: f32, bf16 or f16"
+           " (default: f32)">,
     Option<"average", "average", "bool", /*default=*/"true",
            "Divide the summed gradients by the group size (the mean over the "
-           "global batch); false keeps the sum">,
+           "global batch); false keeps the sum"
+           " (default: true)">,
     Option<"gridSize", "grid-size", "int64_t", /*default=*/"0",
            "Number of processes of the data-parallel group (0: known only "
-           "at run time, shape = ?)">
+           "at run time, shape = ?)"
+           " (default: 0)">
   ];
 }
 
@@ -165,9 +176,11 @@ def MPMasterWeights : Pass<"mp-master-weights", "ModuleOp"> {
   let options = [
     Option<"style", "style", "std::string", /*default=*/"\"cast-per-step\"",
            "Master-weight style: 'cast-per-step' (PyTorch AMP) or "
-           "'stored-copy' (Apex O2)">,
+           "'stored-copy' (Apex O2)"
+           " (default: cast-per-step)">,
     Option<"masterType", "master-type", "std::string", /*default=*/"\"f32\"",
-           "Element type of master weights and optimizer state (f32)">
+           "Element type of master weights and optimizer state (f32)"
+           " (default: f32)">
   ];
 }
 
@@ -175,40 +188,48 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
   let summary = "Tile and vectorise linalg operations on tensors for the CPU";
   let description = [{
     CPU code generation for linalg on tensors (what `convert-mp-to-linalg`
-    produces): every statically shaped linalg operation is tiled with
-    `scf.for` loops and each tile is vectorised (`linalg::vectorize`); the
-    vector code is then rewritten into the forms `convert-vector-to-llvm`
-    turns into SIMD instructions: multiply-accumulate reductions become
-    `vector.contract` and then outer products (rows of fused multiply-adds),
-    transfers with permutation maps become plain transfers and transposes.
+    produces) whose size grows with the number of operations, not with the
+    tensors': every loop of every statically shaped linalg operation is
+    tiled with `scf.for` (by 1 unless it is in the vector), the unit loops
+    of each tile are dropped, and the tile is vectorised
+    (`linalg::vectorize`), so vectors are a few registers (16 lanes by
+    default, M x 16 for contractions) whatever the tensor sizes.
 
-    Contractions (matmul, batch matmul, and generics whose body multiplies
-    and accumulates) are tiled over their M, N and K loops by
-    `matmul-tile-sizes` (leading batch loops by 1) and computed as outer
-    products; those whose two operands are both contiguous along K (A·Bᵀ,
-    as in a linear layer) are tiled by `dot-tile-sizes` and computed as
-    split-K dot products: FMAs of K-vectors into an accumulator that keeps
-    the K dimension, summed once after the K loop. Every other operation
-    over its innermost loops by `tile-sizes`, aligned on the innermost loop
-    (outer loops by 1). A tile size that does not divide its loop's extent is
-    lowered to the largest divisor of the extent below it, so every tile is
-    full and no masking is needed. Operations the vectoriser rejects (dynamic
-    shapes, unsupported bodies) are left as they are, for
-    `convert-linalg-to-loops`; so are operations that read with
-    `tensor.extract` from a slice with a non-unit stride (possibly
-    reshaped), whose `vector.gather` would read a memref without a unit
-    innermost stride, which has no LLVM lowering.
+    Each operation is vectorised along one loop: a parallel loop or its last
+    reduction loop, the one most inputs have as their innermost (contiguous)
+    dimension, then the one the outputs have. Contractions whose vector loop
+    is their N loop are tiled over M, N and K by `matmul-tile-sizes`: M rows
+    of N-vectors accumulated over K one step at a time (K > 1 is reduced in
+    order inside the tile); contractions whose operands are both contiguous
+    along K (A·Bᵀ, as in a linear layer) first get their N·K operand
+    transposed (a `linalg.transpose`, exact) so that they are such matmuls.
+    The other operations are tiled by `tile-sizes`: the last size for the
+    vector loop, the sizes before it for the parallel loops before it. A
+    tile size that does not divide its loop's extent is lowered to the
+    largest divisor of the extent below it, so every tile is full and no
+    masking is needed. Accumulators stay in registers across reduction
+    loops. Operations the vectoriser rejects (dynamic shapes, unsupported
+    bodies) are left as they are, for `convert-linalg-to-loops`; so are
+    operations that read with `tensor.extract` from a slice with a non-unit
+    stride (possibly reshaped), whose `vector.gather` would read a memref
+    without a unit innermost stride, which has no LLVM lowering.
 
-    Element types and rounding are kept: an f16 elementwise operation becomes
-    f16 vector arithmetic (LLVM rounds every operation to f16), an
-    `arith.truncf` stays a rounding, and no fast-math flags are added.
-    Operations on FP8 tensors are not vectorised (their conversions are
-    lowered elementwise).
+    The bits are those of the scalar loops (`vectorize=false` of
+    mp-cpu-pipeline, test/Integration/Numerics/vectorize-identity.test):
+    element types and roundings are kept (an f16 elementwise operation
+    becomes f16 vector arithmetic, an `arith.truncf` stays a rounding), no
+    fast-math flags are added, multiplications and additions stay separate
+    operations (no FMA is formed), and every reduction adds its elements in
+    the scalar loops' order: reductions outside the vector one step at a
+    time, a reduction along the vector by an ordered `vector.reduction`
+    into the accumulator. Operations on FP8 tensors are not vectorised
+    (their conversions are lowered elementwise).
 
     ```mlir
     // linalg.matmul ins(tensor<64x784xf32>, tensor<784x256xf32>) becomes
-    // scf.for %m step 8 / scf.for %n step 32 / scf.for %k step 16 around
-    // vector.transfer_read, vector.outerproduct and vector.transfer_write.
+    // scf.for %m step 4 / scf.for %n step 16 around a vector<4x16xf32>
+    // accumulator carried by scf.for %k step 1: a vector<4xf32> column of
+    // A broadcast, times a vector<16xf32> row of B, added.
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
@@ -217,16 +238,13 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
                            "::mlir::vector::VectorDialect"];
   let options = [
     ListOption<"matmulTileSizes", "matmul-tile-sizes", "int64_t",
-               "Tile sizes of the M, N and K loops of contractions "
-               "(default 8,32,16)">,
-    ListOption<"dotTileSizes", "dot-tile-sizes", "int64_t",
-               "Tile sizes of the M, N and K loops of contractions whose "
-               "operands are both contiguous along K, such as A·Bᵀ "
-               "(default 4,4,16)">,
+               "Tile sizes of the M, N and K loops of contractions; the "
+               "tile is M rows of N-element vectors, K > 1 is reduced in "
+               "order inside the tile (default 4,16,1)">,
     ListOption<"tileSizes", "tile-sizes", "int64_t",
-               "Tile sizes of the innermost loops of the other linalg "
-               "operations, the last one for the innermost loop "
-               "(default 8,32)">
+               "Tile sizes of the other linalg operations: the last one for "
+               "the vector loop, the ones before for the parallel loops "
+               "before it (default 16)">
   ];
 }
 
@@ -331,18 +349,23 @@ def MPAutodiff : Pass<"mp-autodiff", "func::FuncOp"> {
 defvar MP_AutocastPolicyOptions = [
   Option<"policyFile", "policy-file", "std::string", /*default=*/"\"\"",
          "JSON policy file: {\"compute-type\", \"level\", \"defaults\", "
-         "\"allow\", \"deny\", \"promote\", \"clear\"} (docs/Autocast.md)">,
+         "\"allow\", \"deny\", \"promote\", \"clear\"} (docs/Autocast.md)"
+         " (default: none)">,
   ListOption<"allow", "allow", "std::string",
              "Op names (any dialect) moved to the allow list: run in the "
-             "compute type, accumulate in f32">,
+             "compute type, accumulate in f32"
+             " (default: empty)">,
   ListOption<"deny", "deny", "std::string",
-             "Op names (any dialect) moved to the deny list: run in f32">,
+             "Op names (any dialect) moved to the deny list: run in f32"
+             " (default: empty)">,
   ListOption<"promote", "promote", "std::string",
              "Op names (any dialect) moved to the promote list: run in the "
-             "widest float type among their inputs">,
+             "widest float type among their inputs"
+             " (default: empty)">,
   ListOption<"clear", "clear", "std::string",
              "Op names (any dialect) moved to the clear list: run in the "
-             "type of their inputs">
+             "type of their inputs"
+             " (default: empty)">
 ];
 
 def MPFP8Scaling : Pass<"mp-fp8-scaling", "ModuleOp"> {
@@ -409,34 +432,43 @@ def MPFP8Scaling : Pass<"mp-fp8-scaling", "ModuleOp"> {
     Option<"recipe", "recipe", "std::string", /*default=*/"\"delayed\"",
            "Scaling recipe: 'delayed' (scale from an amax history threaded "
            "through the signature) or 'current' (scale from this step's "
-           "amax)">,
+           "amax)"
+           " (default: delayed)">,
     Option<"format", "format", "std::string", /*default=*/"\"hybrid\"",
            "FP8 formats: 'hybrid' (E4M3 forward operands, E5M2 gradients) or "
-           "'e4m3' (E4M3 everywhere)">,
+           "'e4m3' (E4M3 everywhere)"
+           " (default: hybrid)">,
     Option<"amaxHistoryLen", "amax-history-len", "int64_t",
            /*default=*/"1024",
-           "Length of each amax history (recipe=delayed only)">,
+           "Length of each amax history (recipe=delayed only)"
+           " (default: 1024)">,
     Option<"amaxCompute", "amax-compute", "std::string", /*default=*/"\"max\"",
            "Amax from the history: 'max' (of the whole history) or "
-           "'most-recent' (recipe=delayed only)">,
+           "'most-recent' (recipe=delayed only)"
+           " (default: max)">,
     Option<"margin", "margin", "int64_t", /*default=*/"0",
-           "Scale margin: the scale is (fp8_max / amax) / 2^margin (>= 0)">,
+           "Scale margin: the scale is (fp8_max / amax) / 2^margin (>= 0)"
+           " (default: 0)">,
     Option<"power2Scale", "power-2-scale", "bool", /*default=*/"false",
            "Round each scale down to a power of two (recipe=current only; "
-           "Transformer Engine's power_2_scale)">,
+           "Transformer Engine's power_2_scale)"
+           " (default: false)">,
     Option<"amaxEpsilon", "amax-epsilon", "double", /*default=*/"0.0",
            "Raise a smaller amax to this value first (recipe=current only; "
-           "Transformer Engine's amax_epsilon, >= 0)">,
+           "Transformer Engine's amax_epsilon, >= 0)"
+           " (default: 0)">,
     Option<"reduceAmax", "reduce-amax", "bool", /*default=*/"true",
            "recipe=delayed in a data-parallel module (mp-data-parallel's "
            "grid): all-reduce each amax (max) over the grid, so every "
-           "process has the same scales (Transformer Engine's reduce_amax)">,
+           "process has the same scales (Transformer Engine's reduce_amax)"
+           " (default: true)">,
     ListOption<"ops", "ops", "std::string",
                "Kinds of forward ops that go to FP8: matmul, linear, "
                "batch_matmul (default matmul,linear)">,
     Option<"includeFirstLast", "include-first-last", "bool",
            /*default=*/"false",
-           "Also quantise the first and the last layer">
+           "Also quantise the first and the last layer"
+           " (default: false)">
   ];
 }
 
@@ -556,7 +588,8 @@ def MPPrecisionReport : Pass<"mp-precision-report", "ModuleOp"> {
   let options = !listconcat([
     Option<"output", "output", "std::string", /*default=*/"\"\"",
            "File to write the JSON report to ('-' for stdout; none when "
-           "empty)">,
+           "empty)"
+           " (default: empty)">,
     Option<"tableOutput", "table-output", "std::string", /*default=*/"\"-\"",
            "File to print the readable table to ('-' for stdout, the "
            "default; none when empty)">,
@@ -565,7 +598,8 @@ def MPPrecisionReport : Pass<"mp-precision-report", "ModuleOp"> {
            "Add the bytes each of N data-parallel processes sends per step "
            "to all-reduce the gradients in a ring, 2(N-1)/N x gradient "
            "bytes, for reduce types f32, bf16 and f16 (0: no communication "
-           "section; docs/DataParallel.md)">
+           "section; docs/DataParallel.md)"
+           " (default: 0)">
   ], MP_AutocastPolicyOptions);
 }
 

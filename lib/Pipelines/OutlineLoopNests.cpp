@@ -1,0 +1,128 @@
+//===- OutlineLoopNests.cpp - One function per loop nest ------------------===//
+//
+// The step of mp-cpu-pipeline that keeps LLVM's cost linear in the number of
+// operations: after bufferization, every top-level loop nest (scf.for,
+// scf.parallel) and linalg operation of a function body with more than one of
+// them becomes a private function of its own, marked noinline, called in
+// its place with the values it uses from outside as arguments (constants are
+// cloned into it). A train step of N layers thus reaches LLVM as some
+// hundreds of small functions per layer instead of one function whose size
+// grows with N, which several of LLVM's function passes handle in more than
+// linear time. The computation is unchanged: the calls run in the order of
+// the nests, on the same buffers.
+//
+// It assumes memrefs (after bufferization and buffer deallocation) and
+// single-block function bodies; functions with other bodies are left alone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mp/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+using namespace mlir;
+
+namespace {
+
+/// True for the top-level operations outlined: loop nests and linalg ops.
+static bool isLoopNest(Operation &op) {
+  return isa<scf::ForOp, scf::ParallelOp, linalg::LinalgOp>(op);
+}
+
+struct OutlineLoopNests
+    : public PassWrapper<OutlineLoopNests, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(OutlineLoopNests)
+
+  StringRef getArgument() const override { return "mp-outline-loop-nests"; }
+  StringRef getDescription() const override {
+    return "Outline every top-level loop nest of a function into a private "
+           "noinline function (mp-cpu-pipeline)";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<func::FuncDialect, scf::SCFDialect>();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    IRRewriter rewriter(&getContext());
+    for (func::FuncOp function :
+         llvm::to_vector(module.getOps<func::FuncOp>())) {
+      if (function.isExternal() || !function.getBody().hasOneBlock())
+        continue;
+      SmallVector<Operation *> nests;
+      for (Operation &op : function.getBody().front())
+        if (isLoopNest(op))
+          nests.push_back(&op);
+      if (nests.size() < 2)
+        continue;
+      unsigned index = 0;
+      for (Operation *nest : nests) {
+        if (failed(outline(rewriter, symbols, function, nest, index)))
+          return signalPassFailure();
+      }
+    }
+  }
+
+  /// Outlines `nest` of `function` into a new function.
+  LogicalResult outline(IRRewriter &rewriter, SymbolTable &symbols,
+                        func::FuncOp function, Operation *nest,
+                        unsigned &index) {
+    Location loc = nest->getLoc();
+    rewriter.setInsertionPoint(nest);
+    auto wrapper =
+        scf::ExecuteRegionOp::create(rewriter, loc, nest->getResultTypes());
+    Block *block = rewriter.createBlock(&wrapper.getRegion());
+    rewriter.replaceAllUsesWith(nest->getResults(), wrapper.getResults());
+    nest->moveBefore(block, block->end());
+    rewriter.setInsertionPointToEnd(block);
+    scf::YieldOp::create(rewriter, loc, nest->getResults());
+
+    // Constants are cloned rather than passed.
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(wrapper.getRegion(), captured);
+    rewriter.setInsertionPointToStart(block);
+    for (Value value : captured) {
+      Operation *def = value.getDefiningOp();
+      if (!def || !matchPattern(value, m_Constant()))
+        continue;
+      Value clone = rewriter.clone(*def)->getResult(
+          cast<OpResult>(value).getResultNumber());
+      replaceAllUsesInRegionWith(value, clone, wrapper.getRegion());
+    }
+
+    std::string name;
+    do {
+      name = ("__mp_" + function.getName() + "_" + Twine(index++)).str();
+    } while (symbols.lookup(name));
+    func::CallOp call;
+    FailureOr<func::FuncOp> outlined = outlineSingleBlockRegion(
+        rewriter, loc, wrapper.getRegion(), name, &call);
+    if (failed(outlined))
+      return nest->emitError("mp-outline-loop-nests: cannot outline");
+    outlined->setPrivate();
+    // func-to-llvm keeps `passthrough` (LLVM function attributes).
+    (*outlined)->setAttr("passthrough",
+                         rewriter.getArrayAttr(rewriter.getStringAttr("noinline")));
+    symbols.insert(*outlined);
+    // The wrapper now holds the call only.
+    rewriter.inlineBlockBefore(&wrapper.getRegion().front(), wrapper);
+    auto yield = cast<scf::YieldOp>(std::prev(Block::iterator(wrapper)));
+    rewriter.replaceOp(wrapper, yield.getOperands());
+    rewriter.eraseOp(yield);
+    return success();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> mlir::mp::createOutlineLoopNestsPass() {
+  return std::make_unique<OutlineLoopNests>();
+}

@@ -1,0 +1,277 @@
+#!/usr/bin/python3
+"""The CPU path at real-model scale: code size and compile time per op, and
+step times side by side with PyTorch, measured in one run.
+
+    tools/bench/cpu_scale.py [--build DIR] [--layers 1,2,4,8,16]
+        [--d-models 64,256] [--steps N] [--skip-scale] [--skip-steps]
+        [--cpu-pipeline-options=OPTIONS]
+
+Part 1, scale: for each d_model and N of the bench transformer of
+tools/bench/autocast_casts.py (N pre-LayerNorm blocks, batch 2, sequence
+16, 4 heads, MLP 4·d_model, vocabulary 512, AdamW; labels [2, 16]) after
+mp-mixed-precision-pipeline (its defaults: f16 autocast, f32 master weights,
+dynamic loss scaling, autodiff), prints the ops of the input, the bytes of
+LLVM dialect mp-cpu-pipeline writes per input op, mp-cpu-pipeline's CPU
+seconds, and mp-run's compile CPU seconds (lowering and JIT, its JSON's
+compile_cpu_seconds) in total and per op, vectorised and with
+vectorize=false; then the least-squares line compile = a + b·N and its R²
+per d_model. CPU seconds, not wall-clock ones: this machine is shared.
+
+Part 2, steps: ms/step of mp-run (the time in the compiled step, its
+compute_seconds) and of PyTorch eager (Debian's python3-torch, the same
+shapes, one thread each: torch.set_num_threads(1)) for the MLP of
+docs/examples/mlp_train_step.mlir (784-256-10, batch 64, Adam) and the bench
+transformer block at d_model 256 / sequence 128 / batch 8 (1 layer), in
+FP32, BF16 AMP (ours: mp-mixed-precision-pipeline{compute-type=bf16};
+PyTorch: torch.autocast("cpu", dtype=torch.bfloat16)) and FP16 AMP (ours
+only: PyTorch's CPU autocast has no f16), with the ratios. Both sides run
+random data of the same shapes (the step time does not depend on the
+values).
+
+Prints figures, never asserts. The compiler's own build type matters for
+the compile times (a Debug -O0 mp-opt is several times slower than a
+Release one); the JIT-compiled step is -O3 either way.
+"""
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools", "bench"))
+import autocast_casts  # noqa: E402
+from machine import cpu_name  # noqa: E402
+
+
+def build_type(build):
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            for line in f:
+                if line.startswith("CMAKE_BUILD_TYPE:"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def child_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(command, **kwargs):
+    """Runs `command`; returns its CPU seconds."""
+    start = child_cpu()
+    subprocess.run(command, check=True, **kwargs)
+    return child_cpu() - start
+
+
+def count_ops(mp_opt, path):
+    """The operations of the functions' bodies of `path`."""
+    stats = subprocess.run([mp_opt, path, "--print-op-stats", "-o", "/dev/null"],
+                           check=True, capture_output=True, text=True).stderr
+    total = 0
+    for name, count in re.findall(r"^\s*([\w.]+)\s*,\s*(\d+)", stats, re.M):
+        if name not in ("builtin.module", "func.func", "func.return"):
+            total += int(count)
+    return total
+
+
+def mp_run_json(mp_run, path, steps, options, tmp, extra=()):
+    trajectory = os.path.join(tmp, "run.json")
+    command = [mp_run, path, "--pipeline=none", "--steps=%d" % steps,
+               "--print-every=0", "--num-classes=512", "--json=" + trajectory]
+    if options:
+        command.append("--cpu-pipeline-options=" + options)
+    subprocess.run(command + list(extra), check=True, stdout=subprocess.DEVNULL)
+    with open(trajectory) as f:
+        return json.load(f)
+
+
+def fit(xs, ys):
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if n < 2 or sxx == 0:
+        return my, 0.0, 1.0
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    a = my - b * mx
+    ss = sum((y - my) ** 2 for y in ys)
+    res = sum((y - a - b * x) ** 2 for x, y in zip(xs, ys))
+    return a, b, 1 - res / ss if ss else 1.0
+
+
+def scale(args, tmp):
+    mp_opt = os.path.join(args.build, "bin", "mp-opt")
+    mp_run = os.path.join(args.build, "bin", "mp-run")
+    base = args.cpu_pipeline_options
+    scalar = (base + " " if base else "") + "vectorize=false"
+    print("== Part 1: code size and compile time per input op "
+          "(after mp-mixed-precision-pipeline)")
+    print("%6s %3s %6s %10s %9s %9s %10s %9s %10s %9s" % (
+        "d", "N", "ops", "bytes/op", "cpu-pipe", "ms/op", "mp-run",
+        "ms/op", "scalar-run", "ratio"))
+    for d in args.d_models:
+        layers, compiles = [], []
+        for n in args.layers:
+            source = os.path.join(tmp, "step.mlir")
+            with open(source, "w") as f:
+                f.write(autocast_casts.generate(
+                    n, dims=dict(D=d, F=4 * d), labels_2d=True))
+            mixed = os.path.join(tmp, "mixed.mlir")
+            subprocess.run([mp_opt, source, "--mp-mixed-precision-pipeline",
+                            "-o", mixed], check=True)
+            ops = count_ops(mp_opt, mixed)
+            lowered = os.path.join(tmp, "lowered.mlir")
+            pipeline = "--mp-cpu-pipeline" + ("=" + base if base else "")
+            seconds = run([mp_opt, mixed, pipeline, "-o", lowered])
+            size = os.path.getsize(lowered)
+            compile_cpu = mp_run_json(mp_run, mixed, 1, base,
+                                      tmp)["compile_cpu_seconds"]
+            scalar_cpu = None
+            if n == args.layers[0] or args.scalar_all:
+                scalar_cpu = mp_run_json(mp_run, mixed, 1, scalar,
+                                         tmp)["compile_cpu_seconds"]
+            layers.append(n)
+            compiles.append(compile_cpu)
+            print("%6d %3d %6d %10.0f %9.2f %9.2f %10.2f %9.2f %10s %9s" % (
+                d, n, ops, size / ops, seconds, 1e3 * seconds / ops,
+                compile_cpu, 1e3 * compile_cpu / ops,
+                "%.2f" % scalar_cpu if scalar_cpu else "-",
+                "%.2fx" % (compile_cpu / scalar_cpu) if scalar_cpu else "-"),
+                flush=True)
+        a, b, r2 = fit(layers, compiles)
+        print("   d=%d: mp-run compile = %.2f + %.2f*N s, R^2 %.4f" % (d, a, b, r2))
+
+
+def torch_block(torch, B, S, D, H, F, V):
+    nn = torch.nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(V, D)
+            self.ln1, self.ln2 = nn.LayerNorm(D), nn.LayerNorm(D)
+            self.q, self.k, self.v, self.o = (nn.Linear(D, D) for _ in range(4))
+            self.fc1, self.fc2 = nn.Linear(D, F), nn.Linear(F, D)
+            self.head = nn.Linear(D, V, bias=False)
+
+        def forward(self, ids):
+            x = self.emb(ids)
+            h = self.ln1(x)
+            split = lambda t: t.view(B, S, H, D // H).transpose(1, 2)
+            q, k, v = split(self.q(h)), split(self.k(h)), split(self.v(h))
+            p = torch.softmax(q @ k.transpose(-1, -2) * (D // H) ** -0.5, dim=-1)
+            a = (p @ v).transpose(1, 2).reshape(B, S, D)
+            x = x + self.o(a)
+            x = x + self.fc2(nn.functional.gelu(self.fc1(self.ln2(x)),
+                                                approximate="tanh"))
+            return self.head(x).view(B * S, V)
+
+    return Block()
+
+
+def torch_ms(torch, model, make_batch, loss_fn, optimizer, mode, steps):
+    batches = [make_batch() for _ in range(steps + 1)]
+
+    def step(x, y):
+        optimizer.zero_grad()
+        if mode == "BF16":
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                loss = loss_fn(model(x).float(), y)
+        else:
+            loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+
+    step(*batches[0])
+    start = time.perf_counter()
+    for x, y in batches[1:]:
+        step(x, y)
+    return (time.perf_counter() - start) / steps * 1e3
+
+
+def steps(args, tmp):
+    import torch
+    torch.set_num_threads(1)
+    mp_opt = os.path.join(args.build, "bin", "mp-opt")
+    mp_run = os.path.join(args.build, "bin", "mp-run")
+    print("== Part 2: ms/step side by side, one thread each "
+          "(PyTorch %s)" % torch.__version__)
+    print("%-34s %-5s %9s %9s %8s" % ("model", "mode", "ours", "PyTorch",
+                                      "ratio"))
+    B, S, D, H, F, V = 8, 128, 256, 4, 1024, 512
+    block = os.path.join(tmp, "block.mlir")
+    with open(block, "w") as f:
+        f.write(autocast_casts.generate(
+            1, dims=dict(B=B, S=S, D=D, H=H, F=F, V=V), labels_2d=True))
+    models = [("MLP 784-256-10 b64 Adam",
+               os.path.join(ROOT, "docs/examples/mlp_train_step.mlir"),
+               args.steps * 10),
+              ("block d256 s128 b8 AdamW", block, args.steps)]
+    for name, source, count in models:
+        for mode, compute in (("FP32", "f32"), ("BF16", "bf16"),
+                              ("FP16", "f16")):
+            mixed = os.path.join(tmp, "mixed.mlir")
+            subprocess.run([mp_opt, source, "--mp-mixed-precision-pipeline="
+                            "compute-type=" + compute, "-o", mixed], check=True)
+            run_json = mp_run_json(mp_run, mixed, count,
+                                   args.cpu_pipeline_options, tmp)
+            ours = run_json["compute_seconds"] / count * 1e3
+            theirs = None
+            if mode != "FP16":
+                torch.manual_seed(0)
+                if source == block:
+                    model = torch_block(torch, B, S, D, H, F, V)
+                    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4,
+                                                  betas=(0.9, 0.95))
+                    make_batch = lambda: (torch.randint(0, V, (B, S)),
+                                          torch.randint(0, V, (B * S,)))
+                else:
+                    model = torch.nn.Sequential(
+                        torch.nn.Flatten(), torch.nn.Linear(784, 256),
+                        torch.nn.ReLU(), torch.nn.Linear(256, 10))
+                    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+                    make_batch = lambda: (torch.randn(64, 784),
+                                          torch.randint(0, 10, (64,)))
+                theirs = torch_ms(torch, model, make_batch,
+                                  torch.nn.functional.cross_entropy,
+                                  optimizer, mode, count)
+            print("%-34s %-5s %9.2f %9s %8s" % (
+                name, mode, ours, "%.2f" % theirs if theirs else "-",
+                "%.2fx" % (theirs / ours) if theirs else "-"), flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", default=os.environ.get(
+        "MP_BUILD_DIR", os.path.join(ROOT, "build")))
+    parser.add_argument("--layers", default="1,2,4,8,16",
+                        type=lambda s: [int(x) for x in s.split(",")])
+    parser.add_argument("--d-models", default="64,256",
+                        type=lambda s: [int(x) for x in s.split(",")])
+    parser.add_argument("--steps", type=int, default=20,
+                        help="steps of the block (the MLP runs 10x as many)")
+    parser.add_argument("--scalar-all", action="store_true",
+                        help="compile every N with vectorize=false too")
+    parser.add_argument("--skip-scale", action="store_true")
+    parser.add_argument("--skip-steps", action="store_true")
+    parser.add_argument("--cpu-pipeline-options", default="")
+    args = parser.parse_args()
+    print("CPU: %s, %d cores; build type of %s: %s" % (
+        cpu_name(), os.cpu_count(), args.build, build_type(args.build)))
+    with tempfile.TemporaryDirectory() as tmp:
+        if not args.skip_scale:
+            scale(args, tmp)
+        if not args.skip_steps:
+            steps(args, tmp)
+
+
+if __name__ == "__main__":
+    main()
