@@ -43,7 +43,7 @@
 // BAD-GZ: mp-run: error: '{{.*}}train-images-idx3-ubyte.gz' is not a valid gzip file (corrupt or truncated)
 
 // RUN: not mp-run %s --function=step --data=tape 2>&1 | FileCheck %s --check-prefix=UNKNOWN-DATA
-// UNKNOWN-DATA: mp-run: error: unknown --data 'tape' (expected random, npy:DIR or fashion-mnist[:DIR])
+// UNKNOWN-DATA: mp-run: error: unknown --data 'tape' (expected random, npy:DIR, fashion-mnist[:DIR] or text:FILE)
 
 // RUN: not mp-run %s --function=step --pipeline='no-such-pass' 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // PIPELINE: mp-run: error: invalid --pipeline 'no-such-pass': {{.*}}'no-such-pass' does not refer to a registered pass or pass pipeline
