@@ -37,7 +37,7 @@ import torch.nn as nn
 import mixedprec.torch as mpt
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from machine import cpu_name  # noqa: E402
+from machine import cpu_name, time_side_by_side  # noqa: E402
 
 
 def small_cnn():
@@ -115,19 +115,7 @@ def bench(name, mode, steps, cpu_options):
         ref_optimizer.step()
         return float(loss)
 
-    ours = theirs = 0.0
-    worst = 0.0
-    for i, (x, y) in enumerate(batches):
-        t0 = time.perf_counter()
-        loss = trainer.step(x, y)["loss"]
-        t1 = time.perf_counter()
-        ref = torch_step(x, y)
-        t2 = time.perf_counter()
-        worst = max(worst, abs(loss - ref) / abs(ref))
-        if i > 0:  # the first step is a warm-up
-            ours += t1 - t0
-            theirs += t2 - t1
-    ours, theirs = ours / steps * 1e3, theirs / steps * 1e3
+    ours, theirs, worst = time_side_by_side(trainer, torch_step, batches)
     print(f"{name:10s} {mode:5s} {ours:9.2f} {theirs:9.2f} {theirs / ours:7.2f}x "
           f"{worst:10.1e} {compile_seconds:9.1f}", flush=True)
 

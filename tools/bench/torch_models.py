@@ -27,7 +27,7 @@ import models  # noqa: E402
 from models import MODELS  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from machine import cpu_name  # noqa: E402
+from machine import cpu_name, time_side_by_side  # noqa: E402
 
 import mixedprec.torch as mpt  # noqa: E402
 
@@ -48,20 +48,9 @@ def bench(name, mode, steps, cpu_options):
     compile_seconds = time.time() - start
 
     def torch_step(x, y):
-        models.torch_step(spec, reference, ref_optimizer, x, y, mode == "bf16")
+        return models.torch_step(spec, reference, ref_optimizer, x, y, mode == "bf16")
 
-    trainer.step(*batches[0])
-    torch_step(*batches[0])
-    ours = theirs = 0.0
-    for x, y in batches[1:]:
-        t0 = time.perf_counter()
-        trainer.step(x, y)
-        t1 = time.perf_counter()
-        torch_step(x, y)
-        t2 = time.perf_counter()
-        ours += t1 - t0
-        theirs += t2 - t1
-    ours, theirs = ours / steps * 1e3, theirs / steps * 1e3
+    ours, theirs, _ = time_side_by_side(trainer, torch_step, batches)
     print(f"{name:28s} {mode:5s} {ours:9.2f} {theirs:9.2f} {theirs / ours:7.2f}x "
           f"{compile_seconds:9.1f}", flush=True)
 
