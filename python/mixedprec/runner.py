@@ -161,6 +161,9 @@ def encode(values, dtype):
     """`values` (array-like, read as float64 unless integer) as the storage
     of `dtype`, rounded to nearest even from double like mp-run."""
     values = np.asarray(values)
+    if dtype != "bf16" and not dtype.startswith("f8") and \
+            values.dtype == np.dtype(STORAGE_DTYPES[dtype]):
+        return values
     if dtype in ("i64", "i32", "i8"):
         return values.astype(np.float64).astype(np.int64).astype(STORAGE_DTYPES[dtype]) \
             if values.dtype.kind == "f" else values.astype(STORAGE_DTYPES[dtype])
@@ -368,7 +371,9 @@ def _load_fashion_mnist(directory, split):
                     raw = file.read()
                 dims = [int.from_bytes(raw[4 + 4 * i:8 + 4 * i], "big") for i in range(rank)]
                 return np.frombuffer(raw, np.uint8, offset=4 + 4 * rank).reshape(dims)
-        raise ValueError("Fashion-MNIST: no '%s' in '%s'" % (name, directory))
+        raise ValueError("Fashion-MNIST: no '%s[.gz]' in '%s' (install the Debian package "
+                         "dataset-fashion-mnist, or give data='fashion-mnist:DIR')"
+                         % (name, directory))
 
     images = read(split + "-images-idx3-ubyte", 3)
     labels = read(split + "-labels-idx1-ubyte", 1)
