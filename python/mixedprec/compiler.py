@@ -193,6 +193,9 @@ class Argument:
         self.state_kind = state_kind
         #: The scalar (or splat) `mp.init` of a state argument, else None.
         self.init = None
+        #: Every element of a dense `mp.init` of i64, f32 or f64 elements
+        #: (row-major list; a splat too), else None.
+        self.init_values = None
         #: `mp.copy_of` of a working copy: its parameter's argument number.
         self.copy_of = None
 
@@ -254,7 +257,9 @@ def _read_signature(lib, op):
             kind = lib.mlirStringAttrGetValue(state).text() \
                 if lib.mlirAttributeIsAString(state) else None
             argument = Argument(i, spec, "state", kind)
-            argument.init = _scalar_value(lib, _dict_entry(lib, arg_attrs, i, "mp.init"))
+            init = _dict_entry(lib, arg_attrs, i, "mp.init")
+            argument.init = _scalar_value(lib, init)
+            argument.init_values = _dense_values(lib, init)
             copy_of = _dict_entry(lib, arg_attrs, i, "mp.copy_of")
             if copy_of is not None and lib.mlirAttributeIsAInteger(copy_of):
                 argument.copy_of = lib.mlirIntegerAttrGetValueInt(copy_of)
@@ -288,6 +293,23 @@ def _scalar_value(lib, attr):
     if lib.mlirAttributeIsAInteger(attr):
         return lib.mlirIntegerAttrGetValueInt(attr)
     return None
+
+
+def _dense_values(lib, attr):
+    """The elements of a dense `mp.init` of i64, f32 or f64 elements, as a
+    list (None for another attribute)."""
+    if attr is None or not lib.mlirAttributeIsADenseElements(attr):
+        return None
+    element = _capi.type_to_string(lib.mlirShapedTypeGetElementType(lib.mlirAttributeGetType(attr)))
+    getter = {"i64": lib.mlirDenseElementsAttrGetInt64Value,
+              "f32": lib.mlirDenseElementsAttrGetFloatValue,
+              "f64": lib.mlirDenseElementsAttrGetDoubleValue}.get(element)
+    if getter is None:
+        return None
+    count = lib.mlirElementsAttrGetNumElements(attr)
+    if lib.mlirDenseElementsAttrIsSplat(attr):
+        return [getter(attr, 0)] * count
+    return [getter(attr, i) for i in range(count)]
 
 
 def _option_value(value):

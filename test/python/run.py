@@ -1,7 +1,9 @@
-# mixedprec.run: numpy arrays in, trajectory and final parameters out, through
-# mp-run. The numbers are checked against NumPy: the losses and parameters of
-# three SGD steps of a linear regression, and the accuracy mp-run reports
-# against the returned parameters' predictions.
+# mixedprec.run: numpy arrays in, trajectory and final parameters out, in
+# process on the C API's engine. The numbers are checked against NumPy: the
+# losses and parameters of three SGD steps of a linear regression, and the
+# accuracy it reports against the returned parameters' predictions; and
+# against mp-run: the same module, seed and data give bit-identical losses,
+# loss scales and parameters.
 # REQUIRES: numpy
 # RUN: %python %s | FileCheck %s
 
@@ -80,8 +82,76 @@ print("random:", a.losses.tolist() == b.losses.tolist(),
       [p.shape for p in a.params], all((p == q).all() for p, q in zip(a.params, b.params)))
 # CHECK-NEXT: random: True [(16, 6), (16,), (3, 16)] True
 
-# Errors: arrays that do not fit (ValueError), failures of mp-run (RunError,
-# with its message and diagnostics), a module that does not parse.
+# The same runs through mp-run (a subprocess): identical losses, loss scales
+# and final parameters, bit for bit, for kaiming-uniform parameters and
+# random data from the seed, for arrays in shuffled order with an evaluation,
+# and for an f16 step with dynamic loss scaling.
+import json  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+
+from mixedprec import runner  # noqa: E402
+
+
+def mp_run(module, steps, seed, data_arrays=None, eval_arrays=None, init=None,
+           num_classes=10):
+    with tempfile.TemporaryDirectory() as directory:
+        path = os.path.join(directory, "step.mlir")
+        with open(path, "w") as file:
+            file.write(module)
+        command = [runner.mp_run_path(), path, "--steps=%d" % steps, "--seed=%d" % seed,
+                   "--print-every=0", "--num-classes=%d" % num_classes,
+                   "--json=" + os.path.join(directory, "out.json"),
+                   "--save=" + os.path.join(directory, "final")]
+        if init:
+            command.append("--init=" + init)
+        if data_arrays is not None:
+            os.mkdir(os.path.join(directory, "data"))
+            for index, array in data_arrays.items():
+                np.save(os.path.join(directory, "data", "arg%d.npy" % index), array)
+            if eval_arrays is not None:
+                np.save(os.path.join(directory, "data", "eval_inputs.npy"), eval_arrays[0])
+                np.save(os.path.join(directory, "data", "eval_labels.npy"), eval_arrays[1])
+                command.append("--eval")
+            command.append("--data=npy:" + os.path.join(directory, "data"))
+        subprocess.run(command, check=True, capture_output=True)
+        with open(os.path.join(directory, "out.json")) as file:
+            trajectory = json.load(file)
+        params = {int(f[3:-4]): np.load(os.path.join(directory, "final", f))
+                  for f in os.listdir(os.path.join(directory, "final"))}
+    return trajectory, params
+
+
+def same(ours, theirs_trajectory, theirs_params):
+    steps = theirs_trajectory["steps"]
+    scales = [np.nan if s.get("loss_scale") is None else s["loss_scale"] for s in steps]
+    return (ours.losses.tolist() == [s["loss"] for s in steps]
+            and np.array_equal(ours.loss_scales, scales, equal_nan=True)
+            and ours.skipped.tolist() == [bool(s["skipped"]) for s in steps]
+            and all(np.array_equal(p, theirs_params[i])
+                    for p, i in zip(ours.params, ours.param_indices))
+            and (ours.eval or {}).get("correct") == (theirs_trajectory.get("eval") or {}).get(
+                "correct"))
+
+
+# (Random labels in [0, 3): the classifier has 3 classes.)
+print("mp-run random:", same(mixedprec.run(text, steps=3, seed=11, init="normal", num_classes=3),
+                             *mp_run(text, 3, 11, init="normal", num_classes=3)))
+eval_arrays = (inputs[:50], classes[:50])
+print("mp-run arrays:", same(mixedprec.run(text, steps=25, data=[inputs, classes], seed=4,
+                                           eval_data=eval_arrays),
+                             *mp_run(text, 25, 4, {10: inputs, 11: classes}, eval_arrays)))
+f16_text = mixedprec.compile(text, compute_type="f16", init_scale=2.0 ** 20)
+f16 = mixedprec.run(f16_text, steps=8, seed=2, num_classes=3)
+print("mp-run f16:", same(f16, *mp_run(f16_text, 8, 2, num_classes=3)),
+      int(f16.skipped.sum()), "skipped")
+# CHECK-NEXT: mp-run random: True
+# CHECK-NEXT: mp-run arrays: True
+# CHECK-NEXT: mp-run f16: True {{[1-9]}} skipped
+
+# Errors: arrays that do not fit (ValueError), a failure of the pipeline (a
+# CompileError naming the op and its line), a module that does not parse.
 for attempt in [
         lambda: mixedprec.run(text, steps=1, data=[inputs]),
         lambda: mixedprec.run(text, steps=1, data=[inputs[:, :5], classes]),
@@ -101,8 +171,6 @@ for attempt in [
     try:
         attempt()
         print("no error")
-    except mixedprec.RunError as error:
-        print("RunError:", error.message, "| exit", error.returncode)
     except (ValueError, mixedprec.CompileError) as error:
         print("%s: %s" % (type(error).__name__, str(error).splitlines()[0]))
 # CHECK-NEXT: ValueError: data: 2 arrays expected (arguments [10, 11]), got 1
@@ -112,8 +180,22 @@ for attempt in [
 # CHECK-NEXT: ValueError: parameter 0: shape [16, 5] does not fit tensor<16x6xf32>
 # CHECK-NEXT: ValueError: eval_data arrays need data given as arrays
 # CHECK-NEXT: ValueError: eval_data: labels must be [N] for inputs [N, ...]
-# CHECK-NEXT: RunError: mp-run: error: invalid --pipeline 'mp-no-such-pass'{{.*}} | exit 1
-# CHECK-NEXT: RunError: mp-run: error: the data holds 5 samples, fewer than one batch of 10 | exit 1
-# CHECK-NEXT: RunError: mp-run: error: --eval: no function '@nope' in '{{.*}}step.mlir' | exit 1
-# CHECK-NEXT: CompileError: parse error: cannot parse '<module>'
+# CHECK-NEXT: CompileError: invalid pipeline: invalid pass pipeline 'mp-no-such-pass'
+# CHECK-NEXT: ValueError: data: 5 samples, fewer than one batch of 10
+# CHECK-NEXT: ValueError: eval_function: no function '@nope' in the module
+# CHECK-NEXT: CompileError: parse error: cannot parse '<mixedprec.run>'
 # CHECK-NEXT: ValueError: expected exactly one function with an mp.loss result, found 0
+
+# A module that does not verify: the CompileError names the op and its line.
+bad = """func.func @train_step(%w: tensor<4xf32> {mp.param}, %x: tensor<4xf32>)
+    -> (tensor<f32> {mp.loss}) {
+  %y = mp.add %w, %x : tensor<4xf32>, tensor<4xf32>
+  %l = mp.reduce_mean %y dims [3] : tensor<4xf32>
+  return %l : tensor<f32>
+}
+"""
+try:
+    mixedprec.run(bad, steps=1)
+except mixedprec.CompileError as error:
+    print(error.diagnostics.strip())
+# CHECK-NEXT: <mixedprec.run>:4:8: error: 'mp.reduce_mean' op reduction dimension 3 is out of range for rank 1

@@ -10,15 +10,13 @@ type), and only the loss, the skip flag and the loss scale come out.
 """
 
 import collections
-import ctypes
 
 import numpy as np
 import torch
 
 from .. import compiler
+from ..runner import Buffers
 
-NUMPY_DTYPES = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16, "i64": np.int64,
-                "i32": np.int32, "i1": np.bool_, "f8E4M3FN": np.uint8, "f8E5M2": np.uint8}
 TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
                 "i64": torch.int64, "i32": torch.int32, "i1": torch.bool}
 
@@ -49,39 +47,6 @@ def _pipeline(compute_type, options):
     return "mp-mixed-precision-pipeline{" + " ".join(parts) + "}"
 
 
-class _Function:
-    """The buffers of one compiled function and its packed descriptors."""
-
-    def __init__(self, signature):
-        self.signature = signature
-        self.arguments = [np.zeros(a.spec.shape, NUMPY_DTYPES[a.spec.dtype])
-                          for a in signature.arguments]
-        self.results = [np.zeros(r.shape, NUMPY_DTYPES[r.dtype]) for r in signature.results]
-        count = len(self.arguments) + len(self.results)
-        self.descriptors = [None] * count
-        self.pointers = (ctypes.c_void_p * count)()
-        for i in range(count):
-            self._bind(i)
-
-    def _bind(self, slot):
-        n = len(self.arguments)
-        array = self.arguments[slot] if slot < n else self.results[slot - n]
-        self.descriptors[slot] = (compiler.memref_descriptor(array), array)
-        self.pointers[slot] = ctypes.addressof(self.descriptors[slot][0])
-
-    def set_argument(self, index, array):
-        self.arguments[index] = array
-        self._bind(index)
-
-    def feed_back(self):
-        """Makes each `mp.updates = N` result the next argument N."""
-        n = len(self.arguments)
-        for r, a in self.signature.updates.items():
-            self.arguments[a], self.results[r] = self.results[r], self.arguments[a]
-            self._bind(a)
-            self._bind(n + r)
-
-
 class Trainer:
     """Trains an ImportedStep in process.
 
@@ -98,8 +63,8 @@ class Trainer:
             module.run(self.pipeline)
             functions = {f.name: f for f in module.functions()}
             self._engine = module.engine(cpu_pipeline_options)
-        self._train = _Function(functions["train_step"])
-        self._predict = _Function(functions["predict"]) if "predict" in functions else None
+        self._train = Buffers(functions["train_step"])
+        self._predict = Buffers(functions["predict"]) if "predict" in functions else None
         self._initialise()
 
     # --- state --------------------------------------------------------------

@@ -130,6 +130,21 @@ def _vision(make_model):
     return spec
 
 
+def _mobilenet_v3_small_last_stage(dropout=True):
+    """torchvision mobilenet_v3_small from its second-to-last stage on
+    (features 9-12: hardswish, squeeze-excitation with hardsigmoid,
+    depthwise 5×5 stride 2 on 4×4 maps, batch norm over 2×2 maps), its pool
+    and classifier, on the 8×48×4×4 activations that stage sees for
+    3×32×32 images: what the whole model exercises, at a fraction of its
+    compile time."""
+    full = torchvision.models.mobilenet_v3_small(num_classes=10)
+    model = nn.Sequential(full.features[9:], full.avgpool, nn.Flatten(1), full.classifier)
+    if not dropout:
+        _no_dropout(model)
+    optimizer, scheduler = _sgd_cosine()
+    return Spec(model, _images(channels=48, size=4), nn.CrossEntropyLoss(), optimizer, scheduler)
+
+
 def _gpt(dropout=True):
     model = GPT(dropout=0.1 if dropout else 0.0)
 
@@ -172,6 +187,7 @@ MODELS = {
     "resnet18": _vision(lambda: torchvision.models.resnet18(num_classes=10)),
     "mobilenet_v2": _vision(lambda: torchvision.models.mobilenet_v2(num_classes=10)),
     "mobilenet_v3_small": _vision(lambda: torchvision.models.mobilenet_v3_small(num_classes=10)),
+    "mobilenet_v3_small_last_stage": _mobilenet_v3_small_last_stage,
     "vit": _vision(lambda: torchvision.models.VisionTransformer(
         image_size=32, patch_size=8, num_layers=2, num_heads=4, hidden_dim=64, mlp_dim=128,
         num_classes=10)),

@@ -104,6 +104,9 @@ def main():
     parser.add_argument("--bound", type=float, default=None)
     parser.add_argument("--torch-noise", action="store_true",
                         help="also train PyTorch on 2 threads and report its own differences")
+    parser.add_argument("--torch-f64", action="store_true",
+                        help="also train PyTorch in float64 and report how far PyTorch's and "
+                             "MixedPrec's f32 runs are from it")
     parser.add_argument("--lr", type=float, default=None,
                         help="the optimizer's learning rate instead of the model's")
     parser.add_argument("--cpu-pipeline-options", default="",
@@ -120,6 +123,7 @@ def main():
     model = spec.model.train()
     reference = copy.deepcopy(model)
     initial = copy.deepcopy(model) if args.torch_noise else None
+    exact = copy.deepcopy(model).double() if args.torch_f64 else None
     if args.lr is not None:
         make_optimizer = spec.optimizer
         spec.optimizer = lambda m: _with_lr(make_optimizer(m), args.lr)
@@ -176,6 +180,26 @@ def main():
                                                     grad_max, [])
         print(f"PyTorch on 2 threads against 1: max loss difference {noise:.1e}, max "
               f"parameter/buffer difference {noise_param:.1e} ({noise_where})")
+
+    if args.torch_f64:
+        # PyTorch in float64 from the same weights: how far f32 rounding
+        # alone (PyTorch's or ours) carries the trajectory. An activation
+        # input within rounding of a kink of its derivative (hardswish at
+        # ±3) picks a side by rounding: then the f32 runs differ by a
+        # whole gradient term there.
+        torch.set_num_threads(1)
+        optimizer = spec.optimizer(exact)
+        scheduler = spec.scheduler(optimizer) if spec.scheduler else None
+        f64_losses = [torch_step(exact, optimizer, scheduler,
+                                 x.double() if x.is_floating_point() else x, y).item()
+                      for x, y in batches]
+        exact_state = exact.state_dict()
+        for who, losses, state in (("PyTorch", theirs, reference.state_dict()),
+                                   ("mp", ours, trainer.state_dict())):
+            loss_error = max(abs(a - b) / abs(b) for a, b in zip(losses, f64_losses))
+            param_error, param_where, _ = compare_state(state, exact_state, grad_max, [])
+            print(f"{who} f32 against PyTorch f64: max loss difference {loss_error:.1e}, max "
+                  f"parameter/buffer difference {param_error:.1e} ({param_where})")
 
     problems = []
     figures = f"max loss error {worst:.1e}"
