@@ -16,6 +16,10 @@
 // quantised from their f32 sources.
 // RUN: mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=mxfp8" | FileCheck %s --check-prefix=PIPE
 // RUN: mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=f16 fp8=nvfp4" | FileCheck %s --check-prefix=PIPENV
+// mp-precision-report: bytes of each block-scaled tensor, data and scales
+// packed (FP4: half a byte), NVFP4's f32 tensor scale with the scales.
+// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{recipe=nvfp4},mp-precision-report)' -o /dev/null | FileCheck %s --check-prefix=REPORT
+// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{recipe=mxfp8},mp-precision-report{output=- table-output=})' -o /dev/null | FileCheck %s --check-prefix=JSON
 
 func.func @mlp64(%w1: tensor<64x64xf32> {mp.param}, %w2: tensor<64x64xf32> {mp.param},
                  %b2: tensor<64xf32> {mp.param}, %w3: tensor<16x64xf32> {mp.param},
@@ -86,18 +90,18 @@ func.func @mlp64(%w1: tensor<64x64xf32> {mp.param}, %w2: tensor<64x64xf32> {mp.p
 // NV-NEXT: %[[BITST:.*]], %[[S2:.*]] = mp.random_bits %[[S1]] : tensor<64x32xi32>
 // NV:      %[[A1:.*]] = mp.relu
 // NV-NEXT: %[[AX:.*]] = mp.amax %[[A1]] : tensor<32x64xf32>
-// NV-NEXT: %[[AXS:.*]] = tensor.extract %[[AX]][] : tensor<f32>
-// NV-NEXT: %[[C2688:.*]] = arith.constant 2.688000e+03 : f32
-// NV-NEXT: %[[Q:.*]] = arith.divf %[[C2688]], %[[AXS]] : f32
-// NV-NEXT: %[[FMAX:.*]] = arith.constant 3.40282347E+38 : f32
-// NV-NEXT: %[[QM:.*]] = arith.minnumf %[[Q]], %[[FMAX]] : f32
-// NV-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// NV-NEXT: %[[Z1:.*]] = arith.cmpf oeq, %[[AXS]], %[[ZERO]] : f32
-// NV-NEXT: %[[Z2:.*]] = arith.cmpf oeq, %[[QM]], %[[ZERO]] : f32
-// NV-NEXT: %[[Z:.*]] = arith.ori %[[Z1]], %[[Z2]] : i1
-// NV-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
-// NV-NEXT: %[[G:.*]] = arith.select %[[Z]], %[[ONE]], %[[QM]] : f32
-// NV-NEXT: %[[GX:.*]] = tensor.from_elements %[[G]] : tensor<f32>
+// NV-NEXT: %[[C2688:.*]] = arith.constant dense<2.688000e+03> : tensor<f32>
+// NV-NEXT: %[[Q:.*]] = mp.div %[[C2688]], %[[AX]] : tensor<f32>, tensor<f32>
+// NV-NEXT: %[[FMAX:.*]] = arith.constant dense<3.40282347E+38> : tensor<f32>
+// NV-NEXT: %[[QM:.*]] = mp.minimum %[[Q]], %[[FMAX]] : tensor<f32>, tensor<f32>
+// NV-NEXT: %[[NAN:.*]] = mp.compare ne, %[[QM]], %[[QM]] : tensor<f32>, tensor<f32>
+// NV-NEXT: %[[QN:.*]] = mp.select %[[NAN]], %[[FMAX]], %[[QM]] : tensor<i1>, tensor<f32>, tensor<f32>
+// NV-NEXT: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<f32>
+// NV-NEXT: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<f32>
+// NV-NEXT: %[[Z1:.*]] = mp.compare eq, %[[QN]], %[[ZERO]] : tensor<f32>, tensor<f32>
+// NV-NEXT: %[[Q1:.*]] = mp.select %[[Z1]], %[[ONE]], %[[QN]] : tensor<i1>, tensor<f32>, tensor<f32>
+// NV-NEXT: %[[Z2:.*]] = mp.compare eq, %[[AX]], %[[ZERO]] : tensor<f32>, tensor<f32>
+// NV-NEXT: %[[GX:.*]] = mp.select %[[Z2]], %[[ONE]], %[[Q1]] : tensor<i1>, tensor<f32>, tensor<f32>
 // NV-NEXT: %[[XQ:.*]], %[[XS:.*]] = mp.block_quantize %[[A1]] global %[[GX]] : tensor<32x64xf32> -> tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>
 // 16x16 weight tiles, round to nearest.
 // NV:      %[[WQ:.*]], %[[WS:.*]] = mp.block_quantize %[[W2]] global %[[GW:.*]] : tensor<64x64xf32> -> tensor<64x64xf4E2M1FN>, tensor<4x4xf8E4M3FN>
@@ -125,6 +129,28 @@ func.func @mlp64(%w1: tensor<64x64xf32> {mp.param}, %w2: tensor<64x64xf32> {mp.p
 // NV-NEXT: mp.scaled_matmul %[[GTQ]] scales %[[GTS]], %[[XTQ]] scales %[[XTS]] transpose_rhs acc(f32) : tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>, tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN> -> tensor<64x64xf32>
 // The rng state is returned (forward state: no select on a skipped step).
 // NV:      return {{.*}}, %[[S2]] : tensor<f32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<16x64xf32>, tensor<2xi64>
+
+// REPORT-LABEL: mp-precision-report @mlp64
+// REPORT:      block-scaled tensors: 5 (6144 bytes of data, 548 bytes of scales)
+// REPORT-NEXT:   f4E2M1FN 1x16 blocks of f8E4M3FN scales and an f32 tensor scale {{.*}}mp-fp8-scaling-block.mlir:[[#@LINE-104]]:9 (result of mp.relu) -> mp.scaled_matmul: 1024 + 132 bytes
+// REPORT-NEXT:   f4E2M1FN 16x16 blocks of f8E4M3FN scales and an f32 tensor scale {{.*}} (argument 1) -> mp.scaled_matmul: 2048 + 20 bytes
+// REPORT-NEXT:   f4E2M1FN 1x16 blocks of f8E4M3FN scales and an f32 tensor scale, stochastic rounding {{.*}} (result of mp.relu_grad) -> mp.scaled_matmul: 1024 + 132 bytes
+// REPORT-NEXT:   f4E2M1FN 1x16 blocks of f8E4M3FN scales and an f32 tensor scale, stochastic rounding {{.*}} (result of mp.reshape) -> mp.scaled_matmul: 1024 + 132 bytes
+// REPORT-NEXT:   f4E2M1FN 1x16 blocks of f8E4M3FN scales and an f32 tensor scale {{.*}} (result of mp.reshape) -> mp.scaled_matmul: 1024 + 132 bytes
+// REPORT-NEXT: unknown ops: none
+
+// JSON:      "block_tensors": [
+// JSON-NEXT:   {
+// JSON-NEXT:     "block": "1x32",
+// JSON-NEXT:     "data_bytes": 2048,
+// JSON-NEXT:     "format": "f8E4M3FN",
+// JSON-NEXT:     "input": "result of mp.relu",
+// JSON-NEXT:     "loc": "{{.*}}",
+// JSON-NEXT:     "rounding": "nearest",
+// JSON-NEXT:     "scale_bytes": 64,
+// JSON-NEXT:     "scale_format": "f8E8M0FNU",
+// JSON-NEXT:     "used_by": "mp.scaled_matmul"
+// JSON-NEXT:   },
 
 // The pipeline: bf16 operands, quantised from f32 (the masters and the f32
 // relu result), E4M3 gradients.

@@ -846,22 +846,27 @@ Value FunctionRewriter::createGlobalScale(Value source) {
   Location loc = source.getLoc();
   Type f32 = builder.getF32Type();
   auto constant = [&](float value) -> Value {
-    return arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(value));
+    return createScalarTensor(builder, loc, f32, builder.getF32FloatAttr(value));
   };
-  Value amaxTensor = AmaxOp::create(builder, loc, source);
-  Value amax = tensor::ExtractOp::create(builder, loc, amaxTensor, ValueRange{});
-  Value scale = arith::DivFOp::create(builder, loc, constant(kNVFP4ScaleMax), amax);
-  scale = arith::MinNumFOp::create(
-      builder, loc, scale, constant(std::numeric_limits<float>::max()));
-  Value zero = constant(0.0f);
-  Value amaxZero = arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::OEQ,
-                                         amax, zero);
-  Value scaleZero = arith::CmpFOp::create(
-      builder, loc, arith::CmpFPredicate::OEQ, scale, zero);
-  Value either = arith::OrIOp::create(builder, loc, amaxZero, scaleZero);
-  scale = arith::SelectOp::create(builder, loc, either, constant(1.0f), scale);
-  return tensor::FromElementsOp::create(
-      builder, loc, RankedTensorType::get({}, f32), ValueRange{scale});
+  auto compare = [&](ComparePredicate predicate, Value lhs, Value rhs) {
+    return CompareOp::create(
+        builder, loc, ComparePredicateAttr::get(builder.getContext(), predicate),
+        lhs, rhs);
+  };
+  Value amax = AmaxOp::create(builder, loc, source);
+  Value scale = DivOp::create(builder, loc, constant(kNVFP4ScaleMax), amax);
+  Value largest = constant(std::numeric_limits<float>::max());
+  scale = MinimumOp::create(builder, loc, scale, largest);
+  scale = SelectOp::create(builder, loc,
+                           compare(ComparePredicate::ne, scale, scale),
+                           largest, scale);
+  Value zero = constant(0.0f), one = constant(1.0f);
+  scale = SelectOp::create(builder, loc,
+                           compare(ComparePredicate::eq, scale, zero), one,
+                           scale);
+  return SelectOp::create(builder, loc,
+                          compare(ComparePredicate::eq, amax, zero), one,
+                          scale);
 }
 
 Value FunctionRewriter::applyHadamard(Value value, int64_t dim) {
