@@ -6,7 +6,13 @@
 // op accumulates in f32 and its result is multiplied by 1/(scale_a · scale_b)
 // and cast back to the original result type. With the delayed recipe every
 // FP8 tensor threads an amax history and a scale through the signature; with
-// the current recipe the scale comes from the tensor's own amax.
+// the current recipe the scale comes from the tensor's own amax. The
+// block-scaled recipes (mxfp8, fp8-block, nvfp4: Transformer Engine's
+// MXFP8BlockScaling, Float8BlockScaling, NVFP4BlockScaling) instead turn each
+// GEMM of a layer into an mp.scaled_matmul of two mp.block_quantize'd
+// operands, each quantised from the f32 tensor with blocks along that GEMM's
+// contraction dimension (NVFP4: with its tensor scale, stochastic rounding
+// of gradients and the random Hadamard transform of the wgrad operands).
 //
 // It assumes the joint graph of a train step (docs/TrainStep.md) after
 // mp-autodiff: a single-block function with an `mp.loss` result and no
