@@ -280,8 +280,8 @@ FailureOr<FP8Config> FP8ScalingPass::validateOptions(Location loc) {
   config.delayed = recipe == "delayed";
   bool perTensor = !config.isBlockScaled();
   if (format != "default" && format != "hybrid" && format != "e4m3")
-    return fail("format must be 'default', 'hybrid' or 'e4m3', got '" +
-                format + "'");
+    return fail("format must be 'default', 'hybrid' or 'e4m3', got '" + format +
+                "'");
   if (config.recipe == Recipe::nvfp4 && format != "default")
     return fail("format does not apply to recipe=nvfp4 (f4E2M1FN data), got "
                 "'" +
@@ -293,9 +293,8 @@ FailureOr<FP8Config> FP8ScalingPass::validateOptions(Location loc) {
   if (perTensor && weightBlocks != "default")
     return fail("weight-blocks applies to recipe=mxfp8, fp8-block and nvfp4 "
                 "only");
-  config.weightTiles =
-      weightBlocks == "2d" ||
-      (weightBlocks == "default" && config.recipe != Recipe::mxfp8);
+  config.weightTiles = weightBlocks == "2d" || (weightBlocks == "default" &&
+                                                config.recipe != Recipe::mxfp8);
   // Other values than the defaults are a mistake with the current recipe.
   if (!config.delayed && (amaxHistoryLen != 1024 || amaxCompute != "max"))
     return fail("amax-history-len and amax-compute apply to recipe=delayed "
@@ -820,8 +819,10 @@ std::string FunctionRewriter::checkBlockShapes(const BlockGemm &gemm) const {
   };
   int64_t lhsDim = gemm.transposeLhs ? 0 : 1;
   int64_t rhsDim = gemm.transposeRhs ? 1 : 0;
-  std::string lhsName = ("the lhs of " + gemm.op->getName().getStringRef()).str();
-  std::string rhsName = ("the rhs of " + gemm.op->getName().getStringRef()).str();
+  std::string lhsName =
+      ("the lhs of " + gemm.op->getName().getStringRef()).str();
+  std::string rhsName =
+      ("the rhs of " + gemm.op->getName().getStringRef()).str();
   if (check(gemm.lhs, gemm.lhsRole, lhsDim, lhsName))
     (void)check(gemm.rhs, gemm.rhsRole, rhsDim, rhsName);
   return reason;
@@ -852,27 +853,26 @@ Value FunctionRewriter::createGlobalScale(Value source) {
   Location loc = source.getLoc();
   Type f32 = builder.getF32Type();
   auto constant = [&](float value) -> Value {
-    return createScalarTensor(builder, loc, f32, builder.getF32FloatAttr(value));
+    return createScalarTensor(builder, loc, f32,
+                              builder.getF32FloatAttr(value));
   };
   auto compare = [&](ComparePredicate predicate, Value lhs, Value rhs) {
     return CompareOp::create(
-        builder, loc, ComparePredicateAttr::get(builder.getContext(), predicate),
-        lhs, rhs);
+        builder, loc,
+        ComparePredicateAttr::get(builder.getContext(), predicate), lhs, rhs);
   };
   Value amax = AmaxOp::create(builder, loc, source);
   Value scale = DivOp::create(builder, loc, constant(kNVFP4ScaleMax), amax);
   Value largest = constant(std::numeric_limits<float>::max());
   scale = MinimumOp::create(builder, loc, scale, largest);
   scale = SelectOp::create(builder, loc,
-                           compare(ComparePredicate::ne, scale, scale),
-                           largest, scale);
-  Value zero = constant(0.0f), one = constant(1.0f);
-  scale = SelectOp::create(builder, loc,
-                           compare(ComparePredicate::eq, scale, zero), one,
+                           compare(ComparePredicate::ne, scale, scale), largest,
                            scale);
-  return SelectOp::create(builder, loc,
-                          compare(ComparePredicate::eq, amax, zero), one,
-                          scale);
+  Value zero = constant(0.0f), one = constant(1.0f);
+  scale = SelectOp::create(
+      builder, loc, compare(ComparePredicate::eq, scale, zero), one, scale);
+  return SelectOp::create(
+      builder, loc, compare(ComparePredicate::eq, amax, zero), one, scale);
 }
 
 Value FunctionRewriter::applyHadamard(Value value, int64_t dim) {
@@ -893,7 +893,8 @@ Value FunctionRewriter::applyHadamard(Value value, int64_t dim) {
                         kHadamardSigns[i]);
   auto matrixType = RankedTensorType::get({16, 16}, f32);
   Value matrix = arith::ConstantOp::create(
-      builder, loc, DenseElementsAttr::get(matrixType, ArrayRef<float>(entries)));
+      builder, loc,
+      DenseElementsAttr::get(matrixType, ArrayRef<float>(entries)));
   auto rowsType = RankedTensorType::get({type.getNumElements() / 16, 16}, f32);
   Value rows = ReshapeOp::create(builder, loc, rowsType, value);
   Value product = MatmulOp::create(builder, loc, rowsType, rows, matrix,
@@ -967,10 +968,10 @@ BlockTensor FunctionRewriter::quantiseBlocks(Value value, Role role,
     if (role == Role::gradient)
       bits = drawRandomBits(inputType.getShape());
   }
-  auto quantise = BlockQuantizeOp::create(
-      builder, loc, inputType.clone(dataElement),
-      RankedTensorType::get(scaleShape, scaleElement), input, result.global,
-      bits);
+  auto quantise =
+      BlockQuantizeOp::create(builder, loc, inputType.clone(dataElement),
+                              RankedTensorType::get(scaleShape, scaleElement),
+                              input, result.global, bits);
   result.data = quantise.getData();
   result.scales = quantise.getScales();
   blockCache[key] = result;
@@ -1023,10 +1024,10 @@ void FunctionRewriter::rewriteBlockLayer(FP8Layer &layer) {
     }
     bool hadamard = config.recipe == Recipe::nvfp4 && gemm.weightGradient;
     bool transposeLhs = gemm.transposeLhs, transposeRhs = gemm.transposeRhs;
-    BlockTensor lhsBlocks = quantiseBlocks(lhs, gemm.lhsRole,
-                                           transposeLhs ? 0 : 1, hadamard);
-    BlockTensor rhsBlocks = quantiseBlocks(gemm.rhs, gemm.rhsRole,
-                                           transposeRhs ? 1 : 0, hadamard);
+    BlockTensor lhsBlocks =
+        quantiseBlocks(lhs, gemm.lhsRole, transposeLhs ? 0 : 1, hadamard);
+    BlockTensor rhsBlocks =
+        quantiseBlocks(gemm.rhs, gemm.rhsRole, transposeRhs ? 1 : 0, hadamard);
     // The transform leaves K last in both operands: lhs [M, K], rhs [N, K].
     if (hadamard) {
       transposeLhs = false;
@@ -1041,8 +1042,7 @@ void FunctionRewriter::rewriteBlockLayer(FP8Layer &layer) {
         builder, loc, RankedTensorType::get({m, n}, f32), lhsBlocks.data,
         lhsBlocks.scales, rhsBlocks.data, rhsBlocks.scales,
         transposeLhs ? builder.getUnitAttr() : UnitAttr(),
-        transposeRhs ? builder.getUnitAttr() : UnitAttr(),
-        TypeAttr::get(f32));
+        transposeRhs ? builder.getUnitAttr() : UnitAttr(), TypeAttr::get(f32));
     Value inverse;
     if (lhsBlocks.global)
       inverse = createInverseProduct(lhsBlocks.global, rhsBlocks.global);
