@@ -8,7 +8,7 @@
 //   mp-loss-scaling    S around mp.grad, unscale in f32, skip non-finite steps
 //   mp-data-parallel   gradient all-reduce, one skip decision (data-parallel)
 //   mp-autodiff        mp.grad → explicit backward ops
-//   mp-fp8-scaling     FP8 matmuls with per-tensor scales (fp8 != none)
+//   mp-fp8-scaling     FP8/FP4 matmuls with the recipe fp8 (fp8 != none)
 //   canonicalize, cse
 //
 // It assumes train steps that follow docs/TrainStep.md; its output still holds

@@ -220,16 +220,19 @@ struct MixedPrecisionPipelineOptions
       llvm::cl::init(0)};
   PassOptions::Option<std::string> fp8{
       *this, "fp8",
-      llvm::cl::desc("FP8 matmuls (mp-fp8-scaling after mp-autodiff): none, "
-                     "delayed or current (the scaling recipe)"
+      llvm::cl::desc("FP8/FP4 matmuls (mp-fp8-scaling after mp-autodiff): "
+                     "none, or the recipe delayed, current, mxfp8, fp8-block "
+                     "or nvfp4"
                      " (default: none)"),
       llvm::cl::init("none")};
   PassOptions::Option<std::string> fp8Format{
       *this, "fp8-format",
       llvm::cl::desc("FP8 formats with fp8 != none: hybrid (E4M3 forward, "
-                     "E5M2 gradients) or e4m3"
-                     " (default: hybrid)"),
-      llvm::cl::init("hybrid")};
+                     "E5M2 gradients), e4m3, or default (the recipe's: "
+                     "hybrid for delayed and current, e4m3 for mxfp8 and "
+                     "fp8-block)"
+                     " (default: default)"),
+      llvm::cl::init("default")};
   PassOptions::Option<int64_t> fp8AmaxHistoryLen{
       *this, "fp8-amax-history-len",
       llvm::cl::desc("Amax history length of fp8=delayed"

@@ -12,19 +12,33 @@
 // RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{power-2-scale=true})' 2>&1 | FileCheck %s --check-prefix=POW2
 // RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{amax-epsilon=1e-6})' 2>&1 | FileCheck %s --check-prefix=POW2
 // RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=current amax-epsilon=-1})' 2>&1 | FileCheck %s --check-prefix=EPSILON
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=nvfp4 format=e4m3})' 2>&1 | FileCheck %s --check-prefix=NVFORMAT
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=mxfp8 weight-blocks=3d})' 2>&1 | FileCheck %s --check-prefix=BLOCKS
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{weight-blocks=2d})' 2>&1 | FileCheck %s --check-prefix=BLOCKSTENSOR
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=fp8-block margin=1})' 2>&1 | FileCheck %s --check-prefix=BLOCKMARGIN
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=mxfp8 ops=linear,batch_matmul})' 2>&1 | FileCheck %s --check-prefix=BLOCKOPS
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=nvfp4 amax-history-len=16})' 2>&1 | FileCheck %s --check-prefix=CURRENT
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=mxfp8 power-2-scale=true})' 2>&1 | FileCheck %s --check-prefix=POW2
 // The same through mp-mixed-precision-pipeline's fp8 options.
 // RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=sometimes" 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=current fp8-amax-history-len=16" 2>&1 | FileCheck %s --check-prefix=CURRENT
+// RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=nvfp4 fp8-format=hybrid" 2>&1 | FileCheck %s --check-prefix=NVFORMATPIPE
 
-// RECIPE: error: mp-fp8-scaling: recipe must be 'delayed' or 'current', got 'just-in-time'
-// FORMAT: error: mp-fp8-scaling: format must be 'hybrid' or 'e4m3', got 'e5m2'
+// RECIPE: error: mp-fp8-scaling: recipe must be 'delayed', 'current', 'mxfp8', 'fp8-block' or 'nvfp4', got 'just-in-time'
+// FORMAT: error: mp-fp8-scaling: format must be 'default', 'hybrid' or 'e4m3', got 'e5m2'
+// NVFORMAT: error: mp-fp8-scaling: format does not apply to recipe=nvfp4 (f4E2M1FN data), got 'e4m3'
+// NVFORMATPIPE: error: mp-fp8-scaling: format does not apply to recipe=nvfp4 (f4E2M1FN data), got 'hybrid'
+// BLOCKS: error: mp-fp8-scaling: weight-blocks must be 'default', '1d' or '2d', got '3d'
+// BLOCKSTENSOR: error: mp-fp8-scaling: weight-blocks applies to recipe=mxfp8, fp8-block and nvfp4 only
+// BLOCKMARGIN: error: mp-fp8-scaling: margin applies to recipe=delayed and current only
+// BLOCKOPS: error: mp-fp8-scaling: ops=batch_matmul applies to recipe=delayed and current only
 // CURRENT: error: mp-fp8-scaling: amax-history-len and amax-compute apply to recipe=delayed only
 // LENGTH: error: mp-fp8-scaling: amax-history-len must be >= 1, got 0
 // COMPUTE: error: mp-fp8-scaling: amax-compute must be 'max' or 'most-recent', got 'mean'
 // MARGIN: error: mp-fp8-scaling: margin must be >= 0, got -1
 // POW2: error: mp-fp8-scaling: power-2-scale and amax-epsilon apply to recipe=current only
 // EPSILON: error: mp-fp8-scaling: amax-epsilon must be finite and >= 0, got -1
-// PIPELINE: error: mp-fp8-scaling: recipe must be 'delayed' or 'current', got 'sometimes'
+// PIPELINE: error: mp-fp8-scaling: recipe must be 'delayed', 'current', 'mxfp8', 'fp8-block' or 'nvfp4', got 'sometimes'
 // OPS: error: mp-fp8-scaling: ops entries must be matmul, linear or batch_matmul, got 'conv2d'
 
 // The pass runs on the joint graph: mp.grad must have been expanded.

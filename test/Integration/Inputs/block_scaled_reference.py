@@ -342,3 +342,39 @@ def matmul(a, b, m, n, k, transpose_a=False, transpose_b=False):
                 acc = add(acc, mul(x, y))
             result.append(acc)
     return result
+
+
+# The pieces of mp-fp8-scaling's recipe=nvfp4 (Transformer Engine's
+# NVFP4BlockScaling) around mp.block_quantize.
+
+# TE's fixed sign vector of the weight-gradient random Hadamard transform.
+RHT_SIGNS = [1, 1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1, 1, -1, -1]
+
+
+def rht_matrix():
+    """diag(signs) · H16 / 4 (Sylvester's Hadamard matrix: entry (i, j) is
+    (-1)^popcount(i & j)), row-major, exact."""
+    return [(RHT_SIGNS[i] * (-1) ** bin(i & j).count('1') < 0, Fraction(1, 4))
+            for i in range(16) for j in range(16)]
+
+
+def random_hadamard(values, rows, cols):
+    """Each group of 16 consecutive elements of the row-major f32 tensor
+    [rows, cols] times rht_matrix(), an f32 matmul of the [rows·cols/16, 16]
+    view (sums in increasing index from +0)."""
+    return matmul(values, rht_matrix(), rows * cols // 16, 16, 16)
+
+
+def nvfp4_global_scale(values):
+    """TE's compute_global_encode_scaling_factor_FP4 in f32: 448·6 / amax,
+    then fminf(·, FLT_MAX) (a NaN amax gives FLT_MAX), then 1 when the amax
+    or the scale is 0."""
+    amax = magnitude_max(values)
+    if amax == NAN:
+        return (False, FLT_MAX)
+    scale = div((False, Fraction(448 * 6)), amax)
+    if scale[1] is INF or scale[1] > FLT_MAX:
+        scale = (False, FLT_MAX)
+    if amax[1] == 0 or scale[1] == 0:
+        return (False, Fraction(1))
+    return scale

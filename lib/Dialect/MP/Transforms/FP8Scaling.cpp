@@ -6,7 +6,13 @@
 // op accumulates in f32 and its result is multiplied by 1/(scale_a · scale_b)
 // and cast back to the original result type. With the delayed recipe every
 // FP8 tensor threads an amax history and a scale through the signature; with
-// the current recipe the scale comes from the tensor's own amax.
+// the current recipe the scale comes from the tensor's own amax. The
+// block-scaled recipes (mxfp8, fp8-block, nvfp4: Transformer Engine's
+// MXFP8BlockScaling, Float8BlockScaling, NVFP4BlockScaling) instead turn each
+// GEMM of a layer into an mp.scaled_matmul of two mp.block_quantize'd
+// operands, each quantised from the f32 tensor with blocks along that GEMM's
+// contraction dimension (NVFP4: with its tensor scale, stochastic rounding
+// of gradients and the random Hadamard transform of the wgrad operands).
 //
 // It assumes the joint graph of a train step (docs/TrainStep.md) after
 // mp-autodiff: a single-block function with an `mp.loss` result and no
@@ -38,6 +44,8 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <map>
+#include <tuple>
 
 namespace mlir::mp {
 #define GEN_PASS_DEF_MPFP8SCALING
@@ -52,8 +60,14 @@ static constexpr StringLiteral kDataParallelGrid = "mp_data_parallel";
 
 namespace {
 
+/// The scaling recipes.
+enum class Recipe { delayed, current, mxfp8, fp8Block, nvfp4 };
+
 /// The validated options of one run.
 struct FP8Config {
+  Recipe recipe;
+  /// The recipe's option value, for diagnostics.
+  std::string name;
   bool delayed;
   bool hybrid;
   int64_t historyLength;
@@ -68,6 +82,33 @@ struct FP8Config {
   /// Op names (`mp.matmul`, ...) that go to FP8.
   SmallVector<StringRef> kinds;
   bool includeFirstLast;
+  /// Block-scaled recipes: the block length along a contraction dimension
+  /// (32, 128, 16; 0 for the per-tensor recipes) and whether weights are
+  /// quantised in square tiles of that length instead.
+  int64_t blockLength = 0;
+  bool weightTiles = false;
+
+  bool isBlockScaled() const { return blockLength != 0; }
+};
+
+/// What a GEMM operand is in the layer it belongs to.
+enum class Role { input, weight, gradient };
+
+/// One operand quantised with block scales.
+struct BlockTensor {
+  Value data, scales;
+  /// NVFP4: the tensor-level encode scale (0-d f32); null otherwise.
+  Value global;
+};
+
+/// One GEMM of a block-scaled layer: the forward op or a backward matmul.
+struct BlockGemm {
+  Operation *op;
+  Value lhs, rhs;
+  bool transposeLhs, transposeRhs;
+  Role lhsRole, rhsRole;
+  /// The weight-gradient GEMM (input × gradient).
+  bool weightGradient;
 };
 
 /// One tensor quantised to FP8 and the scale it uses.
@@ -146,6 +187,33 @@ private:
   static Value getQuantisationSource(Value value);
   /// Rewrites a chosen forward op.
   void rewriteLayer(FP8Layer &layer);
+  /// Rewrites a chosen forward op and its backward matmuls with a
+  /// block-scaled recipe, or warns and leaves them when a shape does not
+  /// fit the blocks.
+  void rewriteBlockLayer(FP8Layer &layer);
+  /// Why `gemm` cannot be block-scaled, or an empty string.
+  std::string checkBlockShapes(const BlockGemm &gemm) const;
+  /// The block shape of a rank-2 operand of role `role` contracted along
+  /// dimension `dim`.
+  SmallVector<int64_t, 2> getBlockShape(Role role, int64_t dim) const;
+  /// `value` in f32: through the f32 source of an `mp.cast` (possibly behind
+  /// `mp.reshape`s, which are rebuilt in f32) or a new widening cast.
+  Value getWideSource(Value value);
+  /// Quantises operand `value` (role `role`, contracted along `dim`) of a
+  /// GEMM, after the random Hadamard transform along `dim` when `hadamard`
+  /// (the result then has that dimension last).
+  BlockTensor quantiseBlocks(Value value, Role role, int64_t dim,
+                             bool hadamard);
+  /// NVFP4's f32 tensor-level encode scale of `source`.
+  Value createGlobalScale(Value source);
+  /// `value` (rank 2) times TE's 16×16 random Hadamard matrix along `dim`,
+  /// returned with that dimension last.
+  Value applyHadamard(Value value, int64_t dim);
+  /// The next random bits of the recipe's rng state, of shape `shape`.
+  Value drawRandomBits(ArrayRef<int64_t> shape);
+  /// Replaces `op` by `product` (f32) times `inverse` (if any), plus the
+  /// bias of a `linear`, cast and reshaped to `op`'s result type.
+  void finishContraction(Operation *op, Value product, Value inverse);
   /// Builds the FP8 version of a matmul-like `op` with `lhs`/`rhs`, scaled by
   /// 1/(lhsScale · rhsScale), and replaces `op`.
   void replaceContraction(Operation *op, ScaledTensor lhs, ScaledTensor rhs);
@@ -164,6 +232,12 @@ private:
   SmallVector<FP8Layer> layers;
   /// New state: (argument, its new value).
   SmallVector<std::pair<BlockArgument, Value>> stateUpdates;
+  /// Block-scaled operands already built, by (f32 source, block shape,
+  /// Hadamard transform), so that a copy is shared by the GEMMs that need it.
+  std::map<std::tuple<void *, int64_t, int64_t, bool>, BlockTensor> blockCache;
+  /// NVFP4: the rng state argument and its current value.
+  BlockArgument rngArgument;
+  Value rngState;
 };
 
 } // namespace
@@ -184,12 +258,43 @@ FailureOr<FP8Config> FP8ScalingPass::validateOptions(Location loc) {
     return failure();
   };
   FP8Config config;
-  if (recipe != "delayed" && recipe != "current")
-    return fail("recipe must be 'delayed' or 'current', got '" + recipe + "'");
+  if (recipe == "delayed")
+    config.recipe = Recipe::delayed;
+  else if (recipe == "current")
+    config.recipe = Recipe::current;
+  else if (recipe == "mxfp8")
+    config.recipe = Recipe::mxfp8;
+  else if (recipe == "fp8-block")
+    config.recipe = Recipe::fp8Block;
+  else if (recipe == "nvfp4")
+    config.recipe = Recipe::nvfp4;
+  else
+    return fail("recipe must be 'delayed', 'current', 'mxfp8', 'fp8-block' "
+                "or 'nvfp4', got '" +
+                recipe + "'");
+  config.name = recipe;
+  config.blockLength = config.recipe == Recipe::mxfp8      ? 32
+                       : config.recipe == Recipe::fp8Block ? 128
+                       : config.recipe == Recipe::nvfp4    ? 16
+                                                           : 0;
   config.delayed = recipe == "delayed";
-  if (format != "hybrid" && format != "e4m3")
-    return fail("format must be 'hybrid' or 'e4m3', got '" + format + "'");
-  config.hybrid = format == "hybrid";
+  bool perTensor = !config.isBlockScaled();
+  if (format != "default" && format != "hybrid" && format != "e4m3")
+    return fail("format must be 'default', 'hybrid' or 'e4m3', got '" + format +
+                "'");
+  if (config.recipe == Recipe::nvfp4 && format != "default")
+    return fail("format does not apply to recipe=nvfp4 (f4E2M1FN data), got "
+                "'" +
+                format + "'");
+  config.hybrid = format == "hybrid" || (format == "default" && perTensor);
+  if (weightBlocks != "default" && weightBlocks != "1d" && weightBlocks != "2d")
+    return fail("weight-blocks must be 'default', '1d' or '2d', got '" +
+                weightBlocks + "'");
+  if (perTensor && weightBlocks != "default")
+    return fail("weight-blocks applies to recipe=mxfp8, fp8-block and nvfp4 "
+                "only");
+  config.weightTiles = weightBlocks == "2d" || (weightBlocks == "default" &&
+                                                config.recipe != Recipe::mxfp8);
   // Other values than the defaults are a mistake with the current recipe.
   if (!config.delayed && (amaxHistoryLen != 1024 || amaxCompute != "max"))
     return fail("amax-history-len and amax-compute apply to recipe=delayed "
@@ -207,8 +312,10 @@ FailureOr<FP8Config> FP8ScalingPass::validateOptions(Location loc) {
                 amaxCompute + "'");
   if (margin < 0)
     return fail("margin must be >= 0, got " + Twine(margin.getValue()));
+  if (!perTensor && margin != 0)
+    return fail("margin applies to recipe=delayed and current only");
   config.margin = margin;
-  if (config.delayed && (power2Scale || amaxEpsilon != 0.0))
+  if (config.recipe != Recipe::current && (power2Scale || amaxEpsilon != 0.0))
     return fail("power-2-scale and amax-epsilon apply to recipe=current only");
   if (!std::isfinite(amaxEpsilon) || amaxEpsilon < 0.0)
     return fail("amax-epsilon must be finite and >= 0, got " +
@@ -221,8 +328,11 @@ FailureOr<FP8Config> FP8ScalingPass::validateOptions(Location loc) {
       config.kinds.push_back(MatmulOp::getOperationName());
     else if (kind == "linear")
       config.kinds.push_back(LinearOp::getOperationName());
-    else if (kind == "batch_matmul")
+    else if (kind == "batch_matmul" && perTensor)
       config.kinds.push_back(BatchMatmulOp::getOperationName());
+    else if (kind == "batch_matmul")
+      return fail("ops=batch_matmul applies to recipe=delayed and current "
+                  "only");
     else
       return fail("ops entries must be matmul, linear or batch_matmul, got '" +
                   kind + "'");
@@ -326,8 +436,12 @@ LogicalResult FunctionRewriter::run() {
   if (layers.empty())
     return success();
   attributeBackward();
-  for (FP8Layer &layer : layers)
-    rewriteLayer(layer);
+  for (FP8Layer &layer : layers) {
+    if (config.isBlockScaled())
+      rewriteBlockLayer(layer);
+    else
+      rewriteLayer(layer);
+  }
   finishSignature();
   return success();
 }
@@ -521,7 +635,6 @@ void FunctionRewriter::replaceContraction(Operation *op, ScaledTensor lhs,
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   auto f32Type = resultType.clone(builder.getF32Type());
   Type f32 = builder.getF32Type();
-  Value bias;
   Value product;
   if (auto matmul = dyn_cast<MatmulOp>(op))
     product = MatmulOp::create(builder, loc, f32Type, lhs.quantised,
@@ -531,14 +644,23 @@ void FunctionRewriter::replaceContraction(Operation *op, ScaledTensor lhs,
     product = BatchMatmulOp::create(builder, loc, f32Type, lhs.quantised,
                                     rhs.quantised, batch.getTransposeLhs(),
                                     batch.getTransposeRhs(), f32);
-  else {
-    auto linear = cast<LinearOp>(op);
+  else
     product = LinearOp::create(builder, loc, f32Type, lhs.quantised,
                                rhs.quantised, Value(), f32);
+  finishContraction(op, product, createInverseProduct(lhs.scale, rhs.scale));
+}
+
+void FunctionRewriter::finishContraction(Operation *op, Value product,
+                                         Value inverse) {
+  Location loc = op->getLoc();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  Type f32 = builder.getF32Type();
+  Value bias;
+  if (auto linear = dyn_cast<LinearOp>(op))
     bias = linear.getBias();
-  }
-  Value inverse = createInverseProduct(lhs.scale, rhs.scale);
-  Value result = ScaleOp::create(builder, loc, product, inverse);
+  Value result = product;
+  if (inverse)
+    result = ScaleOp::create(builder, loc, result, inverse);
   if (bias) {
     auto biasType = cast<RankedTensorType>(bias.getType());
     Value wideBias = bias;
@@ -547,9 +669,13 @@ void FunctionRewriter::replaceContraction(Operation *op, ScaledTensor lhs,
                                 /*saturate=*/false);
     result = AddOp::create(builder, loc, result, wideBias);
   }
-  if (resultType != f32Type)
-    result = CastOp::create(builder, loc, resultType, result,
+  auto wideType = cast<RankedTensorType>(result.getType());
+  if (resultType.getElementType() != wideType.getElementType())
+    result = CastOp::create(builder, loc,
+                            wideType.clone(resultType.getElementType()), result,
                             /*saturate=*/false);
+  if (wideType.getShape() != resultType.getShape())
+    result = ReshapeOp::create(builder, loc, resultType, result);
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();
 }
@@ -609,7 +735,7 @@ void FunctionRewriter::rewriteLayer(FP8Layer &layer) {
 }
 
 void FunctionRewriter::finishSignature() {
-  if (stateUpdates.empty())
+  if (stateUpdates.empty() && !rngArgument)
     return;
   auto returnOp = cast<func::ReturnOp>(func.front().getTerminator());
   builder.setInsertionPoint(returnOp);
@@ -633,5 +759,293 @@ void FunctionRewriter::finishSignature() {
             builder.getI64IntegerAttr(argument.getArgNumber()))));
     results.push_back(next);
   }
+  // The rng state is forward state: it advances on a skipped step too.
+  if (rngArgument) {
+    (void)func.insertResult(
+        func.getNumResults(), rngState.getType(),
+        builder.getDictionaryAttr(builder.getNamedAttr(
+            MPDialect::kUpdatesAttrName,
+            builder.getI64IntegerAttr(rngArgument.getArgNumber()))));
+    results.push_back(rngState);
+  }
   returnOp->setOperands(results);
+}
+
+//===----------------------------------------------------------------------===//
+// Block-scaled recipes
+//===----------------------------------------------------------------------===//
+
+/// Transformer Engine's fixed sign vector of the NVFP4 weight-gradient
+/// random Hadamard transform (pytorch/tensor/nvfp4_tensor.py,
+/// get_wgrad_sign_vector).
+static constexpr int kHadamardSigns[16] = {1,  1,  1,  -1, 1,  -1, -1, -1,
+                                           -1, -1, -1, 1,  -1, 1,  -1, -1};
+
+/// NVFP4's global encode scale numerator: E4M3 max · E2M1 max.
+static constexpr float kNVFP4ScaleMax = 448.0f * 6.0f;
+
+SmallVector<int64_t, 2> FunctionRewriter::getBlockShape(Role role,
+                                                        int64_t dim) const {
+  int64_t b = config.blockLength;
+  if (role == Role::weight && config.weightTiles)
+    return {b, b};
+  if (dim == 0)
+    return {b, 1};
+  return {1, b};
+}
+
+std::string FunctionRewriter::checkBlockShapes(const BlockGemm &gemm) const {
+  std::string reason;
+  llvm::raw_string_ostream os(reason);
+  auto check = [&](Value value, Role role, int64_t dim, StringRef name) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t, 2> shape(type.getShape());
+    // A linear's input is flattened to rank 2.
+    if (isa<LinearOp>(gemm.op) && value == gemm.lhs && shape.size() > 2)
+      shape = {type.getNumElements() / shape.back(), shape.back()};
+    if (shape.size() != 2) {
+      os << name << " has rank " << shape.size() << ", not 2";
+      return false;
+    }
+    SmallVector<int64_t, 2> block = getBlockShape(role, dim);
+    for (int64_t k = 0; k < 2; ++k)
+      if (shape[k] % block[k] != 0) {
+        os << name << " dimension " << k << " (" << shape[k]
+           << ") is not a multiple of the block " << block[0] << "x"
+           << block[1];
+        return false;
+      }
+    return true;
+  };
+  int64_t lhsDim = gemm.transposeLhs ? 0 : 1;
+  int64_t rhsDim = gemm.transposeRhs ? 1 : 0;
+  std::string lhsName =
+      ("the lhs of " + gemm.op->getName().getStringRef()).str();
+  std::string rhsName =
+      ("the rhs of " + gemm.op->getName().getStringRef()).str();
+  if (check(gemm.lhs, gemm.lhsRole, lhsDim, lhsName))
+    (void)check(gemm.rhs, gemm.rhsRole, rhsDim, rhsName);
+  return reason;
+}
+
+Value FunctionRewriter::getWideSource(Value value) {
+  Location loc = value.getLoc();
+  auto type = cast<RankedTensorType>(value.getType());
+  Type f32 = builder.getF32Type();
+  if (type.getElementType().isF32())
+    return value;
+  if (auto reshape = value.getDefiningOp<ReshapeOp>()) {
+    Value input = getWideSource(reshape.getInput());
+    if (input != reshape.getInput())
+      return ReshapeOp::create(builder, loc, type.clone(f32), input);
+  }
+  Value source = getQuantisationSource(value);
+  if (source != value)
+    return source;
+  return CastOp::create(builder, loc, type.clone(f32), value,
+                        /*saturate=*/false);
+}
+
+Value FunctionRewriter::createGlobalScale(Value source) {
+  // TE's compute_global_encode_scaling_factor_FP4: 448·6 / amax, at most
+  // FLT_MAX (fminf: a NaN amax gives FLT_MAX), 1 when the amax or the scale
+  // is 0.
+  Location loc = source.getLoc();
+  Type f32 = builder.getF32Type();
+  auto constant = [&](float value) -> Value {
+    return createScalarTensor(builder, loc, f32,
+                              builder.getF32FloatAttr(value));
+  };
+  auto compare = [&](ComparePredicate predicate, Value lhs, Value rhs) {
+    return CompareOp::create(
+        builder, loc,
+        ComparePredicateAttr::get(builder.getContext(), predicate), lhs, rhs);
+  };
+  Value amax = AmaxOp::create(builder, loc, source);
+  Value scale = DivOp::create(builder, loc, constant(kNVFP4ScaleMax), amax);
+  Value largest = constant(std::numeric_limits<float>::max());
+  scale = MinimumOp::create(builder, loc, scale, largest);
+  scale = SelectOp::create(builder, loc,
+                           compare(ComparePredicate::ne, scale, scale), largest,
+                           scale);
+  Value zero = constant(0.0f), one = constant(1.0f);
+  scale = SelectOp::create(
+      builder, loc, compare(ComparePredicate::eq, scale, zero), one, scale);
+  return SelectOp::create(
+      builder, loc, compare(ComparePredicate::eq, amax, zero), one, scale);
+}
+
+Value FunctionRewriter::applyHadamard(Value value, int64_t dim) {
+  Location loc = value.getLoc();
+  Type f32 = builder.getF32Type();
+  auto type = cast<RankedTensorType>(value.getType());
+  if (dim == 0) {
+    value = TransposeOp::create(builder, loc, value,
+                                builder.getDenseI64ArrayAttr({1, 0}));
+    type = cast<RankedTensorType>(value.getType());
+  }
+  // diag(signs) · H16 / 4: row i of Sylvester's Hadamard matrix times the
+  // sign i, entries ±1/4 (exact in f32; the matrix is orthogonal).
+  SmallVector<float> entries;
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 16; ++j)
+      entries.push_back((llvm::popcount(unsigned(i & j)) % 2 ? -0.25f : 0.25f) *
+                        kHadamardSigns[i]);
+  auto matrixType = RankedTensorType::get({16, 16}, f32);
+  Value matrix = arith::ConstantOp::create(
+      builder, loc,
+      DenseElementsAttr::get(matrixType, ArrayRef<float>(entries)));
+  auto rowsType = RankedTensorType::get({type.getNumElements() / 16, 16}, f32);
+  Value rows = ReshapeOp::create(builder, loc, rowsType, value);
+  Value product = MatmulOp::create(builder, loc, rowsType, rows, matrix,
+                                   /*transposeLhs=*/false,
+                                   /*transposeRhs=*/false, f32);
+  return ReshapeOp::create(builder, loc, type, product);
+}
+
+Value FunctionRewriter::drawRandomBits(ArrayRef<int64_t> shape) {
+  // The draws are made at the top of the function, one after the other, so
+  // that they dominate every quantisation whatever order the layers come in.
+  OpBuilder::InsertionGuard guard(builder);
+  auto stateType = RankedTensorType::get({2}, builder.getI64Type());
+  if (!rngArgument) {
+    rngArgument = addState(stateType, "rng", {});
+    rngState = rngArgument;
+    builder.setInsertionPointToStart(&func.front());
+  } else {
+    builder.setInsertionPointAfter(rngState.getDefiningOp());
+  }
+  auto draw = RandomBitsOp::create(
+      builder, func.getLoc(),
+      RankedTensorType::get(shape, builder.getI32Type()), stateType, rngState);
+  rngState = draw.getNewState();
+  return draw.getResult();
+}
+
+BlockTensor FunctionRewriter::quantiseBlocks(Value value, Role role,
+                                             int64_t dim, bool hadamard) {
+  Location loc = value.getLoc();
+  MLIRContext *context = func.getContext();
+  Value source = getWideSource(value);
+  SmallVector<int64_t, 2> block = getBlockShape(role, dim);
+  // The transform leaves the contraction dimension last.
+  if (hadamard)
+    block = {1, config.blockLength};
+  auto key = std::make_tuple(source.getAsOpaquePointer(), block[0], block[1],
+                             hadamard);
+  auto it = blockCache.find(key);
+  if (it != blockCache.end() &&
+      it->second.data.getDefiningOp()->isBeforeInBlock(
+          &*builder.getInsertionPoint()))
+    return it->second;
+
+  Value input = hadamard ? applyHadamard(source, dim) : source;
+  auto inputType = cast<RankedTensorType>(input.getType());
+  Type dataElement, scaleElement;
+  switch (config.recipe) {
+  case Recipe::mxfp8:
+  case Recipe::fp8Block:
+    dataElement = getFP8Type(context, role == Role::gradient && config.hybrid
+                                          ? FP8Format::e5m2
+                                          : FP8Format::e4m3);
+    scaleElement = config.recipe == Recipe::mxfp8
+                       ? Type(Float8E8M0FNUType::get(context))
+                       : Type(builder.getF32Type());
+    break;
+  default:
+    dataElement = Float4E2M1FNType::get(context);
+    scaleElement = Float8E4M3FNType::get(context);
+    break;
+  }
+  SmallVector<int64_t, 2> scaleShape = {inputType.getDimSize(0) / block[0],
+                                        inputType.getDimSize(1) / block[1]};
+  BlockTensor result;
+  Value bits;
+  if (config.recipe == Recipe::nvfp4) {
+    result.global = createGlobalScale(input);
+    // TE rounds NVFP4 gradients stochastically, inputs and weights to
+    // nearest.
+    if (role == Role::gradient)
+      bits = drawRandomBits(inputType.getShape());
+  }
+  auto quantise =
+      BlockQuantizeOp::create(builder, loc, inputType.clone(dataElement),
+                              RankedTensorType::get(scaleShape, scaleElement),
+                              input, result.global, bits);
+  result.data = quantise.getData();
+  result.scales = quantise.getScales();
+  blockCache[key] = result;
+  return result;
+}
+
+void FunctionRewriter::rewriteBlockLayer(FP8Layer &layer) {
+  Operation *forwardOp = layer.forward;
+  SmallVector<BlockGemm> gemms;
+  // The forward op; a linear's input is flattened to rank 2.
+  if (auto matmul = dyn_cast<MatmulOp>(forwardOp))
+    gemms.push_back({forwardOp, matmul.getLhs(), matmul.getRhs(),
+                     matmul.getTransposeLhs(), matmul.getTransposeRhs(),
+                     Role::input, Role::weight, false});
+  else
+    gemms.push_back({forwardOp, forwardOp->getOperand(0),
+                     forwardOp->getOperand(1), false, true, Role::input,
+                     Role::weight, false});
+  for (const BackwardUse &use : layer.backward) {
+    auto matmul = cast<MatmulOp>(use.op);
+    Role forwardRole = use.usesLhs ? Role::input : Role::weight;
+    Role lhsRole = use.forwardIndex == 0 ? forwardRole : Role::gradient;
+    Role rhsRole = use.forwardIndex == 1 ? forwardRole : Role::gradient;
+    gemms.push_back({use.op, matmul.getLhs(), matmul.getRhs(),
+                     matmul.getTransposeLhs(), matmul.getTransposeRhs(),
+                     lhsRole, rhsRole, use.usesLhs});
+  }
+  // Every GEMM must fit the blocks, or the layer stays as it is.
+  for (const BlockGemm &gemm : gemms) {
+    std::string reason = checkBlockShapes(gemm);
+    if (!reason.empty()) {
+      forwardOp->emitWarning("mp-fp8-scaling: recipe=")
+          << config.name << " leaves this layer in its precision: " << reason;
+      return;
+    }
+  }
+
+  for (BlockGemm &gemm : gemms) {
+    Operation *op = gemm.op;
+    Location loc = op->getLoc();
+    builder.setInsertionPoint(op);
+    Value lhs = gemm.lhs;
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    if (lhsType.getRank() > 2) {
+      int64_t k = lhsType.getShape().back();
+      lhs = ReshapeOp::create(
+          builder, loc,
+          lhsType.clone(ArrayRef<int64_t>{lhsType.getNumElements() / k, k}),
+          lhs);
+    }
+    bool hadamard = config.recipe == Recipe::nvfp4 && gemm.weightGradient;
+    bool transposeLhs = gemm.transposeLhs, transposeRhs = gemm.transposeRhs;
+    BlockTensor lhsBlocks =
+        quantiseBlocks(lhs, gemm.lhsRole, transposeLhs ? 0 : 1, hadamard);
+    BlockTensor rhsBlocks =
+        quantiseBlocks(gemm.rhs, gemm.rhsRole, transposeRhs ? 1 : 0, hadamard);
+    // The transform leaves K last in both operands: lhs [M, K], rhs [N, K].
+    if (hadamard) {
+      transposeLhs = false;
+      transposeRhs = true;
+    }
+    auto lhsData = cast<RankedTensorType>(lhsBlocks.data.getType());
+    auto rhsData = cast<RankedTensorType>(rhsBlocks.data.getType());
+    int64_t m = lhsData.getDimSize(transposeLhs ? 1 : 0);
+    int64_t n = rhsData.getDimSize(transposeRhs ? 0 : 1);
+    Type f32 = builder.getF32Type();
+    Value product = ScaledMatmulOp::create(
+        builder, loc, RankedTensorType::get({m, n}, f32), lhsBlocks.data,
+        lhsBlocks.scales, rhsBlocks.data, rhsBlocks.scales,
+        transposeLhs ? builder.getUnitAttr() : UnitAttr(),
+        transposeRhs ? builder.getUnitAttr() : UnitAttr(), TypeAttr::get(f32));
+    Value inverse;
+    if (lhsBlocks.global)
+      inverse = createInverseProduct(lhsBlocks.global, rhsBlocks.global);
+    finishContraction(op, product, inverse);
+  }
 }

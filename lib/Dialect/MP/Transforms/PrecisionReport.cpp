@@ -78,6 +78,19 @@ struct FP8TensorEntry {
   int64_t scaleArgument = -1, historyArgument = -1, historyLength = 0;
 };
 
+/// One `mp.block_quantize` (the block-scaled recipes of mp-fp8-scaling): its
+/// formats, block and bytes, data and scales packed (4-bit and 6-bit
+/// elements at their width, as the hardware stores them).
+struct BlockTensorEntry {
+  std::string location;
+  std::string input;
+  std::string dataFormat, scaleFormat, block, usedBy;
+  bool stochastic = false;
+  int64_t dataBytes = 0, scaleBytes = 0;
+  /// 4 with an f32 tensor-level scale (NVFP4), else 0.
+  int64_t globalBytes = 0;
+};
+
 /// The report of one function.
 struct FunctionReport {
   std::string name;
@@ -86,6 +99,7 @@ struct FunctionReport {
   unsigned numCasts = 0;
   std::vector<const OpEntry *> unknownOps;
   std::vector<FP8TensorEntry> fp8Tensors;
+  std::vector<BlockTensorEntry> blockTensors;
   /// Bytes of the parameters, their working copies (casts), gradients,
   /// optimizer state, forward state (the `mp.state` arguments of
   /// MPDialect::isForwardStateKind: the rng state, batch-norm statistics)
@@ -252,6 +266,17 @@ static void countActivations(FunctionOpInterface function,
   }
 }
 
+/// The names of the ops that use `value`, in order, without repeats.
+static std::string describeUsers(Value value) {
+  SmallVector<std::string> users;
+  for (Operation *user : value.getUsers()) {
+    std::string name = user->getName().getStringRef().str();
+    if (!llvm::is_contained(users, name))
+      users.push_back(name);
+  }
+  return users.empty() ? "-" : llvm::join(users, ", ");
+}
+
 /// Describes an FP8 quantisation `cast` of `function`, or returns nullopt
 /// when `cast` is not one.
 static std::optional<FP8TensorEntry>
@@ -297,13 +322,35 @@ describeFP8Tensor(CastOp quantise, FunctionOpInterface function) {
       widen && widen.getType().getElementType().isF32())
     input = widen.getInput();
   entry.input = describeValue(input, function);
-  SmallVector<std::string> users;
-  for (Operation *user : quantise.getResult().getUsers()) {
-    std::string name = user->getName().getStringRef().str();
-    if (!llvm::is_contained(users, name))
-      users.push_back(name);
-  }
-  entry.usedBy = users.empty() ? "-" : llvm::join(users, ", ");
+  entry.usedBy = describeUsers(quantise.getResult());
+  return entry;
+}
+
+/// Bytes of `type`'s elements packed at their bit width.
+static int64_t getPackedBytes(ShapedType type) {
+  uint64_t bits = llvm::SaturatingMultiply<uint64_t>(
+      type.getNumElements(), type.getElementTypeBitWidth());
+  return int64_t(std::min<uint64_t>((bits + 7) / 8, INT64_MAX));
+}
+
+/// Describes a block quantisation of `function`.
+static BlockTensorEntry describeBlockTensor(BlockQuantizeOp quantise,
+                                            FunctionOpInterface function) {
+  BlockTensorEntry entry;
+  entry.location = locationToString(quantise.getLoc());
+  entry.input = describeValue(quantise.getInput(), function);
+  entry.dataFormat = debugString(quantise.getData().getType().getElementType());
+  entry.scaleFormat =
+      debugString(quantise.getScales().getType().getElementType());
+  SmallVector<std::string> block;
+  for (int64_t b : quantise.getBlockShape())
+    block.push_back(std::to_string(b));
+  entry.block = llvm::join(block, "x");
+  entry.stochastic = static_cast<bool>(quantise.getRandomBits());
+  entry.dataBytes = getPackedBytes(quantise.getData().getType());
+  entry.scaleBytes = getPackedBytes(quantise.getScales().getType());
+  entry.globalBytes = quantise.getGlobalScale() ? 4 : 0;
+  entry.usedBy = describeUsers(quantise.getData());
   return entry;
 }
 
@@ -337,6 +384,8 @@ static FunctionReport buildReport(FunctionOpInterface function,
       if (std::optional<FP8TensorEntry> fp8 = describeFP8Tensor(cast, function))
         report.fp8Tensors.push_back(std::move(*fp8));
     }
+    if (auto quantise = dyn_cast<BlockQuantizeOp>(op))
+      report.blockTensors.push_back(describeBlockTensor(quantise, function));
   });
   for (const OpEntry &entry : report.ops)
     if (entry.category == "unknown")
@@ -453,6 +502,22 @@ static llvm::json::Value toJSON(const FunctionReport &report) {
     }
     fp8Tensors.push_back(std::move(tensor));
   }
+  llvm::json::Array blockTensors;
+  for (const BlockTensorEntry &entry : report.blockTensors) {
+    llvm::json::Object tensor{
+        {"loc", entry.location},
+        {"input", entry.input},
+        {"format", entry.dataFormat},
+        {"scale_format", entry.scaleFormat},
+        {"block", entry.block},
+        {"rounding", entry.stochastic ? "stochastic" : "nearest"},
+        {"data_bytes", entry.dataBytes},
+        {"scale_bytes", entry.scaleBytes},
+        {"used_by", entry.usedBy}};
+    if (entry.globalBytes)
+      tensor["tensor_scale_bytes"] = entry.globalBytes;
+    blockTensors.push_back(std::move(tensor));
+  }
   int64_t all = total(report.parameters) + total(report.parameterCopies) +
                 total(report.gradients) + total(report.optimizerState) +
                 total(report.forwardState) + total(report.activations);
@@ -485,6 +550,8 @@ static llvm::json::Value toJSON(const FunctionReport &report) {
                             {"bytes", std::move(bytes)}};
   if (!fp8Tensors.empty())
     object["fp8_tensors"] = std::move(fp8Tensors);
+  if (!blockTensors.empty())
+    object["block_tensors"] = std::move(blockTensors);
   if (report.processes > 0) {
     llvm::json::Object ring;
     for (auto [type, width] : kReduceTypes)
@@ -538,6 +605,27 @@ static void printTable(raw_ostream &os, const FunctionReport &report) {
       os << "scale not from mp-fp8-scaling";
     }
     os << "\n";
+  }
+
+  if (!report.blockTensors.empty()) {
+    int64_t data = 0, scales = 0;
+    for (const BlockTensorEntry &entry : report.blockTensors) {
+      data += entry.dataBytes;
+      scales += entry.scaleBytes + entry.globalBytes;
+    }
+    os << "  block-scaled tensors: " << report.blockTensors.size() << " ("
+       << data << " bytes of data, " << scales << " bytes of scales)\n";
+  }
+  for (const BlockTensorEntry &entry : report.blockTensors) {
+    os << "    " << entry.dataFormat << " " << entry.block << " blocks of "
+       << entry.scaleFormat << " scales";
+    if (entry.globalBytes)
+      os << " and an f32 tensor scale";
+    if (entry.stochastic)
+      os << ", stochastic rounding";
+    os << " " << entry.location << " (" << entry.input << ") -> "
+       << entry.usedBy << ": " << entry.dataBytes << " + "
+       << entry.scaleBytes + entry.globalBytes << " bytes\n";
   }
 
   os << "  unknown ops:";

@@ -23,7 +23,11 @@ with the reference:
   with zero blocks, NaN and infinite blocks, tiny blocks (E8M0 scale 2^-127)
   and amaxes at and just above max·2^k;
 - mp.scaled_matmul for each scale type, transposed operands, mixed FP4 ×
-  FP8, f32 and bf16 results.
+  FP8, f32 and bf16 results;
+- the ops of mp-fp8-scaling{recipe=nvfp4} around them: the tensor scale
+  (ordinary, zero, NaN, infinite, subnormal and huge amaxes), the random
+  Hadamard transform of a wgrad operand and its stochastic 1×16
+  quantisation with the draws of mp.random_bits.
 
 Usage: block_scaled.py MP_OPT "LOWERING FLAGS" "MLIR_RUNNER COMMAND"
                        [OTHER LOWERING FLAGS...]
@@ -488,6 +492,79 @@ def add_matmuls(module):
                   False, 'f32')
 
 
+def add_nvfp4_recipe(module):
+    """The ops mp-fp8-scaling{recipe=nvfp4} builds around mp.block_quantize
+    (test/Dialect/MP/mp-fp8-scaling-block.mlir pins them): the tensor scale
+    from mp.amax, the random Hadamard transform of a wgrad operand, and its
+    stochastic quantisation with mp.random_bits of an rng state, each against
+    the reference (the bits from test/Integration/Inputs/philox.py)."""
+    import philox
+    rng = random.Random(19)
+    f32 = 'tensor<f32>'
+
+    def constant(value):
+        return module.op(f'arith.constant dense<{value!r}> : {f32}')
+
+    def global_scale(x, shape):
+        t = 'x'.join(map(str, shape))
+        amax = module.op(f'mp.amax {x} : tensor<{t}xf32>')
+        largest = constant(float(ref.FLT_MAX))
+        q = module.op(f'mp.div {constant(2688.0)}, {amax} : {f32}, {f32}')
+        q = module.op(f'mp.minimum {q}, {largest} : {f32}, {f32}')
+        nan = module.op(f'mp.compare ne, {q}, {q} : {f32}, {f32}')
+        q = module.op(f'mp.select {nan}, {largest}, {q} : tensor<i1>, {f32}, {f32}')
+        zero, one = constant(0.0), constant(1.0)
+        z = module.op(f'mp.compare eq, {q}, {zero} : {f32}, {f32}')
+        q = module.op(f'mp.select {z}, {one}, {q} : tensor<i1>, {f32}, {f32}')
+        z = module.op(f'mp.compare eq, {amax}, {zero} : {f32}, {f32}')
+        return module.op(f'mp.select {z}, {one}, {q} : tensor<i1>, {f32}, {f32}')
+
+    # The tensor scale: an ordinary tensor, zeros, a NaN, an infinity, a
+    # subnormal amax (448·6 / amax overflows: FLT_MAX), a huge amax.
+    cases = [random_values(rng, 32, -6, 6), [0] * 32,
+             random_values(rng, 31, -6, 6) + [0x7FC00000],
+             random_values(rng, 31, -6, 6) + [0x7F800000],
+             [1] * 32, random_values(rng, 31, -6, 6) + [0x7F000000]]
+    for i, bits in enumerate(cases):
+        x = module.f32_input(bits, [2, 16])
+        g = global_scale(x, [2, 16])
+        g = module.op(f'mp.reshape {g} : {f32} to tensor<1xf32>')
+        expected = ref.nvfp4_global_scale([ref_value(b) for b in bits])
+        module.check(f'nvfp4 tensor scale {i}', g, [1], 'f32',
+                     [expected_bits(expected, 'f32')])
+
+    # A wgrad operand [K, batch] = [4, 32]: the transform along the batch,
+    # then 1x16 blocks with the tensor scale of the transformed tensor and
+    # stochastic rounding with the draws of the state [seed, offset].
+    rows, cols = 4, 32
+    bits = random_values(rng, rows * cols, -6, 6)
+    x = module.f32_input(bits, [rows, cols])
+    h = module.f32_input([ref.f32_bits(v) for v in ref.rht_matrix()], [16, 16])
+    r = module.op(f'mp.reshape {x} : tensor<{rows}x{cols}xf32> to tensor<8x16xf32>')
+    r = module.op(f'mp.matmul {r}, {h} acc(f32) : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>')
+    t = module.op(f'mp.reshape {r} : tensor<8x16xf32> to tensor<{rows}x{cols}xf32>')
+    transformed = ref.random_hadamard([ref_value(b) for b in bits], rows, cols)
+    module.check('nvfp4 random Hadamard transform', t, [rows, cols], 'f32',
+                 [expected_bits(v, 'f32') for v in transformed])
+    g = global_scale(t, [rows, cols])
+    seed, offset = 0x5EED0019, 8
+    state = module.int_input([seed, offset], [2], 64)
+    draws, _ = module.op2(f'mp.random_bits {state} : tensor<{rows}x{cols}xi32>')
+    data, scales = module.op2(
+        f'mp.block_quantize {t} global {g} random({draws} : '
+        f'tensor<{rows}x{cols}xi32>) : tensor<{rows}x{cols}xf32> -> '
+        f'tensor<{rows}x{cols}xf4E2M1FN>, tensor<{rows}x2xf8E4M3FN>')
+    random_bits = [int(b) for b in philox.draws(seed, offset, rows * cols)]
+    g_ref = ref.nvfp4_global_scale(transformed)
+    data_ref, scales_ref = ref.block_quantize(transformed, [rows, cols],
+                                              [1, 16], ref.E2M1, 'f8E4M3FN',
+                                              g_ref, random_bits)
+    module.check('nvfp4 wgrad operand stochastic: data', data, [rows, cols],
+                 'f4E2M1FN', data_ref)
+    module.check('nvfp4 wgrad operand stochastic: scales', scales, [rows, 2],
+                 'f8E4M3FN', scales_ref)
+
+
 def compare(module, outputs, verbose):
     """Compares printed tensors with the expected codes; prints one line per
     check when `verbose`. Returns the number of mismatches."""
@@ -521,6 +598,7 @@ def main():
     add_stochastic_casts(module)
     add_block_cases(module)
     add_matmuls(module)
+    add_nvfp4_recipe(module)
     text = module.text()
     mp_opt, lowering, runner = sys.argv[1:4]
     failures = compare(module, run(mp_opt, lowering, runner, text), True)

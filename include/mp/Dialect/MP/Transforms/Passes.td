@@ -369,8 +369,9 @@ defvar MP_AutocastPolicyOptions = [
 ];
 
 def MPFP8Scaling : Pass<"mp-fp8-scaling", "ModuleOp"> {
-  let summary = "Run the hidden matmuls of a train step in FP8 with per-tensor "
-                "scaling (Transformer Engine's delayed or current recipe)";
+  let summary = "Run the hidden matmuls of a train step in FP8 or FP4 with "
+                "Transformer Engine's recipes (per-tensor delayed or current "
+                "scaling, MXFP8, FP8 block scaling, NVFP4)";
   let description = [{
     Quantises the operands of matmul-like ops to FP8, forward and backward, on
     the joint graph of a train step (run it after `mp-autodiff`, where the
@@ -407,6 +408,30 @@ def MPFP8Scaling : Pass<"mp-fp8-scaling", "ModuleOp"> {
       `mp.fp8_scale` of this step's amax (1.0 when it is 0 or not finite;
       `power-2-scale` and `amax-epsilon` as Transformer Engine's QParams);
       no state.
+    - **Block-scaled recipes** (Transformer Engine's MXFP8BlockScaling,
+      Float8BlockScaling and NVFP4BlockScaling). Each GEMM of a chosen layer
+      (the forward op, its `dx` and `dW` matmuls) becomes an
+      `mp.scaled_matmul` whose operands are each `mp.block_quantize`d from
+      the high-precision tensor with blocks along that GEMM's contraction
+      dimension, so the row-wise copy of a tensor (forward) and its
+      column-wise copy (weight gradient) are separate quantisations, as in
+      TE. `recipe=mxfp8`: 1×32 blocks, E8M0 scales (rounded up), E4M3 data
+      (`format=hybrid`: E5M2 gradients), `weight-blocks=2d`: 32×32 weight
+      tiles. `recipe=fp8-block`: 1×128 blocks for inputs and gradients,
+      128×128 weight tiles (`weight-blocks=1d`: 1×128), power-of-two f32
+      scales, E4M3 (`format=hybrid`: E5M2 gradients); the block-scaled
+      GEMMs accumulate in f32 (TE's split accumulation). `recipe=nvfp4`:
+      f4E2M1FN data with 1×16 blocks of E4M3 scales and the f32 tensor
+      scale `448·6 / amax` (1 when the amax or the scale is 0, at most
+      FLT_MAX), 16×16 weight tiles (`weight-blocks=1d`: 1×16), gradients
+      rounded stochastically with `mp.random_bits` of an appended state
+      argument `tensor<2xi64> {mp.state = "rng"}` (not reverted on a
+      skipped step), and the weight-gradient GEMM's operands transformed by
+      TE's 16×16 random Hadamard matrix (its sign vector, scaled by 1/4)
+      along the contraction dimension first; the product is multiplied by
+      `1/(g_a·g_b)`. A layer whose GEMM has a contraction dimension (or a
+      weight tile dimension) that is not a multiple of the block stays in
+      its precision with a warning. No amax history, no other state.
     - **Skipped steps.** When the function has an `mp.skipped` result
       (mp-loss-scaling), each new state result selects its argument on a
       skipped step, like every other `mp.updates` result.
@@ -431,13 +456,20 @@ def MPFP8Scaling : Pass<"mp-fp8-scaling", "ModuleOp"> {
   let options = [
     Option<"recipe", "recipe", "std::string", /*default=*/"\"delayed\"",
            "Scaling recipe: 'delayed' (scale from an amax history threaded "
-           "through the signature) or 'current' (scale from this step's "
-           "amax)"
+           "through the signature), 'current' (scale from this step's "
+           "amax), or the block-scaled 'mxfp8', 'fp8-block' and 'nvfp4'"
            " (default: delayed)">,
-    Option<"format", "format", "std::string", /*default=*/"\"hybrid\"",
+    Option<"format", "format", "std::string", /*default=*/"\"default\"",
            "FP8 formats: 'hybrid' (E4M3 forward operands, E5M2 gradients) or "
-           "'e4m3' (E4M3 everywhere)"
-           " (default: hybrid)">,
+           "'e4m3' (E4M3 everywhere); 'default' is hybrid for delayed and "
+           "current, e4m3 for mxfp8 and fp8-block (nvfp4 takes no format)"
+           " (default: default)">,
+    Option<"weightBlocks", "weight-blocks", "std::string",
+           /*default=*/"\"default\"",
+           "Block-scaled recipes: weight blocks '1d' (as the other operands) "
+           "or '2d' (square tiles: 32x32 mxfp8, 128x128 fp8-block, 16x16 "
+           "nvfp4); 'default' is 1d for mxfp8, 2d for fp8-block and nvfp4"
+           " (default: default)">,
     Option<"amaxHistoryLen", "amax-history-len", "int64_t",
            /*default=*/"1024",
            "Length of each amax history (recipe=delayed only)"
