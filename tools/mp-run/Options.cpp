@@ -106,6 +106,30 @@ cl::opt<int64_t>
                         "only the summary"),
                cl::init(1), cl::cat(runCategory));
 
+cl::opt<Device> device(
+    "device", cl::desc("Where the step runs"),
+    cl::values(clEnumValN(Device::CPU, "cpu",
+                          "the host CPU: mp-cpu-pipeline (default)"),
+               clEnumValN(Device::CUDA, "cuda",
+                          "an NVIDIA GPU: mp-gpu-pipeline, the CUDA driver "
+                          "loaded at run time (docs/MpRun.md)")),
+    cl::init(Device::CPU), cl::cat(runCategory));
+cl::opt<std::string> gpuPipelineOptions(
+    "gpu-pipeline",
+    cl::desc("Options of mp-gpu-pipeline with --device=cuda, e.g. "
+             "'chip=sm_90a' or 'chip=sm_80 binary-format=isa'"),
+    cl::init(""), cl::value_desc("options"), cl::cat(runCategory));
+cl::opt<std::string>
+    cudaDriver("cuda-driver",
+               cl::desc("The CUDA driver library --device=cuda loads (default: "
+                        "$MP_CUDA_DRIVER, else libcuda.so.1)"),
+               cl::init(""), cl::value_desc("path"), cl::cat(runCategory));
+cl::opt<bool> cudaStats(
+    "cuda-stats",
+    cl::desc("With --device=cuda, print the caching allocator's counts (device "
+             "allocations requested, and made by the driver) at the end"),
+    cl::init(false), cl::cat(runCategory));
+
 ProcessGroup processGroup;
 
 } // namespace mp_run

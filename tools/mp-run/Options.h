@@ -18,6 +18,9 @@
 
 namespace mp_run {
 
+/// Where --device runs the step.
+enum class Device { CPU, CUDA };
+
 extern llvm::cl::OptionCategory runCategory;
 extern llvm::cl::opt<std::string> inputFilename;
 extern llvm::cl::opt<std::string> functionName;
@@ -36,6 +39,10 @@ extern llvm::cl::opt<std::string> prePipeline;
 extern llvm::cl::opt<std::string> cpuPipelineOptions;
 extern llvm::cl::opt<bool> lowerOnly;
 extern llvm::cl::opt<int64_t> printEvery;
+extern llvm::cl::opt<Device> device;
+extern llvm::cl::opt<std::string> gpuPipelineOptions;
+extern llvm::cl::opt<std::string> cudaDriver;
+extern llvm::cl::opt<bool> cudaStats;
 
 /// This process's place in an mpirun launch (rank 0 of 1 otherwise); see
 /// Distributed.h.

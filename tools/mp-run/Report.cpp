@@ -116,7 +116,10 @@ llvm::Error writeJsonReport(const RunReport &report) {
   llvm::raw_string_ostream os(json);
   os << "{\n  \"input\": " << jsonString(inputFilename)
      << ",\n  \"function\": " << jsonString(report.function)
-     << ",\n  \"data\": " << jsonString(dataSpec) << ",\n  \"seed\": " << seed
+     << ",\n  \"device\": " << jsonString(report.device);
+  if (!report.cudaDriver.empty())
+    os << ",\n  \"cuda_driver\": " << jsonString(report.cudaDriver);
+  os << ",\n  \"data\": " << jsonString(dataSpec) << ",\n  \"seed\": " << seed
      << ",\n  \"steps\": [";
   for (auto [i, record] : llvm::enumerate(report.records))
     os << (i ? ",\n" : "\n") << "    {\"step\": " << record.step

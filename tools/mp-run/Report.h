@@ -30,6 +30,8 @@ struct StepRecord {
 /// What a run measured, for --json.
 struct RunReport {
   std::string function;
+  /// --device, and the CUDA driver library with --device=cuda.
+  std::string device, cudaDriver;
   std::vector<StepRecord> records;
   int64_t skippedSteps = 0;
   std::optional<double> finalScale;

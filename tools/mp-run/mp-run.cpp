@@ -1,4 +1,4 @@
-//===- mp-run.cpp - Run mp train steps on the CPU -------------------------===//
+//===- mp-run.cpp - Run mp train steps on the CPU or a GPU ----------------===//
 //
 // mp-run JIT-compiles a module with MLIR's ExecutionEngine and runs one of
 // its train steps for N steps, binding arguments and results by the
@@ -11,6 +11,10 @@
 // was skipped, and can write the trajectory as JSON, evaluate a classifier's
 // test accuracy (passing it the trained forward state, e.g. batch-norm
 // running statistics) and save the final parameters and forward state.
+//
+// --device=cuda lowers with mp-gpu-pipeline instead and runs the kernels on
+// an NVIDIA GPU through the in-tree CUDA runtime wrappers
+// (mp/ExecutionEngine/CudaRuntime.h), the driver loaded at run time.
 //
 // Input is a module of mp train steps, of linalg on tensors, or one already
 // lowered by mp-cpu-pipeline (LLVM dialect, with the `mp.signature` the
@@ -46,6 +50,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mp/Dialect/MP/IR/MPDialect.h"
+#include "mp/ExecutionEngine/CudaRuntime.h"
 #include "mp/ExecutionEngine/HostJIT.h"
 #include "mp/InitAll.h"
 #include "llvm/Support/CommandLine.h"
@@ -85,21 +90,30 @@ static llvm::Error lowerModule(ModuleOp module) {
   }
   mp::HostLowering lowering;
   lowering.prePipeline = pre;
+  lowering.prePipelineName = "--pipeline";
+  if (device == Device::CUDA) {
+    lowering.pipeline = "mp-gpu-pipeline";
+    lowering.cpuPipelineOptions = gpuPipelineOptions;
+    lowering.cpuPipelineOptionsName = "--gpu-pipeline";
+    return mp::lowerForHost(module, lowering, "'" + inputFilename + "'");
+  }
   lowering.cpuPipelineOptions = cpuPipelineOptions;
   // A data-parallel step's grid gets the processes of the launch.
   if (StringRef(cpuPipelineOptions).find("grid-size") == StringRef::npos)
     lowering.extraCpuPipelineOptions =
         "grid-size=" + std::to_string(getLaunchSize());
-  lowering.prePipelineName = "--pipeline";
   lowering.cpuPipelineOptionsName = "--cpu-pipeline-options";
   return mp::lowerForHost(module, lowering, "'" + inputFilename + "'");
 }
 
-/// JIT-compiles `module` for the host CPU, with the MPI shim's symbols.
+/// JIT-compiles `module` for the host CPU, with the MPI shim's symbols and,
+/// with --device=cuda, the CUDA runtime wrappers.
 static llvm::Expected<std::unique_ptr<ExecutionEngine>>
 compileModule(ModuleOp module) {
   return mp::compileForHost(module, [](ExecutionEngine &engine) {
     registerDistributedSymbols(engine);
+    if (device == Device::CUDA)
+      mp::registerCudaRuntimeSymbols(engine);
   });
 }
 
@@ -176,6 +190,17 @@ static llvm::Error run(MLIRContext &context) {
     return llvm::createStringError("--steps must not be negative");
   if (numClasses < 1)
     return llvm::createStringError("--num-classes must be positive");
+  if (device == Device::CPU && !gpuPipelineOptions.empty())
+    return llvm::createStringError("--gpu-pipeline needs --device=cuda");
+  if (device == Device::CUDA && !cpuPipelineOptions.empty())
+    return llvm::createStringError(
+        "--cpu-pipeline-options applies to --device=cpu; with --device=cuda "
+        "give mp-gpu-pipeline's options with --gpu-pipeline (host-vectorize "
+        "is its vectorize)");
+  // The driver is needed to run, not to lower: --lower-only works without.
+  if (device == Device::CUDA && !lowerOnly)
+    if (llvm::Error error = mp::loadCudaDriver(cudaDriver))
+      return error;
 
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
@@ -195,6 +220,14 @@ static llvm::Error run(MLIRContext &context) {
     llvm::outs() << "\n";
     return llvm::Error::success();
   }
+  // The device-resident lowering (issue 18) makes every argument and
+  // out-parameter device memory, which the runner does not bind yet.
+  if ((*module)->hasAttr("mp.device_resident"))
+    return llvm::createStringError(
+        "'" + inputFilename +
+        "' is lowered device-resident (mp.device_resident): its arguments "
+        "and results are device memory, which mp-run does not bind yet; "
+        "lower with mp-gpu-pipeline{device-resident=false}");
   if (llvm::Error error = joinLaunch(*module))
     return error;
 
@@ -276,7 +309,10 @@ static llvm::Error run(MLIRContext &context) {
   }
 
   llvm::outs() << "mp-run: @" << entry->name << " for " << numSteps
-               << " steps, data " << dataSpec << ", seed " << seed << "\n";
+               << " steps, data " << dataSpec << ", seed " << seed;
+  if (device == Device::CUDA)
+    llvm::outs() << ", device cuda (" << mp::getCudaDriverPath() << ")";
+  llvm::outs() << "\n";
   std::vector<StepRecord> records;
   int64_t skippedSteps = 0;
   auto runStart = std::chrono::steady_clock::now();
@@ -291,6 +327,11 @@ static llvm::Error run(MLIRContext &context) {
     auto callStart = std::chrono::steady_clock::now();
     call.call();
     computeTime += std::chrono::steady_clock::now() - callStart;
+    if (device == Device::CUDA)
+      if (llvm::Error error = mp::takeCudaError())
+        return llvm::createStringError(
+            "step " + std::to_string(step) +
+            " on the GPU: " + llvm::toString(std::move(error)));
 
     std::optional<bool> unchanged;
     if (entry->skippedResult < 0 || !jsonFile.empty()) {
@@ -376,6 +417,14 @@ static llvm::Error run(MLIRContext &context) {
     llvm::outs() << summary;
   }
 
+  if (device == Device::CUDA && cudaStats) {
+    mp::CudaAllocatorStats stats = mp::getCudaAllocatorStats();
+    llvm::outs() << "cuda allocator: " << stats.requests
+                 << " device allocations requested, " << stats.driverAllocations
+                 << " made by the driver (" << stats.driverBytes << " bytes), "
+                 << stats.live << " live\n";
+  }
+
   if (llvm::Error error = checkParametersAgree(*entry, call))
     return error;
 
@@ -384,9 +433,17 @@ static llvm::Error run(MLIRContext &context) {
       return error;
 
   if (!jsonFile.empty() && processGroup.rank == 0) {
-    RunReport report{entry->name,       std::move(records), skippedSteps,
-                     finalScale,        accuracy,           compileSeconds,
-                     compileCPUSeconds, runSeconds,         computeSeconds};
+    RunReport report{entry->name,
+                     device == Device::CUDA ? "cuda" : "cpu",
+                     mp::getCudaDriverPath().str(),
+                     std::move(records),
+                     skippedSteps,
+                     finalScale,
+                     accuracy,
+                     compileSeconds,
+                     compileCPUSeconds,
+                     runSeconds,
+                     computeSeconds};
     if (llvm::Error error = writeJsonReport(report))
       return error;
   }
@@ -405,11 +462,12 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(runCategory);
   appendDefaultsToHelp(numSteps, seed, loadDir, dataSpec, shuffle, numClasses,
                        jsonFile, evaluate, evalFunctionName, saveDir,
-                       prePipeline, cpuPipelineOptions, lowerOnly, printEvery);
+                       prePipeline, cpuPipelineOptions, lowerOnly, printEvery,
+                       gpuPipelineOptions, cudaDriver, cudaStats);
   cl::ParseCommandLineOptions(
       argc, argv,
       "mp-run: JIT-compile a module and run one of its train steps on the "
-      "CPU (see docs/MpRun.md)\n");
+      "CPU or an NVIDIA GPU (see docs/MpRun.md)\n");
 
   DialectRegistry registry;
   registerAllDialects(registry);
