@@ -39,6 +39,17 @@ public:
 
   HostTensor &argument(size_t i) { return arguments[i]; }
   HostTensor &result(size_t i) { return results[i]; }
+  size_t getNumArguments() const { return arguments.size(); }
+  size_t getNumResults() const { return results.size(); }
+
+  /// Points descriptor `i` (the arguments, then the results) at `data`, a
+  /// buffer of its tensor's size elsewhere (device memory), instead of its
+  /// host tensor; feedBack then no longer applies (DeviceBuffers swaps).
+  void bindData(size_t i, void *data) {
+    // The allocated and aligned pointers, the first two words (Tensor.h).
+    auto *words = static_cast<int64_t *>(descriptors[i].get());
+    words[0] = words[1] = reinterpret_cast<intptr_t>(data);
+  }
 
   /// Makes result `r` the new argument `a` (and gives the result the old
   /// argument's buffer to overwrite next time).

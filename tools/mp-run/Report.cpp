@@ -126,7 +126,11 @@ llvm::Error writeJsonReport(const RunReport &report) {
        << ", \"loss\": " << jsonNumber(record.loss) << ", \"loss_scale\": "
        << (record.lossScale ? jsonNumber(*record.lossScale) : "null")
        << ", \"skipped\": " << (record.skipped ? "true" : "false")
-       << ", \"unchanged\": " << (*record.unchanged ? "true" : "false") << "}";
+       << ", \"unchanged\": "
+       << (!record.unchanged   ? "null"
+           : *record.unchanged ? "true"
+                               : "false")
+       << "}";
   os << "\n  ],\n  \"skipped_steps\": " << report.skippedSteps
      << ",\n  \"final_loss\": "
      << (report.records.empty() ? "null"

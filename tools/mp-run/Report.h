@@ -23,7 +23,7 @@ struct StepRecord {
   std::optional<double> lossScale;
   bool skipped;
   /// Whether every parameter and non-loss-scale state came back bit-identical
-  /// (only computed when needed).
+  /// (only computed when needed; never for a device-resident step).
   std::optional<bool> unchanged;
 };
 

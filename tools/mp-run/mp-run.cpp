@@ -31,6 +31,7 @@
 #include "Arguments.h"
 #include "Batches.h"
 #include "Data.h"
+#include "Device.h"
 #include "Distributed.h"
 #include "EntryPoint.h"
 #include "Eval.h"
@@ -220,14 +221,18 @@ static llvm::Error run(MLIRContext &context) {
     llvm::outs() << "\n";
     return llvm::Error::success();
   }
-  // The device-resident lowering (issue 18) makes every argument and
-  // out-parameter device memory, which the runner does not bind yet.
-  if ((*module)->hasAttr("mp.device_resident"))
+  // The device-resident lowering makes every argument and out-parameter
+  // device memory (Device.h).
+  bool resident = (*module)->hasAttr("mp.device_resident");
+  if (resident && device != Device::CUDA)
     return llvm::createStringError(
         "'" + inputFilename +
         "' is lowered device-resident (mp.device_resident): its arguments "
-        "and results are device memory, which mp-run does not bind yet; "
-        "lower with mp-gpu-pipeline{device-resident=false}");
+        "and results are device memory; run it with --device=cuda");
+  if (resident && evaluate)
+    return llvm::createStringError(
+        "--eval runs the classifier on host buffers; '" + inputFilename +
+        "' is lowered device-resident (mp.device_resident)");
   if (llvm::Error error = joinLaunch(*module))
     return error;
 
@@ -286,6 +291,9 @@ static llvm::Error run(MLIRContext &context) {
   Invocation call(*entry, *pointer);
   if (llvm::Error error = initializeArguments(*entry, call))
     return error;
+  std::unique_ptr<DeviceBuffers> deviceBuffers;
+  if (resident)
+    deviceBuffers = std::make_unique<DeviceBuffers>(call);
   double compileSeconds = std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - compileStart)
                               .count();
@@ -321,6 +329,13 @@ static llvm::Error run(MLIRContext &context) {
   std::chrono::steady_clock::duration computeTime{};
   for (int64_t step = 1; step <= numSteps; ++step) {
     (*data)->fill(call);
+    if (deviceBuffers)
+      for (auto [i, argument] : llvm::enumerate(entry->arguments))
+        if (argument.role == ArgumentRole::Data)
+          deviceBuffers->copyArgumentIn(i);
+    // The step runs on a stream of its own: the batch must have landed.
+    if (deviceBuffers)
+      deviceBuffers->synchronize();
     std::optional<double> scale;
     if (entry->lossScaleArgument >= 0)
       scale = call.argument(entry->lossScaleArgument).get(0);
@@ -333,8 +348,16 @@ static llvm::Error run(MLIRContext &context) {
             "step " + std::to_string(step) +
             " on the GPU: " + llvm::toString(std::move(error)));
 
+    // Device-resident: only the loss and the skipped flag come back, and a
+    // step without an mp.skipped result is not reported skipped.
+    if (deviceBuffers) {
+      deviceBuffers->copyResultOut(entry->lossResult);
+      if (entry->skippedResult >= 0)
+        deviceBuffers->copyResultOut(entry->skippedResult);
+      deviceBuffers->synchronize();
+    }
     std::optional<bool> unchanged;
-    if (entry->skippedResult < 0 || !jsonFile.empty()) {
+    if (!deviceBuffers && (entry->skippedResult < 0 || !jsonFile.empty())) {
       unchanged = updatesParams;
       for (auto [r, a] : comparedUpdates)
         *unchanged =
@@ -342,14 +365,25 @@ static llvm::Error run(MLIRContext &context) {
     }
     bool skipped = entry->skippedResult >= 0
                        ? call.result(entry->skippedResult).getBits(0) & 1
-                       : *unchanged;
+                       : unchanged.value_or(false);
     skippedSteps += skipped;
     double loss = call.result(entry->lossResult).get(0);
     records.push_back({step, loss, scale, skipped, unchanged});
 
     for (auto [r, result] : llvm::enumerate(entry->results))
-      if (result.updates >= 0)
-        call.feedBack(r, result.updates);
+      if (result.updates >= 0) {
+        if (deviceBuffers)
+          deviceBuffers->feedBack(r, result.updates);
+        else
+          call.feedBack(r, result.updates);
+      }
+    // The loss-scale state, which the next line and the stop below read.
+    if (deviceBuffers && entry->lossScaleArgument >= 0) {
+      for (auto [i, argument] : llvm::enumerate(entry->arguments))
+        if (isLossScaleState(argument.stateKind))
+          deviceBuffers->copyArgumentOut(i);
+      deviceBuffers->synchronize();
+    }
 
     if (printEvery > 0 && (step % printEvery == 0 || step == numSteps)) {
       char line[160];
@@ -385,6 +419,8 @@ static llvm::Error run(MLIRContext &context) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart)
           .count();
   double computeSeconds = std::chrono::duration<double>(computeTime).count();
+  if (deviceBuffers)
+    deviceBuffers->copyAllToHost();
   std::optional<double> finalScale;
   if (entry->lossScaleArgument >= 0)
     finalScale = call.argument(entry->lossScaleArgument).get(0);
