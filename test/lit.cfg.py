@@ -98,6 +98,11 @@ if mpirun and config.mp_run_have_mpi:
         mpirun, "--allow-run-as-root", "--oversubscribe",
         "--mca mpi_yield_when_idle 1"])))
 
+# The simulated CUDA driver (test/lib/CudaSim) that runs mp-run --device=cuda
+# on the CPU through tools/bench/ptx_sim.py.
+config.substitutions.append(("%mp_cuda_sim", os.path.join(
+    config.mp_obj_root, "lib", "libmp_cuda_sim.so")))
+
 # Tests that assemble PTX need CUDA's ptxas; they skip cleanly without it.
 ptxas = shutil.which("ptxas", path=os.pathsep.join(
     ["/usr/local/cuda/bin", config.environment.get("PATH", "")]))

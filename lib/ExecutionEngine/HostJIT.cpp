@@ -66,12 +66,12 @@ llvm::Error mp::lowerForHost(ModuleOp module, const HostLowering &lowering,
   std::string options = lowering.cpuPipelineOptions;
   if (!lowering.extraCpuPipelineOptions.empty())
     options += (options.empty() ? "" : " ") + lowering.extraCpuPipelineOptions;
-  if (failed(parsePassPipeline("mp-cpu-pipeline{" + options + "}", pm,
+  if (failed(parsePassPipeline(lowering.pipeline + "{" + options + "}", pm,
                                errorStream)))
     return llvm::createStringError(
         "invalid " + lowering.cpuPipelineOptionsName + " '" +
         lowering.cpuPipelineOptions + "': " + errors);
-  std::string cpu = "mp-cpu-pipeline";
+  std::string cpu = lowering.pipeline;
   if (!lowering.cpuPipelineOptions.empty())
     cpu += "{" + lowering.cpuPipelineOptions + "}";
   if (failed(pm.run(module)))

@@ -24,7 +24,10 @@ namespace mlir::mp {
 struct HostLowering {
   /// A textual pass pipeline on builtin.module run first; empty for none.
   std::string prePipeline;
-  /// Options of mp-cpu-pipeline given by the user.
+  /// The lowering pipeline: mp-cpu-pipeline, or mp-gpu-pipeline (which runs
+  /// mp-cpu-pipeline on what stays on the host).
+  std::string pipeline = "mp-cpu-pipeline";
+  /// Options of `pipeline` given by the user.
   std::string cpuPipelineOptions;
   /// Options of mp-cpu-pipeline the caller adds (not shown in messages).
   std::string extraCpuPipelineOptions;
@@ -34,7 +37,7 @@ struct HostLowering {
   std::string cpuPipelineOptionsName = "mp-cpu-pipeline options";
 };
 
-/// Runs `lowering.prePipeline`, then mp-cpu-pipeline on `module`. `name`
+/// Runs `lowering.prePipeline`, then `lowering.pipeline` on `module`. `name`
 /// says what is lowered in the error message.
 llvm::Error lowerForHost(ModuleOp module, const HostLowering &lowering,
                          llvm::StringRef name);

@@ -1,0 +1,116 @@
+//===- CudaRuntime.h - MLIR's CUDA runtime wrappers, in-tree ----*- C++ -*-===//
+//
+// The `mgpu*` functions that gpu-to-llvm and the GPU dialect's LLVM IR
+// translation emit calls to (names and signatures of upstream MLIR's
+// mlir/lib/ExecutionEngine/CudaRuntimeWrappers.cpp, LLVM 22), implemented
+// over the CUDA driver API loaded at run time with dlopen: no CUDA headers
+// or libraries are needed to build them, and a machine without the NVIDIA
+// driver gets an error from loadCudaDriver rather than a crash.
+//
+// Differences from upstream, all invisible to the generated code:
+//  - mgpuMemAlloc/mgpuMemFree go through a caching allocator: a freed block
+//    is kept and handed out again for a request of the same rounded size
+//    (512-byte granules), so a train step that allocates the same buffers
+//    every step calls cuMemAlloc only during its first step. A block freed
+//    on a stream is reused on that stream at once (stream order makes that
+//    safe) and on other streams once the stream was synchronised or
+//    destroyed.
+//  - mgpuModuleLoad/mgpuModuleLoadJIT load each image once and count
+//    references, so a launcher that loads its module per launch does not
+//    JIT-compile PTX per launch.
+//  - Driver errors are reported on stderr with the call that failed and
+//    remembered; takeCudaError() returns the first one, so a runner can stop
+//    with an error after a step instead of computing on garbage.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MP_EXECUTIONENGINE_CUDARUNTIME_H
+#define MP_EXECUTIONENGINE_CUDARUNTIME_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace mlir {
+class ExecutionEngine;
+} // namespace mlir
+
+namespace mlir::mp {
+
+/// Loads the CUDA driver library: `path` when not empty, else the
+/// environment variable MP_CUDA_DRIVER when set, else libcuda.so.1; resolves
+/// the driver functions the wrappers use and initialises the driver and the
+/// primary context of device 0. Idempotent once it succeeded.
+llvm::Error loadCudaDriver(llvm::StringRef path = "");
+
+/// The path of the loaded driver library (empty before loadCudaDriver).
+llvm::StringRef getCudaDriverPath();
+
+/// Adds the mgpu* functions to `engine`'s symbols (call before its
+/// initialisation, which runs the module constructors that load the GPU
+/// binaries).
+void registerCudaRuntimeSymbols(ExecutionEngine &engine);
+
+/// The first driver error since the last call, or success.
+llvm::Error takeCudaError();
+
+/// Counts of the caching allocator.
+struct CudaAllocatorStats {
+  /// mgpuMemAlloc calls (device memory, not host-shared).
+  uint64_t requests = 0;
+  /// Of those, served by cuMemAlloc.
+  uint64_t driverAllocations = 0;
+  /// Bytes obtained from cuMemAlloc in all.
+  uint64_t driverBytes = 0;
+  /// Blocks currently handed out.
+  uint64_t live = 0;
+};
+CudaAllocatorStats getCudaAllocatorStats();
+
+} // namespace mlir::mp
+
+/// Opaque driver handles, as CUDA's cuda.h declares them.
+using MgpuModule = struct CUmod_st *;
+using MgpuFunction = struct CUfunc_st *;
+using MgpuStream = struct CUstream_st *;
+using MgpuEvent = struct CUevent_st *;
+
+extern "C" {
+MgpuModule mgpuModuleLoad(void *data, size_t gpuBlobSize);
+MgpuModule mgpuModuleLoadJIT(void *data, int optLevel);
+void mgpuModuleUnload(MgpuModule module);
+MgpuFunction mgpuModuleGetFunction(MgpuModule module, const char *name);
+void mgpuLaunchKernel(MgpuFunction function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t smem, MgpuStream stream,
+                      void **params, void **extra, size_t paramsCount);
+MgpuStream mgpuStreamCreate();
+void mgpuStreamDestroy(MgpuStream stream);
+void mgpuStreamSynchronize(MgpuStream stream);
+void mgpuStreamWaitEvent(MgpuStream stream, MgpuEvent event);
+MgpuEvent mgpuEventCreate();
+void mgpuEventDestroy(MgpuEvent event);
+void mgpuEventSynchronize(MgpuEvent event);
+void mgpuEventRecord(MgpuEvent event, MgpuStream stream);
+void *mgpuMemAlloc(uint64_t sizeBytes, MgpuStream stream, bool isHostShared);
+void mgpuMemFree(void *ptr, MgpuStream stream);
+void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, MgpuStream stream);
+void mgpuMemset32(void *dst, unsigned int value, size_t count,
+                  MgpuStream stream);
+void mgpuMemset16(void *dst, unsigned short value, size_t count,
+                  MgpuStream stream);
+void mgpuSetDefaultDevice(int32_t device);
+/// cuTensorMapEncodeTiled into `tensorMap` (a CUtensorMap: 128 bytes,
+/// 64-byte aligned); the enum arguments are CUDA's values.
+void mgpuTensorMapEncodeTiled(void *tensorMap, int tensorDataType,
+                              uint32_t tensorRank, void *globalAddress,
+                              const uint64_t *globalDim,
+                              const uint64_t *globalStrides,
+                              const uint32_t *boxDim,
+                              const uint32_t *elementStrides, int interleave,
+                              int swizzle, int l2Promotion, int oobFill);
+}
+
+#endif // MP_EXECUTIONENGINE_CUDARUNTIME_H

@@ -1,0 +1,484 @@
+//===- CudaSim.cpp - A simulated CUDA driver for tests without a GPU ------===//
+//
+// libmp_cuda_sim.so exports the CUDA driver functions that MixedPrec's CUDA
+// runtime wrappers (lib/ExecutionEngine/CudaRuntime.cpp) resolve, so that
+// `MP_CUDA_DRIVER=libmp_cuda_sim.so mp-run --device=cuda` runs a module
+// lowered by mp-gpu-pipeline with binary-format=isa on the CPU:
+//  - device memory is a shared memory arena (an unlinked temporary file of
+//    MP_CUDA_SIM_ARENA_MB MiB, default 256, mapped in this process), so a
+//    device pointer is an ordinary address and copies are memmove;
+//  - cuModuleLoadData(Ex) takes PTX text and hands it to a Python process
+//    running tools/bench/ptx_sim_launch.py (started once, on the first
+//    load, with the arena's file descriptor), which parses it;
+//  - cuLaunchKernel sends the launch (grid, block, dynamic shared memory,
+//    each parameter's bytes, sized from the PTX's .entry header) and waits:
+//    ptx_sim.simulate_grid runs every block, so launches complete in order
+//    and streams and events are trivial;
+//  - cuTensorMapEncodeTiled writes the simulator's 128-byte encoding of a
+//    tensor map (ptx_sim.py, TENSOR_MAP_LAYOUT: the contract's layout with
+//    the arrays shrunk to rank 3).
+// MP_CUDA_SIM_PYTHON (default /usr/bin/python3) and MP_CUDA_SIM_LAUNCHER
+// (default the source tree's tools/bench/ptx_sim_launch.py) locate the
+// simulator. MP_CUDA_SIM_LOG=1 prints each driver allocation and launch on
+// stderr. Only what the wrappers use is implemented; cubins are rejected.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <spawn.h>
+#include <string>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+extern char **environ;
+
+namespace {
+using CUresult = int;
+constexpr CUresult kSuccess = 0, kInvalidValue = 1, kOutOfMemory = 2,
+                   kNotInitialized = 3, kInvalidImage = 200, kNotFound = 500,
+                   kLaunchFailed = 719, kUnknown = 999;
+
+struct Function {
+  int module;
+  std::string name;
+  std::vector<size_t> paramSizes;
+};
+
+struct Simulator {
+  std::mutex mutex;
+  bool initialized = false;
+  int arenaFd = -1;
+  char *arena = nullptr;
+  size_t arenaSize = 0, arenaTop = 0;
+  std::multimap<size_t, size_t> freeBlocks; // size -> offset
+  std::map<size_t, size_t> liveBlocks;      // offset -> size
+  pid_t child = -1;
+  FILE *requests = nullptr, *replies = nullptr;
+  int nextModule = 1;
+  std::map<int, std::map<std::string, std::vector<size_t>>> modules;
+  bool log = false;
+};
+
+Simulator &sim() {
+  static auto *simulator = new Simulator;
+  return *simulator;
+}
+
+void fail(const std::string &message) {
+  fprintf(stderr, "mp-cuda-sim: %s\n", message.c_str());
+}
+
+CUresult initialize(Simulator &s) {
+  if (s.initialized)
+    return kSuccess;
+  s.log = getenv("MP_CUDA_SIM_LOG") && *getenv("MP_CUDA_SIM_LOG") == '1';
+  size_t megabytes = 256;
+  if (const char *value = getenv("MP_CUDA_SIM_ARENA_MB"))
+    megabytes = strtoull(value, nullptr, 10);
+  s.arenaSize = megabytes << 20;
+  const char *dir = getenv("TMPDIR");
+  std::string path =
+      std::string(dir && *dir ? dir : "/tmp") + "/mp-cuda-sim-XXXXXX";
+  std::vector<char> name(path.begin(), path.end());
+  name.push_back(0);
+  s.arenaFd = mkstemp(name.data());
+  if (s.arenaFd < 0) {
+    fail("cannot create the arena '" + path + "': " + strerror(errno));
+    return kNotInitialized;
+  }
+  unlink(name.data());
+  if (ftruncate(s.arenaFd, s.arenaSize) != 0) {
+    fail(std::string("cannot size the arena: ") + strerror(errno));
+    return kNotInitialized;
+  }
+  void *mapped = mmap(nullptr, s.arenaSize, PROT_READ | PROT_WRITE, MAP_SHARED,
+                      s.arenaFd, 0);
+  if (mapped == MAP_FAILED) {
+    fail(std::string("cannot map the arena: ") + strerror(errno));
+    return kNotInitialized;
+  }
+  s.arena = static_cast<char *>(mapped);
+  // Address 0 is never handed out: the first block starts at 256.
+  s.arenaTop = 256;
+  s.initialized = true;
+  return kSuccess;
+}
+
+/// Starts the Python simulator with the arena's descriptor.
+CUresult startSimulator(Simulator &s) {
+  if (s.child > 0)
+    return kSuccess;
+  int toChild[2], fromChild[2];
+  if (pipe(toChild) || pipe(fromChild)) {
+    fail(std::string("pipe: ") + strerror(errno));
+    return kUnknown;
+  }
+  const char *python = getenv("MP_CUDA_SIM_PYTHON");
+  const char *launcher = getenv("MP_CUDA_SIM_LAUNCHER");
+  std::string pythonPath = python && *python ? python : "/usr/bin/python3";
+  std::string launcherPath =
+      launcher && *launcher ? launcher : MP_CUDA_SIM_DEFAULT_LAUNCHER;
+  std::string fd = std::to_string(s.arenaFd);
+  std::string size = std::to_string(s.arenaSize);
+  char base[32];
+  snprintf(
+      base, sizeof(base), "%llx",
+      static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(s.arena)));
+  std::vector<std::string> args = {pythonPath, launcherPath, "--serve",
+                                   fd,         size,         base};
+  std::vector<char *> argv;
+  for (std::string &arg : args)
+    argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, toChild[0], 0);
+  posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1);
+  posix_spawn_file_actions_addclose(&actions, toChild[1]);
+  posix_spawn_file_actions_addclose(&actions, fromChild[0]);
+  int error = posix_spawn(&s.child, pythonPath.c_str(), &actions, nullptr,
+                          argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(toChild[0]);
+  close(fromChild[1]);
+  if (error) {
+    fail("cannot start '" + pythonPath + "': " + strerror(error));
+    s.child = -1;
+    return kUnknown;
+  }
+  s.requests = fdopen(toChild[1], "w");
+  s.replies = fdopen(fromChild[0], "r");
+  return kSuccess;
+}
+
+/// Sends `request` (and `payload`), returns the reply line.
+bool exchange(Simulator &s, const std::string &request,
+              const std::string &payload, std::string &reply) {
+  if (fputs(request.c_str(), s.requests) < 0 ||
+      fwrite(payload.data(), 1, payload.size(), s.requests) != payload.size() ||
+      fflush(s.requests) != 0) {
+    fail("the simulator process is gone");
+    return false;
+  }
+  reply.clear();
+  int c;
+  while ((c = fgetc(s.replies)) != EOF && c != '\n')
+    reply += static_cast<char>(c);
+  if (c == EOF) {
+    fail("the simulator process ended (see its messages above)");
+    return false;
+  }
+  return true;
+}
+
+bool inArena(Simulator &s, uintptr_t address) {
+  uintptr_t base = reinterpret_cast<uintptr_t>(s.arena);
+  return address >= base && address < base + s.arenaSize;
+}
+
+CUresult loadModule(int **module, const void *image) {
+  Simulator &s = sim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (CUresult result = initialize(s))
+    return result;
+  const char *text = static_cast<const char *>(image);
+  // PTX is text; a cubin (ELF) or fat binary cannot be simulated.
+  if (!text || !strstr(text, ".entry")) {
+    fail("cuModuleLoadData: not PTX text (lower with "
+         "mp-gpu-pipeline{binary-format=isa} to simulate)");
+    return kInvalidImage;
+  }
+  if (CUresult result = startSimulator(s))
+    return result;
+  int id = s.nextModule++;
+  std::string payload(text);
+  std::string reply;
+  if (!exchange(s,
+                "load " + std::to_string(id) + " " +
+                    std::to_string(payload.size()) + "\n",
+                payload, reply))
+    return kUnknown;
+  if (reply.compare(0, 2, "ok") != 0) {
+    fail("cuModuleLoadData: " + reply);
+    return kInvalidImage;
+  }
+  // "ok NAME:S,S NAME:..." with each parameter's bytes.
+  auto &kernels = s.modules[id];
+  size_t position = 2;
+  while (position < reply.size()) {
+    size_t start = reply.find_first_not_of(' ', position);
+    if (start == std::string::npos)
+      break;
+    size_t end = reply.find(' ', start);
+    std::string entry = reply.substr(start, end - start);
+    size_t colon = entry.find(':');
+    std::vector<size_t> sizes;
+    for (size_t p = colon + 1; p < entry.size();) {
+      size_t comma = entry.find(',', p);
+      sizes.push_back(std::stoull(entry.substr(p, comma - p)));
+      p = comma == std::string::npos ? entry.size() : comma + 1;
+    }
+    kernels[entry.substr(0, colon)] = sizes;
+    position = end == std::string::npos ? reply.size() : end;
+  }
+  *module = new int(id);
+  return kSuccess;
+}
+} // namespace
+
+extern "C" {
+
+CUresult cuInit(unsigned) {
+  Simulator &s = sim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return initialize(s);
+}
+
+CUresult cuGetErrorName(CUresult error, const char **name) {
+  switch (error) {
+  case kSuccess:
+    *name = "CUDA_SUCCESS";
+    break;
+  case kInvalidValue:
+    *name = "CUDA_ERROR_INVALID_VALUE";
+    break;
+  case kOutOfMemory:
+    *name = "CUDA_ERROR_OUT_OF_MEMORY";
+    break;
+  case kNotInitialized:
+    *name = "CUDA_ERROR_NOT_INITIALIZED";
+    break;
+  case kInvalidImage:
+    *name = "CUDA_ERROR_INVALID_IMAGE";
+    break;
+  case kNotFound:
+    *name = "CUDA_ERROR_NOT_FOUND";
+    break;
+  case kLaunchFailed:
+    *name = "CUDA_ERROR_LAUNCH_FAILED";
+    break;
+  default:
+    *name = "CUDA_ERROR_UNKNOWN";
+    break;
+  }
+  return kSuccess;
+}
+
+CUresult cuDeviceGet(int *device, int ordinal) {
+  if (ordinal != 0)
+    return kInvalidValue;
+  *device = 0;
+  return kSuccess;
+}
+
+CUresult cuDevicePrimaryCtxRetain(void **context, int) {
+  static int primary;
+  *context = &primary;
+  return kSuccess;
+}
+
+CUresult cuCtxSetCurrent(void *) { return kSuccess; }
+
+CUresult cuModuleLoadData(int **module, const void *image) {
+  return loadModule(module, image);
+}
+
+CUresult cuModuleLoadDataEx(int **module, const void *image, unsigned, int *,
+                            void **) {
+  return loadModule(module, image);
+}
+
+CUresult cuModuleUnload(int *module) {
+  Simulator &s = sim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.modules.erase(*module);
+  delete module;
+  return kSuccess;
+}
+
+CUresult cuModuleGetFunction(Function **function, int *module,
+                             const char *name) {
+  Simulator &s = sim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.modules.find(*module);
+  if (it == s.modules.end())
+    return kInvalidValue;
+  auto kernel = it->second.find(name);
+  if (kernel == it->second.end()) {
+    fail(std::string("cuModuleGetFunction: no kernel '") + name + "'");
+    return kNotFound;
+  }
+  *function = new Function{*module, name, kernel->second};
+  return kSuccess;
+}
+
+CUresult cuFuncSetAttribute(Function *, int, int) { return kSuccess; }
+
+CUresult cuLaunchKernel(Function *function, unsigned gx, unsigned gy,
+                        unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned smem, void *, void **params, void **extra) {
+  Simulator &s = sim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (extra || (!params && !function->paramSizes.empty()))
+    return kInvalidValue;
+  std::string request =
+      "launch " + std::to_string(function->module) + " " + function->name;
+  for (unsigned value : {gx, gy, gz, bx, by, bz, smem})
+    request += " " + std::to_string(value);
+  static const char digits[] = "0123456789abcdef";
+  for (size_t i = 0; i < function->paramSizes.size(); ++i) {
+    request += ' ';
+    auto *bytes = static_cast<const unsigned char *>(params[i]);
+    for (size_t b = 0; b < function->paramSizes[i]; ++b) {
+      request += digits[bytes[b] >> 4];
+      request += digits[bytes[b] & 15];
+    }
+  }
+  if (s.log)
+    fprintf(stderr, "mp-cuda-sim: launch %s grid (%u, %u, %u) block %u\n",
+            function->name.c_str(), gx, gy, gz, bx);
+  std::string reply;
+  if (!exchange(s, request + "\n", "", reply))
+    return kLaunchFailed;
+  if (reply != "ok") {
+    fail("cuLaunchKernel " + function->name + ": " + reply);
+    return kLaunchFailed;
+  }
+  return kSuccess;
+}
+
+CUresult cuStreamCreate(void **stream, unsigned) {
+  static int streams;
+  *stream = reinterpret_cast<void *>(static_cast<uintptr_t>(++streams));
+  return kSuccess;
+}
+CUresult cuStreamDestroy_v2(void *) { return kSuccess; }
+CUresult cuStreamSynchronize(void *) { return kSuccess; }
+CUresult cuStreamWaitEvent(void *, void *, unsigned) { return kSuccess; }
+CUresult cuEventCreate(void **event, unsigned) {
+  *event = new char;
+  return kSuccess;
+}
+CUresult cuEventDestroy_v2(void *event) {
+  delete static_cast<char *>(event);
+  return kSuccess;
+}
+CUresult cuEventSynchronize(void *) { return kSuccess; }
+CUresult cuEventRecord(void *, void *) { return kSuccess; }
+
+CUresult cuMemAlloc_v2(unsigned long long *pointer, size_t size) {
+  Simulator &s = sim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.initialized)
+    return kNotInitialized;
+  size_t rounded = (std::max<size_t>(size, 1) + 255) & ~size_t(255);
+  size_t offset;
+  auto it = s.freeBlocks.find(rounded);
+  if (it != s.freeBlocks.end()) {
+    offset = it->second;
+    s.freeBlocks.erase(it);
+  } else {
+    if (s.arenaTop + rounded > s.arenaSize) {
+      fail("out of device memory: " + std::to_string(size) +
+           " bytes more than the arena's " + std::to_string(s.arenaSize) +
+           " (MP_CUDA_SIM_ARENA_MB)");
+      return kOutOfMemory;
+    }
+    offset = s.arenaTop;
+    s.arenaTop += rounded;
+  }
+  s.liveBlocks[offset] = rounded;
+  *pointer = reinterpret_cast<uintptr_t>(s.arena + offset);
+  if (s.log)
+    fprintf(stderr, "mp-cuda-sim: cuMemAlloc %zu bytes\n", size);
+  return kSuccess;
+}
+
+CUresult cuMemAllocManaged(unsigned long long *pointer, size_t size, unsigned) {
+  return cuMemAlloc_v2(pointer, size);
+}
+
+CUresult cuMemFree_v2(unsigned long long pointer) {
+  Simulator &s = sim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!inArena(s, pointer))
+    return kInvalidValue;
+  size_t offset = pointer - reinterpret_cast<uintptr_t>(s.arena);
+  auto it = s.liveBlocks.find(offset);
+  if (it == s.liveBlocks.end())
+    return kInvalidValue;
+  s.freeBlocks.emplace(it->second, offset);
+  s.liveBlocks.erase(it);
+  return kSuccess;
+}
+
+CUresult cuMemcpyAsync(unsigned long long dst, unsigned long long src,
+                       size_t size, void *) {
+  memmove(reinterpret_cast<void *>(dst), reinterpret_cast<void *>(src), size);
+  return kSuccess;
+}
+
+CUresult cuMemsetD32Async(unsigned long long dst, unsigned value, size_t count,
+                          void *) {
+  auto *words = reinterpret_cast<uint32_t *>(dst);
+  for (size_t i = 0; i < count; ++i)
+    words[i] = value;
+  return kSuccess;
+}
+
+CUresult cuMemsetD16Async(unsigned long long dst, unsigned short value,
+                          size_t count, void *) {
+  auto *halves = reinterpret_cast<uint16_t *>(dst);
+  for (size_t i = 0; i < count; ++i)
+    halves[i] = value;
+  return kSuccess;
+}
+
+/// The simulator's tensor map (ptx_sim.py TENSOR_MAP_LAYOUT, "<QII3Q2Q3I3I4I"
+/// padded to 128 bytes).
+CUresult cuTensorMapEncodeTiled(void *tensorMap, int dataType, uint32_t rank,
+                                void *address, const uint64_t *dims,
+                                const uint64_t *strides, const uint32_t *box,
+                                const uint32_t *elementStrides, int interleave,
+                                int swizzle, int l2Promotion, int oobFill) {
+  // CUtensorMapDataType: element bytes.
+  static const uint32_t elementBytes[] = {1, 2, 4, 4, 8, 8, 2,
+                                          4, 8, 2, 4, 4, 4};
+  if (rank < 1 || rank > 3 || dataType < 0 || dataType > 12) {
+    fail("cuTensorMapEncodeTiled: the simulator encodes ranks 1-3 and data "
+         "types 0-12, got rank " +
+         std::to_string(rank) + ", type " + std::to_string(dataType));
+    return kInvalidValue;
+  }
+  unsigned char out[128] = {0};
+  size_t at = 0;
+  auto put = [&](uint64_t value, size_t bytes) {
+    memcpy(out + at, &value, bytes); // little-endian hosts
+    at += bytes;
+  };
+  put(reinterpret_cast<uintptr_t>(address), 8);
+  put(rank, 4);
+  put(elementBytes[dataType], 4);
+  for (uint32_t i = 0; i < 3; ++i)
+    put(i < rank ? dims[i] : 0, 8);
+  for (uint32_t i = 0; i < 2; ++i)
+    put(i + 1 < rank ? strides[i] : 0, 8);
+  for (uint32_t i = 0; i < 3; ++i)
+    put(i < rank ? box[i] : 0, 4);
+  for (uint32_t i = 0; i < 3; ++i)
+    put(i < rank ? elementStrides[i] : 0, 4);
+  for (int value : {interleave, swizzle, l2Promotion, oobFill})
+    put(static_cast<uint32_t>(value), 4);
+  memcpy(tensorMap, out, sizeof(out));
+  return kSuccess;
+}
+
+} // extern "C"

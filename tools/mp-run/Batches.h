@@ -1,0 +1,47 @@
+//===- Batches.h - The batches of each step ---------------------*- C++ -*-===//
+//
+// The data arguments of each step, from --data: seeded random values, .npy
+// files (samples along dimension 0), Fashion-MNIST or the byte tokens of a
+// text; npy and fashion-mnist batches in a seeded shuffled order. Under
+// mpirun each process takes its block of the global batch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MP_RUN_BATCHES_H
+#define MP_RUN_BATCHES_H
+
+#include "Invocation.h"
+
+#include <optional>
+
+namespace mp_run {
+
+/// Fills the data arguments of each step.
+class DataSource {
+public:
+  virtual ~DataSource() = default;
+  virtual void fill(Invocation &call) = 0;
+};
+
+/// Records, before lowering, the vocabulary of each function with a data
+/// argument that indexes an mp.embedding (--data=text needs it).
+void recordEmbeddingVocabularies(mlir::ModuleOp module);
+
+/// The Fashion-MNIST directory of --data, or nothing when another source.
+std::optional<std::string> getFashionMNISTDir();
+
+/// Which of `dataArguments` take images and which labels, for a classifier
+/// on samples of `features` values: one float argument [B, ...] with
+/// `features` values per sample, and optionally one integer argument [B].
+llvm::Error bindClassifierData(const EntryPoint &entry,
+                               llvm::ArrayRef<unsigned> dataArguments,
+                               int64_t features, bool needLabels, int &inputs,
+                               int &labels);
+
+/// The source --data names for the data arguments of `entry`, checked.
+llvm::Expected<std::unique_ptr<DataSource>>
+createDataSource(const EntryPoint &entry);
+
+} // namespace mp_run
+
+#endif // MP_RUN_BATCHES_H
