@@ -107,6 +107,12 @@ static std::optional<TensorCoreFormat> getOperandFormat(Type element,
   return std::nullopt;
 }
 
+/// Whether `format` is FP6 or FP4, which only block-scaled MMAs multiply.
+static bool isSubByteFormat(TensorCoreFormat format) {
+  return format == TensorCoreFormat::e2m3 || format == TensorCoreFormat::e3m2 ||
+         format == TensorCoreFormat::e2m1;
+}
+
 /// Chooses the block-scaled mma.sync of sm_120a for `op` (whose operand
 /// formats and layouts `spec` holds) and records its scale layout in `spec`;
 /// on failure returns the reason.
@@ -238,12 +244,13 @@ FailureOr<MatmulLowering> ConvertMPToNVVMPass::analyze(Operation *op) {
   spec.rhsFormat = *rhsFormat;
   auto scaled = dyn_cast<ScaledMatmulOp>(op);
   if (scaled) {
-    if (std::optional<std::string> reason = selectBlockScaledMma(scaled, spec)) {
+    if (std::optional<std::string> reason =
+            selectBlockScaledMma(scaled, spec)) {
       error() << *reason;
       return failure();
     }
-  } else if (spec.lhsFormat >= TensorCoreFormat::e2m3 ||
-             spec.rhsFormat >= TensorCoreFormat::e2m3) {
+  } else if (isSubByteFormat(spec.lhsFormat) ||
+             isSubByteFormat(spec.rhsFormat)) {
     error() << "FP6 and FP4 operands are multiplied by block-scaled MMAs "
                "only (mp.scaled_matmul)";
     return failure();

@@ -387,8 +387,8 @@ Value MmaSyncWarp::loadPackedFP4(Value tile, int64_t pitch, Value row,
   auto nibbles = [&](Value word) {
     // Bytes n0..n3 (low nibbles) -> n0 | n1 << 4 | n2 << 8 | n3 << 12.
     Value x = dc.bitAnd(word, dc.constI32(0x0F0F0F0F));
-    Value y = dc.bitOr(x, arith::ShRUIOp::create(dc.b, dc.loc, x,
-                                                 dc.constI32(4)));
+    Value y =
+        dc.bitOr(x, arith::ShRUIOp::create(dc.b, dc.loc, x, dc.constI32(4)));
     Value high = arith::ShRUIOp::create(dc.b, dc.loc, y, dc.constI32(8));
     return dc.bitOr(dc.bitAnd(y, dc.constI32(0xFF)),
                     dc.bitAnd(high, dc.constI32(0xFF00)));
@@ -429,10 +429,9 @@ Value MmaSyncWarp::loadScales(bool lhs, Value index, Value kTile,
   for (int64_t j = 0; j < count; ++j) {
     Value column = dc.add(firstBlock, j);
     Value valid = dc.bitAnd(inside, dc.lessThan(column, rowLength));
-    Value offset = dc.add(dc.mul(dc.toI64(row), dc.toI64(rowLength)),
-                          dc.toI64(column));
-    Value address =
-        dc.offset(scales, dc.select(valid, offset, dc.constI64(0)));
+    Value offset =
+        dc.add(dc.mul(dc.toI64(row), dc.toI64(rowLength)), dc.toI64(column));
+    Value address = dc.offset(scales, dc.select(valid, offset, dc.constI64(0)));
     Value byte = dc.select(valid, dc.load(dc.i8, address), one);
     Value shifted =
         dc.shl(arith::ExtUIOp::create(dc.b, dc.loc, dc.i32, byte), 8 * j);
@@ -464,8 +463,8 @@ SmallVector<Value> MmaSyncWarp::mmaBlockScaled(ArrayRef<Value> a,
                                                ValueRange accumulators,
                                                Value scaleA, Value scaleB) {
   MLIRContext *context = dc.b.getContext();
-  auto resultType = LLVM::LLVMStructType::getLiteral(
-      context, SmallVector<Type>(4, dc.f32));
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(4, dc.f32));
   Value zero = arith::ConstantIntOp::create(dc.b, dc.loc, dc.b.getI16Type(), 0);
   NVVM::MMABlockScaleKind kind;
   NVVM::ScaleVecSize vectorSize;
@@ -500,14 +499,14 @@ SmallVector<Value> MmaSyncWarp::mmaBlockScaled(ArrayRef<Value> a,
   return values;
 }
 
-SmallVector<Value> MmaSyncWarp::computeBlockScaledKTile(
-    Value aStage, Value bStage, Value kTile, ValueRange accumulators) {
+SmallVector<Value>
+MmaSyncWarp::computeBlockScaledKTile(Value aStage, Value bStage, Value kTile,
+                                     ValueRange accumulators) {
   SmallVector<Value> current(accumulators);
   bool packed = spec.blockScale != BlockScaleKind::mxf8f6f4;
   Value scaleRow = dc.add(dc.add(dc.add(state.blockRow, warpRow), groupId),
                           dc.mul(dc.rem(lane, 2), 8));
-  Value scaleColumn =
-      dc.add(dc.add(state.blockColumn, warpColumn), groupId);
+  Value scaleColumn = dc.add(dc.add(state.blockColumn, warpColumn), groupId);
   for (int64_t kStep = 0; kStep < kSteps; ++kStep) {
     SmallVector<SmallVector<Value>> aFragments;
     SmallVector<Value> aScales, bScales;
@@ -545,16 +544,15 @@ SmallVector<Value> MmaSyncWarp::computeBlockScaledKTile(
           word = toContainer(word, spec.rhsFormat);
     }
     for (int64_t nTile = 0; nTile < nTiles; ++nTile)
-      bScales.push_back(loadScales(/*lhs=*/false,
-                                   dc.add(scaleColumn, nTile * 8), kTile,
-                                   kStep));
+      bScales.push_back(loadScales(
+          /*lhs=*/false, dc.add(scaleColumn, nTile * 8), kTile, kStep));
     for (int64_t mTile = 0; mTile < mTiles; ++mTile) {
       for (int64_t nTile = 0; nTile < nTiles; ++nTile) {
         int64_t first = (mTile * nTiles + nTile) * 4;
-        SmallVector<Value> updated = mmaBlockScaled(
-            aFragments[mTile], bFragments[nTile],
-            ValueRange(current).slice(first, 4), aScales[mTile],
-            bScales[nTile]);
+        SmallVector<Value> updated =
+            mmaBlockScaled(aFragments[mTile], bFragments[nTile],
+                           ValueRange(current).slice(first, 4), aScales[mTile],
+                           bScales[nTile]);
         llvm::copy(updated, current.begin() + first);
       }
     }

@@ -485,9 +485,9 @@ static DictionaryAttr describeKernel(OpBuilder &builder,
         "scale_format",
         builder.getStringAttr(spec.scalesE4M3 ? "ue4m3" : "ue8m0")));
     entries.push_back(builder.getNamedAttr(
-        "scale_block", builder.getDenseI64ArrayAttr({spec.lhsScaleRows,
-                                                     spec.rhsScaleRows,
-                                                     spec.scaleBlockK})));
+        "scale_block",
+        builder.getDenseI64ArrayAttr(
+            {spec.lhsScaleRows, spec.rhsScaleRows, spec.scaleBlockK})));
   }
   if (spec.useTcgen05)
     entries.push_back(builder.getNamedAttr(
@@ -579,10 +579,10 @@ mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
     state.bias =
         LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, biasArg);
   if (spec.isBlockScaled()) {
-    state.lhsScales = LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr,
-                                                    lhsScalesArg);
-    state.rhsScales = LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr,
-                                                    rhsScalesArg);
+    state.lhsScales =
+        LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, lhsScalesArg);
+    state.rhsScales =
+        LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, rhsScalesArg);
   }
   state.blockRow = dc.mul(blockY, spec.blockM);
   state.blockColumn = dc.mul(blockX, spec.blockN);
@@ -781,8 +781,7 @@ mlir::mp::buildTensorCoreLauncher(OpBuilder &builder, ModuleOp module,
   if (spec.isBlockScaled()) {
     // One byte per scale: [M / rows, K / block] and [N / rows, K / block].
     auto udiv = [&](Value value, int64_t divisor) -> Value {
-      return LLVM::UDivOp::create(builder, loc, value,
-                                  constant(i64, divisor));
+      return LLVM::UDivOp::create(builder, loc, value, constant(i64, divisor));
     };
     Value kBlocks = udiv(k, spec.scaleBlockK);
     buffers.push_back(

@@ -168,8 +168,9 @@ LogicalResult checkTensorCoreRuntimeSymbols(ModuleOp module);
 
 /// Builds at the end of `module` the host launcher of `kernel`: an
 /// `llvm.func` taking (ptr A, ptr B, ptr C, [ptr bias | ptr scalesA, ptr
-/// scalesB,] i64 batch, i64 M, i64 N, i64 K) host pointers, which copies the operands to the device,
-/// launches the kernel and copies C back before returning.
+/// scalesB,] i64 batch, i64 M, i64 N, i64 K) host pointers, which copies the
+/// operands to the device, launches the kernel and copies C back before
+/// returning.
 LLVM::LLVMFuncOp buildTensorCoreLauncher(OpBuilder &builder, ModuleOp module,
                                          gpu::GPUFuncOp kernel,
                                          const TensorCoreKernelSpec &spec);
