@@ -26,6 +26,20 @@ gelu, gelutanh (fused activations). Examples:
   batch_matmul:f16:f16:f16:f16:tl:40x24x48x2
   linear:f16:f16:f32:f16:bias+relu:72x40x80
 
+Block-scaled cases (sm_120a) are `scaled_matmul:lhs:rhs:scales:result[:flags]:
+MxNxK` with lhs/rhs one of f8E4M3FN, f8E5M2, f6E2M3FN, f6E3M2FN, f4E2M1FN,
+scales `e8m0x32` (MX) or `e4m3x16` (NVFP4), flags tr (transpose_rhs, which
+the kernels need) and tiles (B's scales on 2-D tiles of block x block).
+The reference follows mp.scaled_matmul's definition (the
+CPU emulation's arithmetic, one f32 rounding per dequantisation, product
+and sum, in increasing k); the operands (small values, scales 2^-1 .. 2^1 or
+E4M3 0.5 .. 2) keep every step exact, so any summation order must give the
+same bits. FP4/FP6 bytes carry random bits above the element (memory holds
+one element per byte and nothing defines the rest), which the kernel must
+ignore.
+
+  scaled_matmul:f8E4M3FN:f4E2M1FN:e8m0x32:bf16:tr:40x24x96
+
 Prints one line per case and exits with status 1 if one differs.
 Standard library only.
 """
@@ -47,6 +61,12 @@ from ptxas_report import (KERNELS_TO_PTX, extract_ptx, find_tool,  # noqa: E402
 
 WIDTH = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "i32": 4, "f8E4M3FN": 1,
          "f8E5M2": 1}
+
+# Block-scaled data formats: (value table, bits of the element in its byte).
+NARROW = {"f8E4M3FN": (ptx_sim.E4M3, 8), "f8E5M2": (ptx_sim.E5M2, 8),
+          "f6E2M3FN": (ptx_sim.E2M3, 6), "f6E3M2FN": (ptx_sim.E3M2, 6),
+          "f4E2M1FN": (ptx_sim.E2M1, 4)}
+SCALES = {"e8m0x32": ("f8E8M0FNU", 32), "e4m3x16": ("f8E4M3FN", 16)}
 
 
 def encode(value, element):
@@ -110,7 +130,28 @@ class Case:
         self.batch = dims[3] if len(dims) > 3 else 1
         self.text = text
 
+    def scaled_mlir(self):
+        scale_type, block = SCALES[self.acc]
+        rows = block if "tiles" in self.flags else 1
+        lhs_type = f"tensor<{self.m}x{self.k}x{self.lhs}>"
+        lhs_scales = f"tensor<{self.m}x{self.k // block}x{scale_type}>"
+        if "tr" in self.flags:
+            rhs_type = f"tensor<{self.n}x{self.k}x{self.rhs}>"
+            rhs_scales = f"tensor<{self.n // rows}x{self.k // block}x{scale_type}>"
+        else:
+            rhs_type = f"tensor<{self.k}x{self.n}x{self.rhs}>"
+            rhs_scales = f"tensor<{self.k // block}x{self.n // rows}x{scale_type}>"
+        result_type = f"tensor<{self.m}x{self.n}x{self.result}>"
+        transpose = " transpose_rhs" if "tr" in self.flags else ""
+        return (f"func.func @case(%a: {lhs_type}, %sa: {lhs_scales}, %b: {rhs_type}, "
+                f"%sb: {rhs_scales}) -> {result_type} {{\n"
+                f"  %y = mp.scaled_matmul %a scales %sa, %b scales %sb{transpose} "
+                f"acc(f32) : {lhs_type}, {lhs_scales}, {rhs_type}, {rhs_scales} -> "
+                f"{result_type}\n  return %y : {result_type}\n}}\n")
+
     def mlir(self):
+        if self.op == "scaled_matmul":
+            return self.scaled_mlir()
         b = f"{self.batch}x" if self.op == "batch_matmul" else ""
         tl, tr = "tl" in self.flags, "tr" in self.flags
         if self.op == "linear":
@@ -170,6 +211,11 @@ def run_case(case, args, mp_opt, scratch):
     kernels, shared_symbols = ptx_sim.parse_ptx(extract_ptx(lowered.stdout)[0])
     kernel = kernels[name]
 
+    if case.op == "scaled_matmul":
+        inputs, expected = scaled_operands(case)
+        return simulate_and_compare(case, args, name, description, kernel,
+                                    shared_symbols, inputs, expected, expected)
+
     rng = random.Random(hash(case.text) & 0xFFFF)
     batch, m, n, k = case.batch, case.m, case.n, case.k
     lhs_k = description["lhs_k_contiguous"]
@@ -219,17 +265,80 @@ def run_case(case, args, mp_opt, scratch):
                     value = round_to(0.5 * value * (1 + math.tanh(inner)), case.result)
                 expected.append(value)
 
+    inputs = [a_bytes, b_bytes, None]
+    if bias:
+        inputs.append(b"".join(encode(x, case.result) for x in bias))
+    return simulate_and_compare(case, args, name, description, kernel,
+                                shared_symbols, inputs, expected, pre_activation)
+
+
+def scaled_operands(case):
+    """The buffers (A, B, C, scales of A, scales of B) and the expected result
+    of a block-scaled case (see the module docstring)."""
+    rng = random.Random(hash(case.text) & 0xFFFF)
+    m, n, k = case.m, case.n, case.k
+    scale_type, block = SCALES[case.acc]
+    rows = block if "tiles" in case.flags else 1
+    values = [0.0, 0.5, -0.5, 1.0, -1.0, 1.5, -1.5, 2.0, -2.0, 3.0, -3.0]
+
+    def data(element, count):
+        table, bits = NARROW[element]
+        codes = [table.index(rng.choice(values)) for _ in range(count)]
+        payload = bytes(c | (rng.randrange(256) >> bits << bits if bits < 8 else 0)
+                        for c in codes)
+        return [table[c] for c in codes], payload
+
+    def scales(count):
+        if scale_type == "f8E8M0FNU":
+            codes = [rng.choice([126, 127, 128]) for _ in range(count)]
+            return [2.0 ** (c - 127) for c in codes], bytes(codes)
+        codes = [ptx_sim.E4M3.index(rng.choice([0.5, 0.75, 1.0, 1.5, 2.0]))
+                 for _ in range(count)]
+        return [ptx_sim.E4M3[c] for c in codes], bytes(codes)
+
+    A, a_bytes = data(case.lhs, m * k)  # M x K
+    B, b_bytes = data(case.rhs, n * k)  # N x K (transpose_rhs) or K x N
+    SA, sa_bytes = scales(m * (k // block))
+    SB, sb_bytes = scales((n // rows) * (k // block))
+    tr = "tr" in case.flags
+
+    def b_at(x, c):
+        return B[c * k + x] if tr else B[x * n + c]
+
+    def sb_at(x, c):
+        blocks = k // block
+        return SB[(c // rows) * blocks + x // block] if tr else \
+            SB[(x // block) * (n // rows) + c // rows]
+    f32 = ptx_sim.round_f32
+    expected = []
+    for r in range(m):
+        for c in range(n):
+            total = 0.0
+            for x in range(k):
+                a = f32(A[r * k + x] * SA[r * (k // block) + x // block])
+                total = f32(total + f32(a * f32(b_at(x, c) * sb_at(x, c))))
+            expected.append(round_to(total, case.result))
+    return [a_bytes, b_bytes, None, sa_bytes, sb_bytes], expected
+
+
+def simulate_and_compare(case, args, name, description, kernel, shared_symbols,
+                         inputs, expected, pre_activation):
+    """Runs the kernel on `inputs` (the pointer arguments' bytes, None for C)
+    and compares C with `expected`."""
+    batch, m, n, k = case.batch, case.m, case.n, case.k
+    tf32 = case.lhs == "f32"
     failures = []
     modes = [("late", "round-robin"), ("early", "warps")] if args.thorough \
         else [("late", "round-robin")]
     for mode, schedule in modes:
         memory = ptx_sim.GlobalMemory()
-        a_address = memory.allocate(a_bytes)
-        b_address = memory.allocate(b_bytes)
-        c_address = memory.allocate(bytes(batch * m * n * WIDTH[case.result]))
-        params = [a_address, b_address, c_address]
-        if bias:
-            params.append(memory.allocate(b"".join(encode(x, case.result) for x in bias)))
+        params = []
+        for payload in inputs:
+            if payload is None:
+                c_address = memory.allocate(bytes(batch * m * n * WIDTH[case.result]))
+                params.append(c_address)
+            else:
+                params.append(memory.allocate(payload))
         params += [m, n, k, m * k, k * n, m * n]
         block_m, block_n, _ = description["block"]
         grid = (-(-n // block_n), -(-m // block_m), batch)

@@ -13,7 +13,11 @@ tcgen05.ld / st with the 32x32b shape and the lane quarter each warp may
 access), tcgen05.mma (cta_group::1, kinds f16, tf32, f8f6f4, i8: the
 instruction descriptor's types, transposes, M and N, the tcgen05 format of the
 shared-memory descriptors, the accumulator at lane i, column j for M = 128)
-and the mbarriers it commits to (init, phases, try_wait.parity).
+and the mbarriers it commits to (init, phases, try_wait.parity); sm_120a's
+block-scaled mma.sync (m16n8k32 kind::mxf8f6f4 scale_vec::1X with FP8/FP6/FP4
+in 8-bit containers, m16n8k64 kind::mxf4 / mxf4nvf4 with packed FP4, ue8m0
+and ue4m3 scale vectors and their byte-id / thread-id selectors; see
+BLOCK_SCALE_DOC below).
 
 tcgen05.mma runs asynchronously: with `late` copies an MMA reads shared
 memory only once a thread has seen the mbarrier phase it was committed to
@@ -1015,6 +1019,8 @@ class BlockSimulator:
         self.executed += len(group)
         if op.startswith("ldmatrix"):
             self.ldmatrix(group, ins)
+        elif op.startswith("mma.sync") and ".block_scale" in op:
+            self.mma_sync_block_scale(group, ins)
         elif op.startswith("mma.sync"):
             self.mma_sync(group, ins)
         elif op.startswith("wgmma.mma_async"):
@@ -1119,6 +1125,86 @@ class BlockSimulator:
                     thread.regs[reg] = (int(total) & MASK[32] if d_type == "s32"
                                         else bits_from_f32(total))
 
+    def mma_sync_block_scale(self, warp, ins):
+        """mma.sync ... .block_scale (sm_120a); see BLOCK_SCALE_DOC."""
+        parts = ins.opcode.split(".")
+        shape = next(p for p in parts if p.startswith("m16n8k"))
+        kind = next(p[len("kind::"):] for p in parts if p.startswith("kind::"))
+        vector = next((p[len("scale_vec::"):] for p in parts
+                       if p.startswith("scale_vec::")),
+                      {"mxf8f6f4": "1X", "mxf4": "2X"}.get(kind))
+        d_type, a_type, b_type, c_type, s_type = parts[-5:]
+        k = int(shape[len("m16n8k"):])
+        valid = {("mxf8f6f4", 32, "1X", "ue8m0"), ("mxf4", 64, "2X", "ue8m0"),
+                 ("mxf4nvf4", 64, "2X", "ue8m0"), ("mxf4nvf4", 64, "4X", "ue8m0"),
+                 ("mxf4nvf4", 64, "4X", "ue4m3")}
+        packed = kind != "mxf8f6f4"
+        if (kind, k, vector, s_type) not in valid or d_type != "f32" \
+                or c_type != "f32" or (packed and (a_type, b_type) != ("e2m1", "e2m1")) \
+                or a_type not in BLOCK_SCALED_CONTAINERS \
+                or b_type not in BLOCK_SCALED_CONTAINERS:
+            raise SimulationError(f"unsupported block-scaled mma: {ins.text}")
+        o = ins.operands
+        d_regs, a_regs, b_regs, c_regs = (split_operands(x.strip("{}")) for x in o[:4])
+        count = int(vector[0])  # scale vector: K blocks per instruction
+        A = [[None] * k for _ in range(16)]
+        B = [[None] * 8 for _ in range(k)]
+        C = [[None] * 8 for _ in range(16)]
+        for lane, thread in enumerate(warp):
+            g, t = lane // 4, lane % 4
+            for i, reg in enumerate(a_regs):
+                for j, x in enumerate(block_scaled_elements(
+                        self.value(thread, reg), a_type, packed)):
+                    if packed:  # 8 nibbles: K 8t + j + 32 (i / 2)
+                        A[g + 8 * (i % 2)][8 * t + j + 32 * (i // 2)] = x
+                    else:  # 4 bytes: K 4t + j + 16 (i / 2)
+                        A[g + 8 * (i % 2)][4 * t + j + 16 * (i // 2)] = x
+            for i, reg in enumerate(b_regs):
+                for j, x in enumerate(block_scaled_elements(
+                        self.value(thread, reg), b_type, packed)):
+                    B[(8 * t + j + 32 * i) if packed else (4 * t + j + 16 * i)][g] = x
+            for i, reg in enumerate(c_regs):
+                C[g + 8 * (i // 2)][2 * t + i % 2] = f32_from_bits(self.value(thread, reg))
+        selectors = []
+        for data, ids in ((o[4], o[5]), (o[6], o[7])):
+            byte_id, thread_id = (self.value(warp[0], x.strip(), 16)
+                                  for x in split_operands(ids.strip("{}")))
+            for thread in warp[1:]:
+                if tuple(self.value(thread, x.strip(), 16) for x in
+                         split_operands(ids.strip("{}"))) != (byte_id, thread_id):
+                    raise SimulationError(f"{ins.opcode}: byte-id/thread-id differ "
+                                          "across the warp")
+            if byte_id + count > 4 or byte_id % count:
+                raise SimulationError(f"{ins.opcode}: byte-id {byte_id} with "
+                                      f"scale_vec::{vector}")
+            selectors.append((data, byte_id, thread_id))
+        (a_data, a_byte, a_thread), (b_data, b_byte, b_thread) = selectors
+        if a_thread > 1 or b_thread > 3:
+            raise SimulationError(f"{ins.opcode}: thread-id {a_thread} (A) / "
+                                  f"{b_thread} (B) out of range")
+        # SF_A of row r: lane 4 (r % 8) + 2 thread-id-a + r / 8; SF_B of
+        # column c: lane 4c + thread-id-b; scale v in byte byte-id + v.
+        def scales(lane, data, first):
+            word = self.value(warp[lane], data)
+            return [decode_block_scale((word >> (8 * (first + v))) & 0xFF, s_type)
+                    for v in range(count)]
+        scale_a = [scales(4 * (r % 8) + 2 * a_thread + r // 8, a_data, a_byte)
+                   for r in range(16)]
+        scale_b = [scales(4 * c + b_thread, b_data, b_byte) for c in range(8)]
+        block = k // count
+        for lane, thread in enumerate(warp):
+            g, t = lane // 4, lane % 4
+            for i, reg in enumerate(d_regs):
+                row, col = g + 8 * (i // 2), 2 * t + i % 2
+                terms = [C[row][col]] + [
+                    A[row][x] * scale_a[row][x // block] * B[x][col]
+                    * scale_b[col][x // block] for x in range(k)]
+                try:
+                    total = math.fsum(terms)
+                except (ValueError, OverflowError):  # inf - inf, overflow
+                    total = sum(terms)
+                thread.regs[reg] = bits_from_f32(total)
+
     def wgmma(self, warpgroup, ins):
         parts = ins.opcode.split(".")
         m, n, k = map(int, re.match(r"m(\d+)n(\d+)k(\d+)", parts[4]).groups())
@@ -1206,6 +1292,77 @@ class BlockSimulator:
                 bits = int.from_bytes(self.shared.read(address, width), "little")
                 matrix[mn][kk] = decode(bits)
         return matrix
+
+
+# ----------------------------------------------------------------------------
+# Block-scaled mma.sync (sm_120a)
+# ----------------------------------------------------------------------------
+
+BLOCK_SCALE_DOC = """
+D = (A · SF_A) (B · SF_B) + C with f32 C and D (m16n8 C fragments as for
+mma.sync). A and B fragments: m16n8k32 kind::mxf8f6f4 as the 8-bit m16n8k32
+forms (register i of A: row g + 8 (i % 2), K 16 (i / 2) + 4t + byte; of B:
+column g, K 16 i + 4t + byte) with E2M1 in bits 2..5 and E2M3/E3M2 in bits
+0..5 of each byte (other bits must be 0); m16n8k64 kind::mxf4 / mxf4nvf4
+with packed E2M1 (register i of A: row g + 8 (i % 2), K 32 (i / 2) + 8t +
+nibble; of B: column g, K 32 i + 8t + nibble; nibble 0 lowest). Scales: the
+scale_vec::NX vector of row r of A is bytes byte-id-a .. + N - 1 of
+scale-a-data in lane 4 (r % 8) + 2 thread-id-a + r / 8; that of column c of
+B is in lane 4c + thread-id-b; byte v scales K block v (K / N elements).
+ue8m0 is 2^(x - 127) (0xFF NaN), ue4m3 an E4M3 value with the sign bit 0.
+The products are summed exactly and rounded once to f32.
+"""
+
+
+def _narrow_table(exponent_bits, mantissa_bits):
+    """The values of a finite-only FP6/FP4 format (no NaN, no infinity)."""
+    bias = (1 << (exponent_bits - 1)) - 1
+    table = []
+    for bits in range(1 << (1 + exponent_bits + mantissa_bits)):
+        sign = -1.0 if bits >> (exponent_bits + mantissa_bits) else 1.0
+        exponent = (bits >> mantissa_bits) & ((1 << exponent_bits) - 1)
+        mantissa = bits & ((1 << mantissa_bits) - 1)
+        if exponent == 0:
+            table.append(sign * mantissa * 2.0 ** (1 - bias - mantissa_bits))
+        else:
+            table.append(sign * (1 + mantissa / (1 << mantissa_bits))
+                         * 2.0 ** (exponent - bias))
+    return table
+
+
+E2M1 = _narrow_table(2, 1)
+E2M3 = _narrow_table(2, 3)
+E3M2 = _narrow_table(3, 2)
+# The operand formats of block-scaled mma: (bits, values, bit position in an
+# 8-bit container).
+BLOCK_SCALED_CONTAINERS = {
+    "e4m3": (8, E4M3, 0), "e5m2": (8, E5M2, 0), "e2m3": (6, E2M3, 0),
+    "e3m2": (6, E3M2, 0), "e2m1": (4, E2M1, 2)}
+
+
+def block_scaled_elements(word, ptx_type, packed):
+    """The elements of one block-scaled fragment register, lowest K first:
+    8 packed E2M1 nibbles, or 4 bytes (8-bit containers)."""
+    if packed:
+        return [E2M1[(word >> (4 * i)) & 0xF] for i in range(8)]
+    bits, table, shift = BLOCK_SCALED_CONTAINERS[ptx_type]
+    elements = []
+    for i in range(4):
+        byte = (word >> (8 * i)) & 0xFF
+        value = (byte >> shift) & ((1 << bits) - 1)
+        if value << shift != byte:
+            raise SimulationError(f"{ptx_type} element in an 8-bit container with "
+                                  f"padding bits set: {byte:#04x}")
+        elements.append(table[value])
+    return elements
+
+
+def decode_block_scale(bits, s_type):
+    if s_type == "ue8m0":
+        return math.nan if bits == 0xFF else 2.0 ** (bits - 127)
+    if bits & 0x80:
+        raise SimulationError(f"ue4m3 scale {bits:#04x} with the sign bit set")
+    return E4M3[bits]
 
 
 def simulate_grid(kernel, shared_symbols, memory, params, block_dim, grid,

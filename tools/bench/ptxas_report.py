@@ -169,15 +169,17 @@ def report(args):
                 for name, stats in parse_ptxas_verbose(verbose).items():
                     description = kernels.get(name, {})
                     rows.append((name, description, stats))
+    # The block-scaled kernels' names (…_mxf8f6f4_ue8m0x32) run past 72.
+    width = max([72] + [len(name) for name, _, _ in rows])
     print(
-        f"{'kernel':<72} {'threads':>7} {'dyn_smem':>8} {'regs':>5} "
+        f"{'kernel':<{width}} {'threads':>7} {'dyn_smem':>8} {'regs':>5} "
         f"{'spill_st':>8} {'spill_ld':>8} {'stack':>5} {'smem':>5}"
     )
     spills = False
     for name, description, stats in rows:
         spills |= stats.get("spill_stores", 0) > 0 or stats.get("spill_loads", 0) > 0
         print(
-            f"{name:<72} {description.get('threads', '?'):>7} "
+            f"{name:<{width}} {description.get('threads', '?'):>7} "
             f"{description.get('shared_memory_bytes', '?'):>8} "
             f"{stats.get('registers', '?'):>5} {stats.get('spill_stores', '?'):>8} "
             f"{stats.get('spill_loads', '?'):>8} {stats.get('stack', '?'):>5} "

@@ -88,7 +88,8 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
   let summary = "Lower mp matmul-likes to Tensor Core kernels (NVVM) and their launches";
   let description = [{
     Turns every `mp.matmul`, `mp.batch_matmul` and `mp.linear` of the module
-    (after `mp-autocast`) into a call of a GPU kernel, and leaves every other
+    (after `mp-autocast`), and with `chip=sm_120a` every `mp.scaled_matmul`,
+    into a call of a GPU kernel, and leaves every other
     operation as it is, so the rest of the function still goes through the
     CPU lowering (`convert-mp-to-linalg`, bufferization, LLVM). Matmul-likes
     with an empty result are left to that lowering too.
@@ -139,6 +140,15 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
       accumulator with `tcgen05.ld`. Operands as wgmma reads them; f16
       accumulation and other layouts use `mma.sync`. sm_120a runs `mma.sync`
       (FP8 included).
+    - Block-scaled `mma.sync` (sm_120a only): each `mp.scaled_matmul` (A
+      M × K, B N × K) becomes a kernel of `m16n8k32 kind::mxf8f6f4
+      scale_vec::1X ue8m0` (E8M0 scales on blocks of 32; FP8, FP6 and FP4
+      data in any pairing but FP4 × FP4, in 8-bit containers), `m16n8k64
+      kind::mxf4 scale_vec::2X ue8m0` (MXFP4) or `m16n8k64 kind::mxf4nvf4
+      scale_vec::4X ue4m3` (NVFP4: E4M3 scales on FP4 blocks of 16), with
+      1-D or 2-D scale blocks; other scale types, block lengths and layouts
+      are errors. On other chips `mp.scaled_matmul` stays for the CPU
+      lowering.
     - The epilogue converts the accumulator (f32; f16 for `acc(f16)`; s32 for
       int8) to the result type, adds the bias of `mp.linear`, applies a fused
       `mp.relu` or `mp.gelu` (the sole user of the result, with

@@ -80,8 +80,9 @@ struct KernelState {
   Value blockRow, blockColumn;
   /// Number of K slices (i32).
   Value numKTiles;
-  /// Global pointers (addrspace 1) to this batch's A, B, C and the bias.
-  Value lhs, rhs, result, bias;
+  /// Global pointers (addrspace 1) to this batch's A, B, C and the bias,
+  /// and to the block scales of A and B (block-scaled kernels).
+  Value lhs, rhs, result, bias, lhsScales, rhsScales;
   /// Start of the dynamic shared memory (addrspace 3).
   Value sharedMemory;
 };

@@ -2,15 +2,18 @@
 //
 // `convert-mp-to-nvvm` replaces each mp.matmul, mp.batch_matmul and mp.linear
 // of the module (with an mp.relu or mp.gelu that is the sole user of its
-// result, when `fuse-epilogue` is set) by a Tensor Core GEMM kernel in
+// result, when `fuse-epilogue` is set), and on sm_120a each mp.scaled_matmul
+// (block-scaled mma.sync; elsewhere it stays for the CPU lowering, which
+// emulates it exactly), by a Tensor Core GEMM kernel in
 // `gpu.module @mp_tensor_core_kernels` and a call of that kernel's host
 // launcher on the operands' buffers. Everything else in the functions stays
 // as it is, on tensors, for the CPU lowering.
 //
 // It assumes the module's matmul-likes have static shapes (the dialect's
 // verifier guarantees it) and formats Tensor Cores multiply after mp-autocast
-// (f16, bf16, f32 with `compute tf32`, f8E4M3FN/f8E5M2 in any pairing, i8)
-// for sm_80, sm_86, sm_89, sm_90a, sm_100a or sm_120a.
+// (f16, bf16, f32 with `compute tf32`, f8E4M3FN/f8E5M2 in any pairing, i8;
+// FP8/FP6/FP4 with E8M0 or E4M3 block scales for mp.scaled_matmul) for sm_80,
+// sm_86, sm_89, sm_90a, sm_100a or sm_120a.
 // Every op is checked first: if one cannot be lowered (format, chip, tile or
 // shape, or it is in a nested module), or a symbol the pass would create is
 // taken, the pass reports each such op and changes nothing.
@@ -95,7 +98,55 @@ static std::optional<TensorCoreFormat> getOperandFormat(Type element,
     return TensorCoreFormat::e5m2;
   if (element.isInteger(8))
     return TensorCoreFormat::s8;
+  if (isa<Float6E2M3FNType>(element))
+    return TensorCoreFormat::e2m3;
+  if (isa<Float6E3M2FNType>(element))
+    return TensorCoreFormat::e3m2;
+  if (isa<Float4E2M1FNType>(element))
+    return TensorCoreFormat::e2m1;
   return std::nullopt;
+}
+
+/// Whether `format` is FP6 or FP4, which only block-scaled MMAs multiply.
+static bool isSubByteFormat(TensorCoreFormat format) {
+  return format == TensorCoreFormat::e2m3 || format == TensorCoreFormat::e3m2 ||
+         format == TensorCoreFormat::e2m1;
+}
+
+/// Chooses the block-scaled mma.sync of sm_120a for `op` (whose operand
+/// formats and layouts `spec` holds) and records its scale layout in `spec`;
+/// on failure returns the reason.
+static std::optional<std::string>
+selectBlockScaledMma(ScaledMatmulOp op, TensorCoreKernelSpec &spec) {
+  if (!spec.lhsKContiguous || !spec.rhsKContiguous)
+    return std::string("block-scaled mma.sync reads A as M x K and B as N x K "
+                       "(K-contiguous, transpose_rhs), and ") +
+           (spec.lhsKContiguous ? "transpose_rhs is not set"
+                                : "transpose_lhs is set");
+  auto lhs = op.getLhs().getType(), lhsScales = op.getLhsScales().getType();
+  auto rhs = op.getRhs().getType(), rhsScales = op.getRhsScales().getType();
+  Type scaleType = lhsScales.getElementType();
+  // K is dimension 1 of both operands here.
+  int64_t blockK = lhs.getDimSize(1) / lhsScales.getDimSize(1);
+  spec.scaleBlockK = blockK;
+  spec.lhsScaleRows = lhs.getDimSize(0) / lhsScales.getDimSize(0);
+  spec.rhsScaleRows = rhs.getDimSize(0) / rhsScales.getDimSize(0);
+  bool fp4 = spec.lhsFormat == TensorCoreFormat::e2m1 &&
+             spec.rhsFormat == TensorCoreFormat::e2m1;
+  if (isa<Float8E8M0FNUType>(scaleType) && blockK == 32) {
+    spec.blockScale = fp4 ? BlockScaleKind::mxf4 : BlockScaleKind::mxf8f6f4;
+    return std::nullopt;
+  }
+  if (isa<Float8E4M3FNType>(scaleType) && blockK == 16 && fp4) {
+    spec.blockScale = BlockScaleKind::mxf4nvf4;
+    spec.scalesE4M3 = true;
+    return std::nullopt;
+  }
+  return "block-scaled mma.sync multiplies blocks of 32 with E8M0 scales "
+         "(kind::mxf8f6f4, kind::mxf4) or FP4 blocks of 16 with E4M3 scales "
+         "(kind::mxf4nvf4), not blocks of " +
+         std::to_string(blockK) + " with " + llvm::to_string(scaleType) +
+         " scales";
 }
 
 /// Spells the formats of A and B for diagnostics: `bf16`, `e4m3 x e5m2`.
@@ -139,7 +190,8 @@ FailureOr<MatmulLowering> ConvertMPToNVVMPass::analyze(Operation *op) {
       lowering.lhs = matmul.getLhs();
       lowering.rhs = matmul.getRhs();
       accType = matmul.getAccType();
-      tf32Compute = matmul.getCompute() == ComputeMode::tf32;
+      if constexpr (!std::is_same_v<decltype(matmul), ScaledMatmulOp>)
+        tf32Compute = matmul.getCompute() == ComputeMode::tf32;
       ArrayRef<int64_t> lhsShape = shapeOf(lowering.lhs);
       ArrayRef<int64_t> rhsShape = shapeOf(lowering.rhs);
       int64_t rank = lhsShape.size();
@@ -154,8 +206,10 @@ FailureOr<MatmulLowering> ConvertMPToNVVMPass::analyze(Operation *op) {
     };
     if (auto matmul = dyn_cast<MatmulOp>(op))
       matmulLike(matmul);
+    else if (auto batchMatmul = dyn_cast<BatchMatmulOp>(op))
+      matmulLike(batchMatmul);
     else
-      matmulLike(cast<BatchMatmulOp>(op));
+      matmulLike(cast<ScaledMatmulOp>(op));
   }
 
   // Formats.
@@ -188,6 +242,19 @@ FailureOr<MatmulLowering> ConvertMPToNVVMPass::analyze(Operation *op) {
   }
   spec.lhsFormat = *lhsFormat;
   spec.rhsFormat = *rhsFormat;
+  auto scaled = dyn_cast<ScaledMatmulOp>(op);
+  if (scaled) {
+    if (std::optional<std::string> reason =
+            selectBlockScaledMma(scaled, spec)) {
+      error() << *reason;
+      return failure();
+    }
+  } else if (isSubByteFormat(spec.lhsFormat) ||
+             isSubByteFormat(spec.rhsFormat)) {
+    error() << "FP6 and FP4 operands are multiplied by block-scaled MMAs "
+               "only (mp.scaled_matmul)";
+    return failure();
+  }
   if (spec.usesFP8() &&
       (chip == TensorCoreChip::sm80 || chip == TensorCoreChip::sm86)) {
     error() << "FP8 Tensor Core instructions need sm_89, sm_90a, sm_100a or "
@@ -334,8 +401,11 @@ void ConvertMPToNVVMPass::rewrite(const MatmulLowering &lowering,
   };
   // Read the operands from the op now: an earlier rewrite may have replaced
   // them (a fused activation feeding this op is erased with its producer).
+  // mp.scaled_matmul: (lhs, lhs_scales, rhs, rhs_scales); the kernel takes
+  // A, B, C, then the scales of A and B.
+  bool scaled = spec.isBlockScaled();
   SmallVector<Value> args = {bufferOf(op->getOperand(0)),
-                             bufferOf(op->getOperand(1))};
+                             bufferOf(op->getOperand(scaled ? 2 : 1))};
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   Value resultBuffer = memref::AllocOp::create(
       builder, loc,
@@ -344,6 +414,10 @@ void ConvertMPToNVVMPass::rewrite(const MatmulLowering &lowering,
   args.push_back(getBufferPointer(builder, loc, resultBuffer));
   if (lowering.bias)
     args.push_back(bufferOf(op->getOperand(2)));
+  if (scaled) {
+    args.push_back(bufferOf(op->getOperand(1)));
+    args.push_back(bufferOf(op->getOperand(3)));
+  }
   for (int64_t size : {lowering.batch, lowering.m, lowering.n, lowering.k})
     args.push_back(arith::ConstantIntOp::create(builder, loc, size, 64));
   LLVM::CallOp::create(builder, loc, launcher, args);
@@ -364,8 +438,12 @@ void ConvertMPToNVVMPass::runOnOperation() {
   SmallVector<Operation *> ops;
   // Ops with an empty result stay for the CPU lowering: there is nothing to
   // launch (and a grid cannot be empty).
+  // mp.scaled_matmul: only sm_120a has a block-scaled mma.sync (elsewhere it
+  // stays for the CPU lowering, which emulates it exactly).
+  bool blockScaledMma = chip == TensorCoreChip::sm120a;
   module.walk([&](Operation *op) {
-    if (isa<MatmulOp, BatchMatmulOp, LinearOp>(op) &&
+    if ((isa<MatmulOp, BatchMatmulOp, LinearOp>(op) ||
+         (blockScaledMma && isa<ScaledMatmulOp>(op))) &&
         cast<RankedTensorType>(op->getResult(0).getType()).getNumElements())
       ops.push_back(op);
   });

@@ -17,6 +17,21 @@
 // `ld.shared` for 8- and 32-bit tiles of that kind (ldmatrix transposes
 // 16-bit elements only). TF32 fragments are rounded with cvt.rna.tf32.f32.
 //
+// Block-scaled kernels (mp.scaled_matmul, sm_120a) use `mma.sync ...
+// .block_scale` on K-contiguous tiles of one byte per element (as FP4/FP6
+// lie in memory): m16n8k32 kind::mxf8f6f4 takes the ldmatrix fragments of
+// the 8-bit forms, with FP6 masked to the low 6 bits of each byte and FP4
+// moved to bits 2..5 (the 8-bit containers PTX requires); m16n8k64
+// kind::mxf4 / mxf4nvf4 take packed FP4 (two per byte, the lower K in the
+// low nibble), packed from two 32-bit shared loads per register (register i
+// of A: row g + 8 (i % 2), K 32 (i / 2) + 8t .. + 7; of B: column g, K 32 i +
+// 8t .. + 7). The scales come from global memory once per instruction: the
+// byte(s) of the 1X / 2X / 4X scale vector of A's row g + 8 (lane % 2) (the
+// thread pair lane % 4 ∈ {0, 1} that thread-id-a 0 selects) and of B's
+// column g (the thread lane % 4 = 0 that thread-id-b 0 selects), byte-id 0,
+// consecutive K blocks in consecutive bytes; outside the matrix a scale of
+// 1.0 stands in (the data there is zero).
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelCodegen.h"
@@ -38,6 +53,8 @@ public:
   /// One K slice of the warp's tiles on the stage at `aStage`/`bStage`.
   SmallVector<Value> computeKTile(Value aStage, Value bStage,
                                   ValueRange accumulators);
+  /// The slice of the current K-loop iteration (set before computeKTile).
+  Value currentKTile;
   /// Stores the accumulators through the epilogue.
   void storeResults(ValueRange accumulators);
 
@@ -63,6 +80,25 @@ private:
   SmallVector<Value> mma(ArrayRef<Value> a, ArrayRef<Value> b,
                          ValueRange accumulators);
 
+  // Block-scaled kernels.
+  /// One packed-FP4 fragment register: the low nibbles of bytes `byte` + 8t
+  /// .. + 7 of row `row` of a K-contiguous tile (one FP4 per byte), the
+  /// lowest K in the lowest nibble.
+  Value loadPackedFP4(Value tile, int64_t pitch, Value row, int64_t byte);
+  /// The fragment register `word` of 8-bit containers for `format`.
+  Value toContainer(Value word, TensorCoreFormat format);
+  /// The scale vector (byte j: K block j of the instruction) of row (A) or
+  /// column (B) `index` at K step `kStep` of slice `kTile`.
+  Value loadScales(bool lhs, Value index, Value kTile, int64_t kStep);
+  /// One block-scaled mma.sync on the tile's accumulators.
+  SmallVector<Value> mmaBlockScaled(ArrayRef<Value> a, ArrayRef<Value> b,
+                                    ValueRange accumulators, Value scaleA,
+                                    Value scaleB);
+  /// computeKTile for block-scaled kernels.
+  SmallVector<Value> computeBlockScaledKTile(Value aStage, Value bStage,
+                                             Value kTile,
+                                             ValueRange accumulators);
+
   DeviceCodeBuilder &dc;
   const KernelState &state;
   const TensorCoreKernelSpec &spec;
@@ -80,7 +116,9 @@ MmaSyncWarp::MmaSyncWarp(DeviceCodeBuilder &dc, const KernelState &state)
     : dc(dc), state(state), spec(state.spec),
       elementBytes(getFormatByteWidth(state.spec.lhsFormat)),
       mTiles(state.spec.warpM / 16), nTiles(state.spec.warpN / 8),
-      kSteps(state.spec.blockK * elementBytes / 32),
+      kSteps(state.spec.isBlockScaled()
+                 ? state.spec.blockK / state.spec.blockScaledInstructionK()
+                 : state.spec.blockK * elementBytes / 32),
       accumulateF16(state.spec.accType.isF16()) {
   lane = dc.rem(state.threadId, 32);
   groupId = dc.div(lane, 4);
@@ -300,6 +338,9 @@ SmallVector<Value> MmaSyncWarp::mma(ArrayRef<Value> a, ArrayRef<Value> b,
             .getResult(0);
     break;
   }
+  case TensorCoreFormat::e2m3: // computeBlockScaledKTile
+  case TensorCoreFormat::e3m2:
+  case TensorCoreFormat::e2m1:
   case TensorCoreFormat::automatic:
     llvm_unreachable("format not resolved");
   }
@@ -311,6 +352,8 @@ SmallVector<Value> MmaSyncWarp::mma(ArrayRef<Value> a, ArrayRef<Value> b,
 
 SmallVector<Value> MmaSyncWarp::computeKTile(Value aStage, Value bStage,
                                              ValueRange accumulators) {
+  if (spec.isBlockScaled())
+    return computeBlockScaledKTile(aStage, bStage, currentKTile, accumulators);
   SmallVector<Value> current(accumulators);
   for (int64_t kStep = 0; kStep < kSteps; ++kStep) {
     SmallVector<SmallVector<Value>> aFragments;
@@ -327,6 +370,189 @@ SmallVector<Value> MmaSyncWarp::computeKTile(Value aStage, Value bStage,
         SmallVector<Value> updated =
             mma(aFragments[mTile], bFragments[nTile],
                 ValueRange(current).slice(first, valuesPerTile()));
+        llvm::copy(updated, current.begin() + first);
+      }
+    }
+  }
+  return current;
+}
+
+//===----------------------------------------------------------------------===//
+// Block-scaled mma.sync (sm_120a)
+//===----------------------------------------------------------------------===//
+
+Value MmaSyncWarp::loadPackedFP4(Value tile, int64_t pitch, Value row,
+                                 int64_t byte) {
+  Value columnByte = dc.add(dc.mul(threadInGroup, 8), byte);
+  auto nibbles = [&](Value word) {
+    // Bytes n0..n3 (low nibbles) -> n0 | n1 << 4 | n2 << 8 | n3 << 12.
+    Value x = dc.bitAnd(word, dc.constI32(0x0F0F0F0F));
+    Value y =
+        dc.bitOr(x, arith::ShRUIOp::create(dc.b, dc.loc, x, dc.constI32(4)));
+    Value high = arith::ShRUIOp::create(dc.b, dc.loc, y, dc.constI32(8));
+    return dc.bitOr(dc.bitAnd(y, dc.constI32(0xFF)),
+                    dc.bitAnd(high, dc.constI32(0xFF00)));
+  };
+  Value low = nibbles(loadWord(tile, pitch, row, columnByte));
+  Value high = nibbles(loadWord(tile, pitch, row, dc.add(columnByte, 4)));
+  return dc.bitOr(low, dc.shl(high, 16));
+}
+
+Value MmaSyncWarp::toContainer(Value word, TensorCoreFormat format) {
+  switch (format) {
+  case TensorCoreFormat::e2m1: // E2M1 in bits 2..5 of each byte
+    return dc.shl(dc.bitAnd(word, dc.constI32(0x0F0F0F0F)), 2);
+  case TensorCoreFormat::e2m3: // FP6 in bits 0..5
+  case TensorCoreFormat::e3m2:
+    return dc.bitAnd(word, dc.constI32(0x3F3F3F3F));
+  default:
+    return word;
+  }
+}
+
+Value MmaSyncWarp::loadScales(bool lhs, Value index, Value kTile,
+                              int64_t kStep) {
+  int64_t instructionK = spec.blockScaledInstructionK();
+  int64_t count = instructionK / spec.scaleBlockK;
+  Value scales = lhs ? state.lhsScales : state.rhsScales;
+  Value limit = lhs ? state.m : state.n;
+  Value row = dc.div(index, lhs ? spec.lhsScaleRows : spec.rhsScaleRows);
+  Value rowLength = dc.div(state.k, spec.scaleBlockK);
+  Value firstBlock =
+      dc.div(dc.add(dc.mul(kTile, spec.blockK), kStep * instructionK),
+             spec.scaleBlockK);
+  Value inside = dc.lessThan(index, limit);
+  // 1.0: E8M0 127, E4M3 0x38.
+  Value one = arith::ConstantIntOp::create(dc.b, dc.loc, dc.i8,
+                                           spec.scalesE4M3 ? 0x38 : 127);
+  Value vector;
+  for (int64_t j = 0; j < count; ++j) {
+    Value column = dc.add(firstBlock, j);
+    Value valid = dc.bitAnd(inside, dc.lessThan(column, rowLength));
+    Value offset =
+        dc.add(dc.mul(dc.toI64(row), dc.toI64(rowLength)), dc.toI64(column));
+    Value address = dc.offset(scales, dc.select(valid, offset, dc.constI64(0)));
+    Value byte = dc.select(valid, dc.load(dc.i8, address), one);
+    Value shifted =
+        dc.shl(arith::ExtUIOp::create(dc.b, dc.loc, dc.i32, byte), 8 * j);
+    vector = vector ? dc.bitOr(vector, shifted) : shifted;
+  }
+  return vector;
+}
+
+/// The mma operand type of a block-scaled format.
+static NVVM::MMATypes getBlockScaledType(TensorCoreFormat format) {
+  switch (format) {
+  case TensorCoreFormat::e4m3:
+    return NVVM::MMATypes::e4m3;
+  case TensorCoreFormat::e5m2:
+    return NVVM::MMATypes::e5m2;
+  case TensorCoreFormat::e2m3:
+    return NVVM::MMATypes::e2m3;
+  case TensorCoreFormat::e3m2:
+    return NVVM::MMATypes::e3m2;
+  case TensorCoreFormat::e2m1:
+    return NVVM::MMATypes::e2m1;
+  default:
+    llvm_unreachable("not a block-scaled operand format");
+  }
+}
+
+SmallVector<Value> MmaSyncWarp::mmaBlockScaled(ArrayRef<Value> a,
+                                               ArrayRef<Value> b,
+                                               ValueRange accumulators,
+                                               Value scaleA, Value scaleB) {
+  MLIRContext *context = dc.b.getContext();
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(4, dc.f32));
+  Value zero = arith::ConstantIntOp::create(dc.b, dc.loc, dc.b.getI16Type(), 0);
+  NVVM::MMABlockScaleKind kind;
+  NVVM::ScaleVecSize vectorSize;
+  switch (spec.blockScale) {
+  case BlockScaleKind::mxf8f6f4:
+    kind = NVVM::MMABlockScaleKind::MXF8F6F4;
+    vectorSize = NVVM::ScaleVecSize::X1;
+    break;
+  case BlockScaleKind::mxf4:
+    kind = NVVM::MMABlockScaleKind::MXF4;
+    vectorSize = NVVM::ScaleVecSize::X2;
+    break;
+  case BlockScaleKind::mxf4nvf4:
+    kind = NVVM::MMABlockScaleKind::MXF4NVF4;
+    vectorSize = NVVM::ScaleVecSize::X4;
+    break;
+  case BlockScaleKind::none:
+    llvm_unreachable("not a block-scaled kernel");
+  }
+  Value result = NVVM::MmaBlockScaleOp::create(
+      dc.b, dc.loc, resultType, a, b, accumulators, scaleA, zero, zero, scaleB,
+      zero, zero, {16, 8, spec.blockScaledInstructionK()},
+      std::array<NVVM::MMATypes, 2>{getBlockScaledType(spec.lhsFormat),
+                                    getBlockScaledType(spec.rhsFormat)},
+      vectorSize,
+      spec.scalesE4M3 ? NVVM::BlockScaleFormat::UE4M3
+                      : NVVM::BlockScaleFormat::UE8M0,
+      kind);
+  SmallVector<Value> values;
+  for (int64_t i = 0; i < 4; ++i)
+    values.push_back(dc.extractValue(result, i));
+  return values;
+}
+
+SmallVector<Value>
+MmaSyncWarp::computeBlockScaledKTile(Value aStage, Value bStage, Value kTile,
+                                     ValueRange accumulators) {
+  SmallVector<Value> current(accumulators);
+  bool packed = spec.blockScale != BlockScaleKind::mxf8f6f4;
+  Value scaleRow = dc.add(dc.add(dc.add(state.blockRow, warpRow), groupId),
+                          dc.mul(dc.rem(lane, 2), 8));
+  Value scaleColumn = dc.add(dc.add(state.blockColumn, warpColumn), groupId);
+  for (int64_t kStep = 0; kStep < kSteps; ++kStep) {
+    SmallVector<SmallVector<Value>> aFragments;
+    SmallVector<Value> aScales, bScales;
+    for (int64_t mTile = 0; mTile < mTiles; ++mTile) {
+      SmallVector<Value> words;
+      if (packed) {
+        Value row = dc.add(dc.add(warpRow, mTile * 16), groupId);
+        for (int64_t i = 0; i < 4; ++i)
+          words.push_back(loadPackedFP4(aStage, state.lhsTile.pitchBytes,
+                                        dc.add(row, (i % 2) * 8),
+                                        kStep * 64 + (i / 2) * 32));
+      } else {
+        // The 8-bit m16n8k32 fragments: 32 bytes of K per step.
+        for (Value word : loadA(aStage, mTile, kStep))
+          words.push_back(toContainer(word, spec.lhsFormat));
+      }
+      aFragments.push_back(words);
+      aScales.push_back(
+          loadScales(/*lhs=*/true, dc.add(scaleRow, mTile * 16), kTile, kStep));
+    }
+    SmallVector<SmallVector<Value>> bFragments;
+    if (packed) {
+      for (int64_t nTile = 0; nTile < nTiles; ++nTile) {
+        Value row = dc.add(dc.add(warpColumn, nTile * 8), groupId);
+        SmallVector<Value> words;
+        for (int64_t i = 0; i < 2; ++i)
+          words.push_back(loadPackedFP4(bStage, state.rhsTile.pitchBytes, row,
+                                        kStep * 64 + i * 32));
+        bFragments.push_back(words);
+      }
+    } else {
+      bFragments = loadB(bStage, kStep);
+      for (SmallVector<Value> &fragment : bFragments)
+        for (Value &word : fragment)
+          word = toContainer(word, spec.rhsFormat);
+    }
+    for (int64_t nTile = 0; nTile < nTiles; ++nTile)
+      bScales.push_back(loadScales(
+          /*lhs=*/false, dc.add(scaleColumn, nTile * 8), kTile, kStep));
+    for (int64_t mTile = 0; mTile < mTiles; ++mTile) {
+      for (int64_t nTile = 0; nTile < nTiles; ++nTile) {
+        int64_t first = (mTile * nTiles + nTile) * 4;
+        SmallVector<Value> updated =
+            mmaBlockScaled(aFragments[mTile], bFragments[nTile],
+                           ValueRange(current).slice(first, 4), aScales[mTile],
+                           bScales[nTile]);
         llvm::copy(updated, current.begin() + first);
       }
     }
@@ -363,7 +589,8 @@ void mlir::mp::emitMmaSyncGemm(DeviceCodeBuilder &dc,
   MmaSyncWarp warp(dc, state);
   SmallVector<Value> results = emitPipelinedKLoop(
       dc, state, warp.zeroAccumulators(),
-      /*afterWait=*/[](Value, Value, Value) {},
+      /*afterWait=*/
+      [&](Value, Value, Value kTile) { warp.currentKTile = kTile; },
       [&](Value aStage, Value bStage, ValueRange accumulators) {
         return warp.computeKTile(aStage, bStage, accumulators);
       });

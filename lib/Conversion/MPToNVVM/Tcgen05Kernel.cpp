@@ -57,6 +57,9 @@ static NVVM::Tcgen05MMAKind getTcgen05Kind(TensorCoreFormat format) {
     return NVVM::Tcgen05MMAKind::F8F6F4;
   case TensorCoreFormat::s8:
     return NVVM::Tcgen05MMAKind::I8;
+  case TensorCoreFormat::e2m3: // block-scaled mma.sync only
+  case TensorCoreFormat::e3m2:
+  case TensorCoreFormat::e2m1:
   case TensorCoreFormat::automatic:
     break;
   }
@@ -75,6 +78,9 @@ static uint32_t getTcgen05TypeCode(TensorCoreFormat format) {
     return 1;
   case TensorCoreFormat::tf32: // kind::tf32: TF32 = 2
     return 2;
+  case TensorCoreFormat::e2m3: // block-scaled mma.sync only
+  case TensorCoreFormat::e3m2:
+  case TensorCoreFormat::e2m1:
   case TensorCoreFormat::automatic:
     break;
   }

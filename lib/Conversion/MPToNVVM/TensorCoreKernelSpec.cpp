@@ -62,6 +62,12 @@ StringRef mlir::mp::stringifyTensorCoreFormat(TensorCoreFormat format) {
     return "e5m2";
   case TensorCoreFormat::s8:
     return "s8";
+  case TensorCoreFormat::e2m3:
+    return "e2m3";
+  case TensorCoreFormat::e3m2:
+    return "e3m2";
+  case TensorCoreFormat::e2m1:
+    return "e2m1";
   }
   llvm_unreachable("unknown format");
 }
@@ -129,6 +135,9 @@ int64_t mlir::mp::getFormatByteWidth(TensorCoreFormat format) {
   case TensorCoreFormat::e4m3:
   case TensorCoreFormat::e5m2:
   case TensorCoreFormat::s8:
+  case TensorCoreFormat::e2m3: // FP6 and FP4: one element per byte in memory
+  case TensorCoreFormat::e3m2:
+  case TensorCoreFormat::e2m1:
     return 1;
   case TensorCoreFormat::automatic:
     break;
@@ -211,6 +220,24 @@ bool TensorCoreKernelSpec::usesFP8() const {
   return isFP8(lhsFormat) || isFP8(rhsFormat);
 }
 
+StringRef mlir::mp::stringifyBlockScaleKind(BlockScaleKind kind) {
+  switch (kind) {
+  case BlockScaleKind::none:
+    return "none";
+  case BlockScaleKind::mxf8f6f4:
+    return "mxf8f6f4";
+  case BlockScaleKind::mxf4:
+    return "mxf4";
+  case BlockScaleKind::mxf4nvf4:
+    return "mxf4nvf4";
+  }
+  llvm_unreachable("unknown block-scale kind");
+}
+
+int64_t TensorCoreKernelSpec::blockScaledInstructionK() const {
+  return blockScale == BlockScaleKind::mxf8f6f4 ? 32 : 64;
+}
+
 std::string TensorCoreKernelSpec::kernelName() const {
   static constexpr StringRef activationNames[] = {"", "_relu", "_gelu",
                                                   "_gelutanh"};
@@ -233,6 +260,13 @@ std::string TensorCoreKernelSpec::kernelName() const {
   if (hasBias)
     name += "_bias";
   name += activationNames[static_cast<int>(activation)];
+  // Block scaling: kind, scale type and block (rows x K for 2-D tiles).
+  if (isBlockScaled()) {
+    name += llvm::formatv("_{0}_{1}x{2}", stringifyBlockScaleKind(blockScale),
+                          scalesE4M3 ? "ue4m3" : "ue8m0", scaleBlockK);
+    if (lhsScaleRows != 1 || rhsScaleRows != 1)
+      name += llvm::formatv("_tiles{0}x{1}", lhsScaleRows, rhsScaleRows);
+  }
   return name;
 }
 
@@ -341,6 +375,12 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
                   ") must span a multiple of 32 bytes (one mma.sync K step), "
                   "i.e. a multiple of " +
                   Twine(32 / elementBytes) + " elements");
+    if (spec.isBlockScaled() &&
+        spec.blockK % spec.blockScaledInstructionK() != 0)
+      return fail("block-k (" + Twine(spec.blockK) +
+                  ") must be a multiple of " +
+                  Twine(spec.blockScaledInstructionK()) +
+                  " (the K of one block-scaled mma.sync)");
     if (spec.warpM * spec.warpN > 64 * 64)
       return fail("warp tiles above 64x64 (" + Twine(spec.warpM) + "x" +
                   Twine(spec.warpN) +

@@ -477,6 +477,18 @@ static DictionaryAttr describeKernel(OpBuilder &builder,
   if (!spec.useWgmma && !spec.useTcgen05)
     entries.push_back(builder.getNamedAttr(
         "warp", builder.getDenseI64ArrayAttr({spec.warpM, spec.warpN})));
+  if (spec.isBlockScaled()) {
+    entries.push_back(builder.getNamedAttr(
+        "block_scale",
+        builder.getStringAttr(stringifyBlockScaleKind(spec.blockScale))));
+    entries.push_back(builder.getNamedAttr(
+        "scale_format",
+        builder.getStringAttr(spec.scalesE4M3 ? "ue4m3" : "ue8m0")));
+    entries.push_back(builder.getNamedAttr(
+        "scale_block",
+        builder.getDenseI64ArrayAttr(
+            {spec.lhsScaleRows, spec.rhsScaleRows, spec.scaleBlockK})));
+  }
   if (spec.useTcgen05)
     entries.push_back(builder.getNamedAttr(
         "tensor_memory_columns",
@@ -508,7 +520,10 @@ mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
   getOrCreateSharedMemory(builder, module);
 
   auto ptr = LLVM::LLVMPointerType::get(context);
-  SmallVector<Type> argTypes(spec.hasBias ? 4 : 3, ptr);
+  SmallVector<Type> argTypes(spec.isBlockScaled() ? 5
+                             : spec.hasBias       ? 4
+                                                  : 3,
+                             ptr);
   argTypes.append(3, builder.getI32Type());
   argTypes.append(3, builder.getI64Type());
   builder.setInsertionPointToEnd(module.getBody());
@@ -537,6 +552,11 @@ mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
   Value rhsArg = entry.getArgument(next++);
   Value resultArg = entry.getArgument(next++);
   Value biasArg = spec.hasBias ? entry.getArgument(next++) : Value();
+  Value lhsScalesArg, rhsScalesArg;
+  if (spec.isBlockScaled()) {
+    lhsScalesArg = entry.getArgument(next++);
+    rhsScalesArg = entry.getArgument(next++);
+  }
   state.m = entry.getArgument(next++);
   state.n = entry.getArgument(next++);
   state.k = entry.getArgument(next++);
@@ -558,6 +578,12 @@ mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
   if (biasArg)
     state.bias =
         LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, biasArg);
+  if (spec.isBlockScaled()) {
+    state.lhsScales =
+        LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, lhsScalesArg);
+    state.rhsScales =
+        LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, rhsScalesArg);
+  }
   state.blockRow = dc.mul(blockY, spec.blockM);
   state.blockColumn = dc.mul(blockX, spec.blockN);
   state.numKTiles = dc.div(dc.add(state.k, spec.blockK - 1), spec.blockK);
@@ -714,7 +740,7 @@ mlir::mp::buildTensorCoreLauncher(OpBuilder &builder, ModuleOp module,
   auto memcpy =
       getOrDeclareRuntimeFunction(builder, module, RuntimeFunction::Memcpy);
 
-  unsigned numBuffers = spec.hasBias ? 4 : 3;
+  unsigned numBuffers = spec.isBlockScaled() ? 5 : spec.hasBias ? 4 : 3;
   SmallVector<Type> argTypes(numBuffers, ptr);
   argTypes.append(4, i64);
   builder.setInsertionPointToEnd(module.getBody());
@@ -752,6 +778,17 @@ mlir::mp::buildTensorCoreLauncher(OpBuilder &builder, ModuleOp module,
   if (spec.hasBias)
     buffers.push_back(
         {body->getArgument(3), mul(n, constant(i64, resultBytes))});
+  if (spec.isBlockScaled()) {
+    // One byte per scale: [M / rows, K / block] and [N / rows, K / block].
+    auto udiv = [&](Value value, int64_t divisor) -> Value {
+      return LLVM::UDivOp::create(builder, loc, value, constant(i64, divisor));
+    };
+    Value kBlocks = udiv(k, spec.scaleBlockK);
+    buffers.push_back(
+        {body->getArgument(3), mul(udiv(m, spec.lhsScaleRows), kBlocks)});
+    buffers.push_back(
+        {body->getArgument(4), mul(udiv(n, spec.rhsScaleRows), kBlocks)});
+  }
 
   Value stream = LLVM::CallOp::create(builder, loc, streamCreate, ValueRange{})
                      .getResult();

@@ -11,6 +11,9 @@
 //   kernel(ptr A, ptr B, ptr C, [ptr bias,] i32 M, i32 N, i32 K,
 //          i64 batchStrideA, i64 batchStrideB, i64 batchStrideC)
 //
+// and, for the block-scaled kernels of mp.scaled_matmul (no bias, batch 1),
+// `ptr scalesA, ptr scalesB` in place of the bias (one byte per scale).
+//
 // with grid (⌈N/blockN⌉, ⌈M/blockM⌉, batch), `numThreads()` threads and
 // `sharedMemoryBytes()` bytes of dynamic shared memory. A is M×K (K-contiguous)
 // or K×M (M-contiguous), B is N×K (K-contiguous) or K×N (N-contiguous), C is
@@ -33,6 +36,20 @@ namespace mlir::mp {
 
 /// An elementwise function applied to the rounded result in the epilogue.
 enum class EpilogueActivation { none, relu, geluErf, geluTanh };
+
+/// The block-scaled MMA kind of an mp.scaled_matmul kernel (sm_120a
+/// mma.sync ... .block_scale), or none for the other matmul-likes.
+enum class BlockScaleKind {
+  none,
+  /// m16n8k32 kind::mxf8f6f4 scale_vec::1X ue8m0: FP8/FP6/FP4 operands in
+  /// 8-bit containers, 32-element blocks.
+  mxf8f6f4,
+  /// m16n8k64 kind::mxf4 scale_vec::2X ue8m0: packed FP4, 32-element blocks.
+  mxf4,
+  /// m16n8k64 kind::mxf4nvf4 scale_vec::4X ue4m3: packed FP4, 16-element
+  /// blocks (NVFP4).
+  mxf4nvf4,
+};
 
 /// Everything that determines the code of one Tensor Core GEMM kernel. The
 /// problem sizes (M, N, K, batch) are kernel arguments, so one kernel serves
@@ -66,6 +83,15 @@ struct TensorCoreKernelSpec {
   int64_t blockM = 0, blockN = 0, blockK = 0;
   int64_t warpM = 0, warpN = 0; // mma.sync only
   int64_t stages = 0;
+  /// Block scaling (mp.scaled_matmul): the kind, the scale element type (E8M0
+  /// or E4M3), the block length along K, and the block length along M (N)
+  /// of A's (B's) scales: 1 for 1-D blocks, the K length for 2-D tiles.
+  /// Scales are row-major [M / lhsScaleRows, K / scaleBlockK] and
+  /// [N / rhsScaleRows, K / scaleBlockK] bytes.
+  BlockScaleKind blockScale = BlockScaleKind::none;
+  bool scalesE4M3 = false;
+  int64_t scaleBlockK = 0;
+  int64_t lhsScaleRows = 1, rhsScaleRows = 1;
 
   /// Threads per block.
   int64_t numThreads() const;
@@ -80,7 +106,14 @@ struct TensorCoreKernelSpec {
   std::string kernelName() const;
   /// Whether an FP8 operand is involved.
   bool usesFP8() const;
+  /// Whether this is a block-scaled kernel (mp.scaled_matmul).
+  bool isBlockScaled() const { return blockScale != BlockScaleKind::none; }
+  /// K elements of one block-scaled mma.sync: 32 (mxf8f6f4) or 64.
+  int64_t blockScaledInstructionK() const;
 };
+
+/// Returns the PTX spelling of `kind` (`mxf8f6f4`, ...; `none`).
+llvm::StringRef stringifyBlockScaleKind(BlockScaleKind kind);
 
 /// Returns the size in bytes of one element of `format`.
 int64_t getFormatByteWidth(TensorCoreFormat format);
@@ -134,9 +167,10 @@ gpu::GPUFuncOp buildTensorCoreKernel(OpBuilder &builder,
 LogicalResult checkTensorCoreRuntimeSymbols(ModuleOp module);
 
 /// Builds at the end of `module` the host launcher of `kernel`: an
-/// `llvm.func` taking (ptr A, ptr B, ptr C, [ptr bias,] i64 batch, i64 M,
-/// i64 N, i64 K) host pointers, which copies the operands to the device,
-/// launches the kernel and copies C back before returning.
+/// `llvm.func` taking (ptr A, ptr B, ptr C, [ptr bias | ptr scalesA, ptr
+/// scalesB,] i64 batch, i64 M, i64 N, i64 K) host pointers, which copies the
+/// operands to the device, launches the kernel and copies C back before
+/// returning.
 LLVM::LLVMFuncOp buildTensorCoreLauncher(OpBuilder &builder, ModuleOp module,
                                          gpu::GPUFuncOp kernel,
                                          const TensorCoreKernelSpec &spec);

@@ -54,6 +54,9 @@ static NVVM::WGMMATypes getWgmmaType(TensorCoreFormat format) {
     return NVVM::WGMMATypes::e5m2;
   case TensorCoreFormat::s8:
     return NVVM::WGMMATypes::s8;
+  case TensorCoreFormat::e2m3: // block-scaled mma.sync only
+  case TensorCoreFormat::e3m2:
+  case TensorCoreFormat::e2m1:
   case TensorCoreFormat::automatic:
     break;
   }

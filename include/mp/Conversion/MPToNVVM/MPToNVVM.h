@@ -27,8 +27,22 @@ enum class TensorCoreChip {
 };
 
 /// The formats Tensor Cores multiply. `automatic` derives the format of each
-/// matmul from its operand types (f32 operands need `compute tf32`).
-enum class TensorCoreFormat { automatic, f16, bf16, tf32, e4m3, e5m2, s8 };
+/// matmul from its operand types (f32 operands need `compute tf32`). FP6
+/// (`e2m3`, `e3m2`) and FP4 (`e2m1`) are the operands of block-scaled MMAs
+/// only (mp.scaled_matmul); in memory each element takes one byte, as the
+/// CPU lowering stores them.
+enum class TensorCoreFormat {
+  automatic,
+  f16,
+  bf16,
+  tf32,
+  e4m3,
+  e5m2,
+  s8,
+  e2m3,
+  e3m2,
+  e2m1
+};
 
 /// The instruction family the kernels are built around.
 enum class TensorCoreInstruction {
