@@ -146,6 +146,7 @@ void mlir::mp::buildGPUPipeline(OpPassManager &pm,
   conversion.stages = options.stages;
   conversion.fuseEpilogue = options.fuseEpilogue;
   conversion.ptxFeatures = options.ptxFeatures;
+  conversion.deviceResident = options.deviceResident;
   pm.addPass(createConvertMPToNVVM(conversion));
 
   // The kernels to NVVM and LLVM first, so that the host lowering below
@@ -158,12 +159,17 @@ void mlir::mp::buildGPUPipeline(OpPassManager &pm,
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
 
-  // The rest of the functions, as on the CPU; then the launches.
-  CPUPipelineOptions host;
-  host.vectorize = options.hostVectorize;
-  buildCPUPipeline(pm, host);
-  pm.addPass(createGpuToLLVMConversionPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  if (options.deviceResident) {
+    // The rest of the step as GPU kernels on device buffers.
+    buildDeviceResidentStep(pm, options);
+  } else {
+    // The rest of the functions, as on the CPU; then the launches.
+    CPUPipelineOptions host;
+    host.vectorize = options.hostVectorize;
+    buildCPUPipeline(pm, host);
+    pm.addPass(createGpuToLLVMConversionPass());
+    pm.addPass(createReconcileUnrealizedCastsPass());
+  }
 
   GpuModuleToBinaryPassOptions binary;
   switch (options.binaryFormat) {
