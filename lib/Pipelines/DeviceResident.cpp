@@ -91,6 +91,9 @@ static bool isSinkable(Operation *op) {
 /// management, views, pointer and scalar arithmetic, the kernels' loops and
 /// the Tensor Core launcher calls.
 static bool isHostOp(Operation *op) {
+  // A global is host memory.
+  if (isa<memref::GetGlobalOp>(op))
+    return false;
   if (isa<scf::ParallelOp, memref::AllocOp, memref::DeallocOp, memref::CopyOp,
           memref::ExtractAlignedPointerAsIndexOp,
           memref::ExtractStridedMetadataOp, func::ReturnOp>(op))
@@ -174,33 +177,29 @@ struct DeviceLoops
       signalPassFailure();
   }
 
-  /// Reports each op of `function` with a dynamic shape.
+  /// Reports the first argument or op of `function` with a dynamic shape.
   LogicalResult checkStaticShapes(func::FuncOp function) {
-    bool valid = true;
     auto isDynamic = [](Type type) {
       auto memref = dyn_cast<MemRefType>(type);
       return memref && !memref.hasStaticShape();
     };
-    for (Type type : function.getArgumentTypes()) {
-      if (isDynamic(type)) {
-        function.emitOpError()
-            << "cannot run on the device: argument of dynamic shape " << type
-            << kRefusal;
-        valid = false;
-      }
-    }
-    function.walk([&](Operation *op) {
+    for (Type type : function.getArgumentTypes())
+      if (isDynamic(type))
+        return function.emitOpError()
+               << "cannot run on the device: argument of dynamic shape "
+               << type << kRefusal;
+    WalkResult result = function.walk([&](Operation *op) {
       for (Type type :
            llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
         if (!isDynamic(type))
           continue;
         op->emitOpError() << "cannot run on the device: dynamic shape "
                           << type << kRefusal;
-        valid = false;
-        return;
+        return WalkResult::interrupt();
       }
+      return WalkResult::advance();
     });
-    return success(valid);
+    return failure(result.wasInterrupted());
   }
 
   /// Lowers every linalg op of `function` to an scf.parallel over its
@@ -501,8 +500,9 @@ void mlir::mp::buildDeviceResidentStep(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 
   // Loops → kernels: 256 threads per block, one element per thread.
+  // No canonicalization until the loops are kernels: it would inline the
+  // one-iteration loops of the scalar code back into the host function.
   pm.addPass(createDeviceLoopsPass());
-  pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(
       createParallelLoopTilingPass({256}, /*noMinMaxBounds=*/true));
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
