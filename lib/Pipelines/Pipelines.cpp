@@ -33,6 +33,9 @@
 #include "mlir/Transforms/Passes.h"
 #include "mp/Conversion/Passes.h"
 #include "mp/Dialect/MP/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::mp;
@@ -130,6 +133,21 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+/// The CUDA toolkit of the `toolkit` option: itself, else $CUDA_ROOT,
+/// $CUDA_HOME or $CUDA_PATH, else /usr/local/cuda where it exists (where
+/// gpu-module-to-binary finds ptxas, fatbinary and libdevice, which the
+/// device-resident kernels' transcendental functions link).
+static std::string getCUDAToolkit(StringRef toolkit) {
+  if (!toolkit.empty())
+    return toolkit.str();
+  for (const char *variable : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(variable); value && *value)
+      return value;
+  if (llvm::sys::fs::is_directory("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  return "";
+}
+
 void mlir::mp::buildGPUPipeline(OpPassManager &pm,
                                 const GPUPipelineOptions &options) {
   // Matmul-likes → Tensor Core kernels in a gpu.module, launched from the
@@ -183,7 +201,7 @@ void mlir::mp::buildGPUPipeline(OpPassManager &pm,
     binary.compilationTarget = "fatbin";
     break;
   }
-  binary.toolkitPath = options.toolkit;
+  binary.toolkitPath = getCUDAToolkit(options.toolkit);
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 

@@ -57,8 +57,12 @@
 // The device code: f16 casts round once (cvt.rn), the loss scale is
 // checked on the device (the skipped flag and the select of the kept
 // values), Adam's bias correction runs in every thread from the step count
-// in device memory, the exponentials are libdevice's.
+// in device memory, the exponentials are libdevice's, linked in (no
+// unresolved `.extern .func`).
+// PTX-NOT: .extern .func
 // PTX:     .entry train_step_kernel(
+// PTX-NOT: .extern .func
 // PTX:     cvt.rn.f16.f32
+// PTX-NOT: .extern .func
 // PTX:     .entry mp_tc_sm80_mma_
-// PTX-NOT: .extern
+// PTX-NOT: .extern .func
