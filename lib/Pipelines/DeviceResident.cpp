@@ -44,26 +44,26 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/Linalg/Passes.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
-#include "mlir/Dialect/SCF/Transforms/Passes.h"
-#include "mlir/Transforms/Passes.h"
-#include "mp/Conversion/Passes.h"
-#include "mp/Dialect/MP/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "mp/Conversion/Passes.h"
+#include "mp/Dialect/MP/Transforms/Passes.h"
 
 #include <numeric>
 
@@ -98,7 +98,8 @@ static bool isHostOp(Operation *op) {
           memref::ExtractAlignedPointerAsIndexOp,
           memref::ExtractStridedMetadataOp, func::ReturnOp>(op))
     return true;
-  if (isa<ViewLikeOpInterface>(op) && isa<memref::MemRefDialect>(op->getDialect()))
+  if (isa<ViewLikeOpInterface>(op) &&
+      isa<memref::MemRefDialect>(op->getDialect()))
     return true;
   if (auto call = dyn_cast<LLVM::CallOp>(op))
     return call->hasAttr(kDeviceStreamAttrName);
@@ -119,7 +120,8 @@ static Value getPointerBuffer(Value pointer) {
     pointer = cast.getArg();
   if (auto cast = pointer.getDefiningOp<arith::IndexCastOp>())
     pointer = cast.getIn();
-  if (auto base = pointer.getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>())
+  if (auto base =
+          pointer.getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>())
     return getRootBuffer(base.getSource());
   return {};
 }
@@ -153,8 +155,7 @@ static bool writesBuffer(Operation *op, Value root) {
   return result.wasInterrupted();
 }
 
-struct DeviceLoops
-    : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
+struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DeviceLoops)
 
   StringRef getArgument() const override { return "mp-device-loops"; }
@@ -164,8 +165,8 @@ struct DeviceLoops
            "(mp-gpu-pipeline{device-resident})";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<arith::ArithDialect, memref::MemRefDialect,
-                    scf::SCFDialect>();
+    registry
+        .insert<arith::ArithDialect, memref::MemRefDialect, scf::SCFDialect>();
   }
 
   void runOnOperation() override {
@@ -186,15 +187,15 @@ struct DeviceLoops
     for (Type type : function.getArgumentTypes())
       if (isDynamic(type))
         return function.emitOpError()
-               << "cannot run on the device: argument of dynamic shape "
-               << type << kRefusal;
+               << "cannot run on the device: argument of dynamic shape " << type
+               << kRefusal;
     WalkResult result = function.walk([&](Operation *op) {
       for (Type type :
            llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
         if (!isDynamic(type))
           continue;
-        op->emitOpError() << "cannot run on the device: dynamic shape "
-                          << type << kRefusal;
+        op->emitOpError() << "cannot run on the device: dynamic shape " << type
+                          << kRefusal;
         return WalkResult::interrupt();
       }
       return WalkResult::advance();
@@ -251,7 +252,8 @@ struct DeviceLoops
     getUsedValuesDefinedAbove(loop.getRegion(), usedAbove);
     IRMapping mapping;
     rewriter.setInsertionPointToStart(loop.getBody());
-    std::function<LogicalResult(Value)> sink = [&](Value value) -> LogicalResult {
+    std::function<LogicalResult(Value)> sink =
+        [&](Value value) -> LogicalResult {
       Operation *def = value.getDefiningOp();
       if (mapping.contains(value) || !def ||
           def->getBlock() != loop->getBlock() || !isSinkable(def))
@@ -267,8 +269,7 @@ struct DeviceLoops
             return load->emitOpError()
                    << "cannot run on the device: its value, used by a loop, "
                       "is read before "
-                   << between->getName() << " may write the buffer"
-                   << kRefusal;
+                   << between->getName() << " may write the buffer" << kRefusal;
         }
       }
       rewriter.clone(*def, mapping);
@@ -398,8 +399,8 @@ struct DeviceBuffers
       if (!kernel || !llvm::hasSingleElement(kernels.getOps<gpu::GPUFuncOp>()))
         return;
       kernel.setName(moduleName);
-      launch.setKernelAttr(SymbolRefAttr::get(
-          moduleName, {FlatSymbolRefAttr::get(moduleName)}));
+      launch.setKernelAttr(
+          SymbolRefAttr::get(moduleName, {FlatSymbolRefAttr::get(moduleName)}));
     });
   }
 
@@ -422,8 +423,7 @@ struct DeviceBuffers
         stream = device.getAsyncToken();
       } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
         stream = gpu::DeallocOp::create(builder, op.getLoc(), tokenType,
-                                        ValueRange{stream},
-                                        dealloc.getMemref())
+                                        ValueRange{stream}, dealloc.getMemref())
                      .getAsyncToken();
       } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
         stream = gpu::MemcpyOp::create(builder, op.getLoc(), tokenType,

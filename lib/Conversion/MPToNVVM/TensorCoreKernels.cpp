@@ -689,11 +689,9 @@ static LLVM::LLVMFuncOp getOrDeclareRuntimeFunction(OpBuilder &builder,
       getRuntimeFunctionType(builder.getContext(), function));
 }
 
-LLVM::LLVMFuncOp
-mlir::mp::buildTensorCoreLauncher(OpBuilder &builder, ModuleOp module,
-                                  gpu::GPUFuncOp kernel,
-                                  const TensorCoreKernelSpec &spec,
-                                  bool deviceResident) {
+LLVM::LLVMFuncOp mlir::mp::buildTensorCoreLauncher(
+    OpBuilder &builder, ModuleOp module, gpu::GPUFuncOp kernel,
+    const TensorCoreKernelSpec &spec, bool deviceResident) {
   OpBuilder::InsertionGuard guard(builder);
   MLIRContext *context = builder.getContext();
   Location loc = kernel.getLoc();
@@ -710,8 +708,8 @@ mlir::mp::buildTensorCoreLauncher(OpBuilder &builder, ModuleOp module,
                                                RuntimeFunction::StreamCreate);
     streamSynchronize = getOrDeclareRuntimeFunction(
         builder, module, RuntimeFunction::StreamSynchronize);
-    streamDestroy = getOrDeclareRuntimeFunction(
-        builder, module, RuntimeFunction::StreamDestroy);
+    streamDestroy = getOrDeclareRuntimeFunction(builder, module,
+                                                RuntimeFunction::StreamDestroy);
     memAlloc =
         getOrDeclareRuntimeFunction(builder, module, RuntimeFunction::MemAlloc);
     memFree =

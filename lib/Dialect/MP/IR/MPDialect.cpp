@@ -287,9 +287,8 @@ LogicalResult MPDialect::verifyOperationAttribute(Operation *op,
   }
   return op->emitError() << "unknown operation attribute '" << name
                          << "'; expected '" << kAutocastAttrName << "', '"
-                         << kPrecisionAttrName << "', '"
-                         << kLossScalingAttrName << "', '"
-                         << kSignatureAttrName << "', '"
+                         << kPrecisionAttrName << "', '" << kLossScalingAttrName
+                         << "', '" << kSignatureAttrName << "', '"
                          << kDeviceResidentAttrName << "' or '"
                          << kDeviceStreamAttrName << "'";
 }
