@@ -33,6 +33,9 @@
 #include "mlir/Transforms/Passes.h"
 #include "mp/Conversion/Passes.h"
 #include "mp/Dialect/MP/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::mp;
@@ -130,6 +133,21 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+/// The CUDA toolkit of the `toolkit` option: itself, else $CUDA_ROOT,
+/// $CUDA_HOME or $CUDA_PATH, else /usr/local/cuda where it exists (where
+/// gpu-module-to-binary finds ptxas, fatbinary and libdevice, which the
+/// device-resident kernels' transcendental functions link).
+static std::string getCUDAToolkit(StringRef toolkit) {
+  if (!toolkit.empty())
+    return toolkit.str();
+  for (const char *variable : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(variable); value && *value)
+      return value;
+  if (llvm::sys::fs::is_directory("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  return "";
+}
+
 void mlir::mp::buildGPUPipeline(OpPassManager &pm,
                                 const GPUPipelineOptions &options) {
   // Matmul-likes → Tensor Core kernels in a gpu.module, launched from the
@@ -146,6 +164,7 @@ void mlir::mp::buildGPUPipeline(OpPassManager &pm,
   conversion.stages = options.stages;
   conversion.fuseEpilogue = options.fuseEpilogue;
   conversion.ptxFeatures = options.ptxFeatures;
+  conversion.deviceResident = options.deviceResident;
   pm.addPass(createConvertMPToNVVM(conversion));
 
   // The kernels to NVVM and LLVM first, so that the host lowering below
@@ -158,12 +177,17 @@ void mlir::mp::buildGPUPipeline(OpPassManager &pm,
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
 
-  // The rest of the functions, as on the CPU; then the launches.
-  CPUPipelineOptions host;
-  host.vectorize = options.hostVectorize;
-  buildCPUPipeline(pm, host);
-  pm.addPass(createGpuToLLVMConversionPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  if (options.deviceResident) {
+    // The rest of the step as GPU kernels on device buffers.
+    buildDeviceResidentStep(pm, options);
+  } else {
+    // The rest of the functions, as on the CPU; then the launches.
+    CPUPipelineOptions host;
+    host.vectorize = options.hostVectorize;
+    buildCPUPipeline(pm, host);
+    pm.addPass(createGpuToLLVMConversionPass());
+    pm.addPass(createReconcileUnrealizedCastsPass());
+  }
 
   GpuModuleToBinaryPassOptions binary;
   switch (options.binaryFormat) {
@@ -177,7 +201,7 @@ void mlir::mp::buildGPUPipeline(OpPassManager &pm,
     binary.compilationTarget = "fatbin";
     break;
   }
-  binary.toolkitPath = options.toolkit;
+  binary.toolkitPath = getCUDAToolkit(options.toolkit);
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 

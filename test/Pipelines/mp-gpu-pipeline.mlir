@@ -10,7 +10,7 @@
 
 // RUN: mp-opt %mp_src_root/docs/examples/mlp_train_step.mlir --mp-autocast --mp-autodiff -o %t.mlir
 // RUN: mp-opt %t.mlir --mp-cpu-pipeline | FileCheck %s --check-prefixes=BOTH,CPU
-// RUN: mp-opt %t.mlir --mp-gpu-pipeline="chip=sm_80 binary-format=isa" | FileCheck %s --check-prefixes=BOTH,GPU
+// RUN: mp-opt %t.mlir --mp-gpu-pipeline="chip=sm_80 binary-format=isa device-resident=false" | FileCheck %s --check-prefixes=BOTH,GPU
 
 // CPU-NOT:     gpu.
 // BOTH:        llvm.func @train_step(

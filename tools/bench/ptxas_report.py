@@ -18,7 +18,10 @@ Two commands:
       line per kernel: threads and dynamic shared memory per block (from the
       kernel's `mp_tensor_core` attribute) and registers, spill stores/loads,
       stack and static shared memory (from ptxas). --fail-on-spills exits
-      with status 1 if a kernel spills.
+      with status 1 if a kernel spills. With --pipeline, each file is a
+      whole step lowered by `mp-gpu-pipeline{chip=... binary-format=isa
+      <options>}` instead, and every kernel of its gpu.binary ops is
+      reported (threads and dynamic shared memory then print as `?`).
 
 Standard library only. mp-opt is looked up next to this script's build
 (`build/bin`), then on PATH; ptxas in /usr/local/cuda/bin, then on PATH.
@@ -154,11 +157,19 @@ def report(args):
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         for path in args.files:
-            converted = run([mp_opt, path, f"--convert-mp-to-nvvm={options}"])
-            kernels = parse_kernel_descriptions(converted)
-            lowered = run(
-                [mp_opt, "-", f"--pass-pipeline={KERNELS_TO_PTX}"], input=converted
-            )
+            if args.pipeline:
+                kernels = {}
+                lowered = run(
+                    [mp_opt, path,
+                     f"--mp-gpu-pipeline={options} binary-format=isa", "-o", "-"]
+                )
+            else:
+                converted = run([mp_opt, path, f"--convert-mp-to-nvvm={options}"])
+                kernels = parse_kernel_descriptions(converted)
+                lowered = run(
+                    [mp_opt, "-", f"--pass-pipeline={KERNELS_TO_PTX}"],
+                    input=converted,
+                )
             for index, ptx in enumerate(extract_ptx(lowered)):
                 ptx_path = os.path.join(scratch, f"kernels{index}.ptx")
                 with open(ptx_path, "w") as f:
@@ -204,6 +215,8 @@ def main():
     rep.add_argument("--mp-opt", dest="mp_opt")
     rep.add_argument("--ptxas")
     rep.add_argument("--fail-on-spills", action="store_true")
+    rep.add_argument("--pipeline", action="store_true",
+                     help="lower each file with mp-gpu-pipeline (a whole step)")
     rep.add_argument("files", nargs="+")
     args = parser.parse_args()
     if args.command == "extract":

@@ -232,6 +232,12 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
            "Features of the #nvvm.target attached to the kernels (empty: the "
            "PTX ISA that the chip and the formats need)"
            " (default: empty)">,
+    Option<"deviceResident", "device-resident", "bool", "false",
+           "The buffers are device memory (mp-gpu-pipeline's device-resident "
+           "step): each launcher takes device pointers and the step's stream "
+           "and only launches; off: host buffers, copied to and from the "
+           "device around each launch"
+           " (default: false)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -139,6 +139,14 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "fatbin (empty: CUDA_ROOT or /usr/local/cuda)"
                      " (default: empty)"),
       llvm::cl::init("")};
+  PassOptions::Option<bool> deviceResident{
+      *this, "device-resident",
+      llvm::cl::desc("Run every op of the step on the device, on device "
+                     "buffers (GPU kernels for the non-matmul ops, one stream, "
+                     "module attribute mp.device_resident; docs/GPU.md); off: "
+                     "only the matmul-likes, the rest on the host"
+                     " (default: true)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> hostVectorize{
       *this, "host-vectorize",
       llvm::cl::desc("Tile and vectorise the host's linalg operations (the "
@@ -153,6 +161,25 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
 /// the rest of the functions through mp-cpu-pipeline, gpu-to-llvm, and
 /// gpu-module-to-binary.
 void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
+
+/// The part of mp-gpu-pipeline{device-resident} after convert-mp-to-nvvm:
+/// the rest of the step to linalg, bufferized, as GPU kernels (linalg to
+/// parallel loops, mapped onto blocks and threads, outlined) on device
+/// buffers and one stream, the kernels to NVVM and the host to LLVM
+/// (lib/Pipelines/DeviceResident.cpp).
+void buildDeviceResidentStep(OpPassManager &pm,
+                             const GPUPipelineOptions &options);
+
+/// The step of mp-gpu-pipeline{device-resident} that turns the linalg ops and
+/// the host scalar code of a bufferized step into one-dimensional
+/// scf.parallel loops, and refuses what cannot run on the device.
+std::unique_ptr<Pass> createDeviceLoopsPass();
+
+/// The step of mp-gpu-pipeline{device-resident} that puts each function's
+/// buffers and launches on one stream of device memory and marks the module
+/// `mp.device_resident`; gpu.modules without a target get `target`'s.
+std::unique_ptr<Pass>
+createDeviceBuffersPass(std::function<Attribute(MLIRContext *)> target = {});
 
 //===----------------------------------------------------------------------===//
 // mp-mixed-precision-pipeline

@@ -387,7 +387,8 @@ void ConvertMPToNVVMPass::rewrite(const MatmulLowering &lowering,
     kernel = buildTensorCoreKernel(builder, kernels, spec);
   auto launcher = module.lookupSymbol<LLVM::LLVMFuncOp>(name + "_launch");
   if (!launcher)
-    launcher = buildTensorCoreLauncher(builder, module, kernel, spec);
+    launcher =
+        buildTensorCoreLauncher(builder, module, kernel, spec, deviceResident);
 
   Operation *op = lowering.op;
   Location loc = op->getLoc();
@@ -420,7 +421,14 @@ void ConvertMPToNVVMPass::rewrite(const MatmulLowering &lowering,
   }
   for (int64_t size : {lowering.batch, lowering.m, lowering.n, lowering.k})
     args.push_back(arith::ConstantIntOp::create(builder, loc, size, 64));
-  LLVM::CallOp::create(builder, loc, launcher, args);
+  // Device-resident: the stream operand is a placeholder until
+  // mp-gpu-pipeline puts the step on one stream (kDeviceStreamAttrName).
+  if (deviceResident)
+    args.push_back(LLVM::ZeroOp::create(
+        builder, loc, LLVM::LLVMPointerType::get(builder.getContext())));
+  auto call = LLVM::CallOp::create(builder, loc, launcher, args);
+  if (deviceResident)
+    call->setAttr(kDeviceStreamAttrName, builder.getUnitAttr());
   Value result = bufferization::ToTensorOp::create(
       builder, loc, resultType, resultBuffer, /*restrict=*/true,
       /*writable=*/true);

@@ -715,10 +715,9 @@ static LLVM::LLVMFuncOp getOrDeclareRuntimeFunction(OpBuilder &builder,
       getRuntimeFunctionType(builder.getContext(), function));
 }
 
-LLVM::LLVMFuncOp
-mlir::mp::buildTensorCoreLauncher(OpBuilder &builder, ModuleOp module,
-                                  gpu::GPUFuncOp kernel,
-                                  const TensorCoreKernelSpec &spec) {
+LLVM::LLVMFuncOp mlir::mp::buildTensorCoreLauncher(
+    OpBuilder &builder, ModuleOp module, gpu::GPUFuncOp kernel,
+    const TensorCoreKernelSpec &spec, bool deviceResident) {
   OpBuilder::InsertionGuard guard(builder);
   MLIRContext *context = builder.getContext();
   Location loc = kernel.getLoc();
@@ -727,22 +726,29 @@ mlir::mp::buildTensorCoreLauncher(OpBuilder &builder, ModuleOp module,
        i64 = builder.getI64Type();
   Type voidType = LLVM::LLVMVoidType::get(context);
 
-  auto streamCreate = getOrDeclareRuntimeFunction(
-      builder, module, RuntimeFunction::StreamCreate);
-  auto streamSynchronize = getOrDeclareRuntimeFunction(
-      builder, module, RuntimeFunction::StreamSynchronize);
-  auto streamDestroy = getOrDeclareRuntimeFunction(
-      builder, module, RuntimeFunction::StreamDestroy);
-  auto memAlloc =
-      getOrDeclareRuntimeFunction(builder, module, RuntimeFunction::MemAlloc);
-  auto memFree =
-      getOrDeclareRuntimeFunction(builder, module, RuntimeFunction::MemFree);
-  auto memcpy =
-      getOrDeclareRuntimeFunction(builder, module, RuntimeFunction::Memcpy);
+  // A device-resident launcher calls none of them.
+  LLVM::LLVMFuncOp streamCreate, streamSynchronize, streamDestroy, memAlloc,
+      memFree, memcpy;
+  if (!deviceResident) {
+    streamCreate = getOrDeclareRuntimeFunction(builder, module,
+                                               RuntimeFunction::StreamCreate);
+    streamSynchronize = getOrDeclareRuntimeFunction(
+        builder, module, RuntimeFunction::StreamSynchronize);
+    streamDestroy = getOrDeclareRuntimeFunction(builder, module,
+                                                RuntimeFunction::StreamDestroy);
+    memAlloc =
+        getOrDeclareRuntimeFunction(builder, module, RuntimeFunction::MemAlloc);
+    memFree =
+        getOrDeclareRuntimeFunction(builder, module, RuntimeFunction::MemFree);
+    memcpy =
+        getOrDeclareRuntimeFunction(builder, module, RuntimeFunction::Memcpy);
+  }
 
   unsigned numBuffers = spec.isBlockScaled() ? 5 : spec.hasBias ? 4 : 3;
   SmallVector<Type> argTypes(numBuffers, ptr);
   argTypes.append(4, i64);
+  if (deviceResident)
+    argTypes.push_back(ptr); // the stream
   builder.setInsertionPointToEnd(module.getBody());
   auto launcher = LLVM::LLVMFuncOp::create(
       builder, loc, spec.kernelName() + "_launch",
@@ -790,10 +796,21 @@ mlir::mp::buildTensorCoreLauncher(OpBuilder &builder, ModuleOp module,
         {body->getArgument(4), mul(udiv(n, spec.rhsScaleRows), kBlocks)});
   }
 
-  Value stream = LLVM::CallOp::create(builder, loc, streamCreate, ValueRange{})
-                     .getResult();
+  // Device-resident: the operands are device memory already, and the
+  // kernel joins the step's stream; nothing is allocated, copied or waited
+  // for here.
+  Value stream =
+      deviceResident
+          ? body->getArguments().back()
+          : LLVM::CallOp::create(builder, loc, streamCreate, ValueRange{})
+                .getResult();
   SmallVector<Value> devicePointers;
+  if (deviceResident)
+    for (auto buffer : buffers)
+      devicePointers.push_back(buffer.first);
   for (auto [index, buffer] : llvm::enumerate(buffers)) {
+    if (deviceResident)
+      break;
     auto [host, bytes] = buffer;
     Value device =
         LLVM::CallOp::create(builder, loc, memAlloc,
@@ -820,6 +837,10 @@ mlir::mp::buildTensorCoreLauncher(OpBuilder &builder, ModuleOp module,
       gpu::KernelDim3{constant(i64, spec.numThreads()), one, one},
       constant(i32, spec.sharedMemoryBytes()), kernelArgs,
       /*asyncObject=*/stream);
+  if (deviceResident) {
+    LLVM::ReturnOp::create(builder, loc, ValueRange{});
+    return launcher;
+  }
 
   LLVM::CallOp::create(builder, loc, memcpy,
                        ValueRange{buffers[2].first, devicePointers[2],

@@ -170,10 +170,13 @@ LogicalResult checkTensorCoreRuntimeSymbols(ModuleOp module);
 /// `llvm.func` taking (ptr A, ptr B, ptr C, [ptr bias | ptr scalesA, ptr
 /// scalesB,] i64 batch, i64 M, i64 N, i64 K) host pointers, which copies the
 /// operands to the device, launches the kernel and copies C back before
-/// returning.
+/// returning. With `deviceResident`, the pointers are device memory and a
+/// trailing `ptr` operand is the stream: the launcher only launches the
+/// kernel on it.
 LLVM::LLVMFuncOp buildTensorCoreLauncher(OpBuilder &builder, ModuleOp module,
                                          gpu::GPUFuncOp kernel,
-                                         const TensorCoreKernelSpec &spec);
+                                         const TensorCoreKernelSpec &spec,
+                                         bool deviceResident = false);
 
 } // namespace mlir::mp
 

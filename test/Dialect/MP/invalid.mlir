@@ -2535,7 +2535,7 @@ func.func @precision_type(%x: tensor<4xf32>) {
 
 // Unknown mp operation attribute.
 func.func @unknown_op_attr(%x: tensor<4xf32>) {
-  // expected-error @+1 {{unknown operation attribute 'mp.autocasting'; expected 'mp.autocast', 'mp.precision', 'mp.loss_scaling' or 'mp.signature'}}
+  // expected-error @+1 {{unknown operation attribute 'mp.autocasting'; expected 'mp.autocast', 'mp.precision', 'mp.loss_scaling', 'mp.signature', 'mp.device_resident' or 'mp.stream'}}
   %0 = mp.tanh %x {mp.autocasting = false} : tensor<4xf32>
   return
 }
@@ -2544,7 +2544,7 @@ func.func @unknown_op_attr(%x: tensor<4xf32>) {
 
 // An argument attribute is not an operation attribute.
 func.func @param_on_op(%x: tensor<4xf32>) {
-  // expected-error @+1 {{unknown operation attribute 'mp.param'; expected 'mp.autocast', 'mp.precision', 'mp.loss_scaling' or 'mp.signature'}}
+  // expected-error @+1 {{unknown operation attribute 'mp.param'; expected 'mp.autocast', 'mp.precision', 'mp.loss_scaling', 'mp.signature', 'mp.device_resident' or 'mp.stream'}}
   %0 = mp.sigmoid %x {mp.param} : tensor<4xf32>
   return
 }

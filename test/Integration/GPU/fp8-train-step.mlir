@@ -10,13 +10,13 @@
 // mma.sync) and sm_120a (mma.sync).
 //
 // RUN: mp-opt %s --mp-mixed-precision-pipeline="compute-type=bf16 fp8=delayed" -o %t.fp8.mlir
-// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_89 binary-format=isa" | FileCheck %s --check-prefix=SM89
-// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_89 binary-format=bin" | FileCheck %s --check-prefix=BIN89
-// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_90a binary-format=isa" | FileCheck %s --check-prefix=SM90
-// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_90a binary-format=bin" | FileCheck %s --check-prefix=BIN90
-// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_100a binary-format=isa" | FileCheck %s --check-prefix=SM100
-// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_100a binary-format=bin" | FileCheck %s --check-prefix=BIN100
-// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_120a binary-format=bin" | FileCheck %s --check-prefix=BIN120
+// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_89 binary-format=isa device-resident=false" | FileCheck %s --check-prefix=SM89
+// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_89 binary-format=bin device-resident=false" | FileCheck %s --check-prefix=BIN89
+// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_90a binary-format=isa device-resident=false" | FileCheck %s --check-prefix=SM90
+// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_90a binary-format=bin device-resident=false" | FileCheck %s --check-prefix=BIN90
+// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_100a binary-format=isa device-resident=false" | FileCheck %s --check-prefix=SM100
+// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_100a binary-format=bin device-resident=false" | FileCheck %s --check-prefix=BIN100
+// RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_120a binary-format=bin device-resident=false" | FileCheck %s --check-prefix=BIN120
 
 // SM89-DAG: @mp_tc_sm89_mma_e4m3k_e4m3k_accf32_outf32_{{[0-9a-z_]*}}_launch
 // SM89-DAG: @mp_tc_sm89_mma_e5m2k_e4m3n_accf32_outf32_{{[0-9a-z_]*}}_launch

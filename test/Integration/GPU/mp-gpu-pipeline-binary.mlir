@@ -2,8 +2,8 @@
 // mp-gpu-pipeline down to binaries: by default a fat binary (PTX and cubin,
 // from ptxas and fatbinary), with binary-format=bin a cubin (an ELF file).
 //
-// RUN: mp-opt %s --mp-gpu-pipeline="chip=sm_90a" | FileCheck %s --check-prefix=FATBIN
-// RUN: mp-opt %s --mp-gpu-pipeline="chip=sm_89 binary-format=bin" | FileCheck %s --check-prefix=CUBIN
+// RUN: mp-opt %s --mp-gpu-pipeline="chip=sm_90a device-resident=false" | FileCheck %s --check-prefix=FATBIN
+// RUN: mp-opt %s --mp-gpu-pipeline="chip=sm_89 binary-format=bin device-resident=false" | FileCheck %s --check-prefix=CUBIN
 
 // FATBIN: gpu.binary @mp_tensor_core_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, properties = {{{.*}}}, "P\EDU\BA
 // CUBIN:  gpu.binary @mp_tensor_core_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_89", features = "+ptx84">, properties = {{{.*}}}, bin = "\7FELF

@@ -13,6 +13,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mp/Conversion/MPToNVVM/MPToNVVM.h"
 #include "mp/Dialect/MP/IR/MPOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -278,9 +279,16 @@ LogicalResult MPDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kSignatureAttrName)
     return verifySignatureAttribute(op, attribute);
+  // The device-resident GPU lowering's markers (mp-gpu-pipeline).
+  if (name == kDeviceResidentAttrName || name == kDeviceStreamAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitError() << "'" << name << "' must be a unit attribute";
+    return success();
+  }
   return op->emitError() << "unknown operation attribute '" << name
                          << "'; expected '" << kAutocastAttrName << "', '"
-                         << kPrecisionAttrName << "', '"
-                         << kLossScalingAttrName << "' or '"
-                         << kSignatureAttrName << "'";
+                         << kPrecisionAttrName << "', '" << kLossScalingAttrName
+                         << "', '" << kSignatureAttrName << "', '"
+                         << kDeviceResidentAttrName << "' or '"
+                         << kDeviceStreamAttrName << "'";
 }

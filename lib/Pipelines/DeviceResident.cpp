@@ -1,0 +1,550 @@
+//===- DeviceResident.cpp - The device-resident step of mp-gpu-pipeline ---===//
+//
+// The two steps of mp-gpu-pipeline{device-resident} that move everything of a
+// train step that is not a Tensor Core GEMM onto the device. They assume a
+// module after convert-mp-to-nvvm{device-resident}, convert-mp-to-linalg,
+// bufferization with results as out-parameters and buffer deallocation: host
+// functions of one block on memrefs of static shape.
+//
+// mp-device-loops turns every linalg op of a host function into an
+// scf.parallel over its parallel dimensions, listed first (a generic whose
+// reduction dimensions come first is interchanged), whose body runs the
+// reduction dimensions as scf.for loops in ascending order: each output
+// element is computed by one thread, in the order of the CPU lowering's loop
+// nest, so a reduction rounds exactly as mp-cpu-pipeline{vectorize=false}
+// does. What would be left on the host and touches tensor data is moved to
+// the device too: a top-level scf.for/scf.if/memref.store (a reduction to a
+// scalar, a 0-d update) becomes the body of a one-iteration scf.parallel, and
+// the scalar computations a loop uses from outside (memref.load of a 0-d
+// buffer, the arith and math on it: the step count of Adam's bias
+// correction, the loss scale) are cloned into the loop, so that every thread
+// recomputes them from device memory. Each loop is then collapsed to one
+// dimension, which upstream's scf-parallel-loop-tiling, gpu-map-parallel-loops
+// and convert-parallel-loops-to-gpu map onto blocks and threads. It refuses,
+// naming the op, a dynamic shape and any host op that would touch tensor data
+// it cannot move (a call, an alloca, a global).
+//
+// mp-device-buffers runs after gpu-kernel-outlining: every function's device
+// work goes onto one stream in program order (the `gpu.wait async` at its
+// entry): memref.alloc/dealloc/copy become gpu.alloc/dealloc/memcpy on it,
+// the launches become async on it, the Tensor Core launcher calls get it as
+// their stream operand, and the function waits for the stream before it
+// returns (the step's one host synchronisation, at its end). The module gets
+// `mp.device_resident`; gpu.modules without a target get `target`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mp/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/Passes.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "mp/Conversion/Passes.h"
+#include "mp/Dialect/MP/Transforms/Passes.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::mp;
+
+namespace {
+
+/// The message every refusal of the device-resident lowering ends with.
+constexpr StringLiteral kRefusal =
+    " (mp-gpu-pipeline{device-resident=true} runs every op of the step on "
+    "the device; device-resident=false runs it on the host)";
+
+/// True for an op whose result a kernel can recompute from device memory: a
+/// load or a pure scalar op without regions.
+static bool isSinkable(Operation *op) {
+  if (isa<memref::LoadOp>(op))
+    return true;
+  if (op->getNumRegions() || op->getNumResults() != 1 || !isPure(op))
+    return false;
+  return op->getResult(0).getType().isIntOrIndexOrFloat();
+}
+
+/// True for the host ops a device-resident function may keep: buffer
+/// management, views, pointer and scalar arithmetic, the kernels' loops and
+/// the Tensor Core launcher calls.
+static bool isHostOp(Operation *op) {
+  // A global is host memory.
+  if (isa<memref::GetGlobalOp>(op))
+    return false;
+  if (isa<scf::ParallelOp, memref::AllocOp, memref::DeallocOp, memref::CopyOp,
+          memref::ExtractAlignedPointerAsIndexOp,
+          memref::ExtractStridedMetadataOp, func::ReturnOp>(op))
+    return true;
+  if (isa<ViewLikeOpInterface>(op) &&
+      isa<memref::MemRefDialect>(op->getDialect()))
+    return true;
+  if (auto call = dyn_cast<LLVM::CallOp>(op))
+    return call->hasAttr(kDeviceStreamAttrName);
+  return !isa<memref::LoadOp>(op) && !op->getNumRegions() && isPure(op);
+}
+
+/// The buffer `value` is a view of: an allocation or a function argument.
+static Value getRootBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// The buffer whose aligned pointer `pointer` is (through index_cast and
+/// inttoptr, as convert-mp-to-nvvm passes buffers to launchers), if any.
+static Value getPointerBuffer(Value pointer) {
+  if (auto cast = pointer.getDefiningOp<LLVM::IntToPtrOp>())
+    pointer = cast.getArg();
+  if (auto cast = pointer.getDefiningOp<arith::IndexCastOp>())
+    pointer = cast.getIn();
+  if (auto base =
+          pointer.getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>())
+    return getRootBuffer(base.getSource());
+  return {};
+}
+
+/// True if `op` (with its regions) may write a view of `root`: a write
+/// effect on it, or a call given its pointer.
+static bool writesBuffer(Operation *op, Value root) {
+  WalkResult result = op->walk([&](Operation *nested) {
+    if (isa<LLVM::CallOp>(nested)) {
+      for (Value operand : nested->getOperands())
+        if (getPointerBuffer(operand) == root)
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    }
+    auto memory = dyn_cast<MemoryEffectOpInterface>(nested);
+    if (!memory)
+      return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    memory.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &effect : effects) {
+      if (!isa<MemoryEffects::Write>(effect.getEffect()))
+        continue;
+      Value value = effect.getValue();
+      if (!value || getRootBuffer(value) == root)
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DeviceLoops)
+
+  StringRef getArgument() const override { return "mp-device-loops"; }
+  StringRef getDescription() const override {
+    return "Turn the linalg ops and host scalar code of a bufferized step "
+           "into one-dimensional scf.parallel loops to map onto the GPU "
+           "(mp-gpu-pipeline{device-resident})";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry
+        .insert<arith::ArithDialect, memref::MemRefDialect, scf::SCFDialect>();
+  }
+
+  void runOnOperation() override {
+    bool valid = true;
+    for (func::FuncOp function : getOperation().getOps<func::FuncOp>())
+      if (!function.isExternal() && failed(lowerFunction(function)))
+        valid = false;
+    if (!valid)
+      signalPassFailure();
+  }
+
+  /// Reports the first argument or op of `function` with a dynamic shape.
+  LogicalResult checkStaticShapes(func::FuncOp function) {
+    auto isDynamic = [](Type type) {
+      auto memref = dyn_cast<MemRefType>(type);
+      return memref && !memref.hasStaticShape();
+    };
+    for (Type type : function.getArgumentTypes())
+      if (isDynamic(type))
+        return function.emitOpError()
+               << "cannot run on the device: argument of dynamic shape " << type
+               << kRefusal;
+    WalkResult result = function.walk([&](Operation *op) {
+      for (Type type :
+           llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
+        if (!isDynamic(type))
+          continue;
+        op->emitOpError() << "cannot run on the device: dynamic shape " << type
+                          << kRefusal;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
+  }
+
+  /// Lowers every linalg op of `function` to an scf.parallel over its
+  /// parallel dimensions around scf.for loops over its reductions.
+  LogicalResult lowerLinalg(func::FuncOp function, IRRewriter &rewriter) {
+    SmallVector<linalg::LinalgOp> ops;
+    function.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    for (linalg::LinalgOp op : ops) {
+      rewriter.setInsertionPoint(op);
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (!generic) {
+        FailureOr<linalg::GenericOp> generalized =
+            linalg::generalizeNamedOp(rewriter, op);
+        if (failed(generalized))
+          return op->emitOpError() << "cannot run on the device: it has no "
+                                      "linalg.generic form"
+                                   << kRefusal;
+        generic = *generalized;
+      }
+      // Parallel dimensions first, each group in its order.
+      SmallVector<unsigned> order, reductions;
+      for (auto [loop, iterator] :
+           llvm::enumerate(generic.getIteratorTypesArray()))
+        (iterator == utils::IteratorType::parallel ? order : reductions)
+            .push_back(loop);
+      llvm::append_range(order, reductions);
+      if (!llvm::is_sorted(order)) {
+        FailureOr<linalg::GenericOp> interchanged =
+            linalg::interchangeGenericOp(rewriter, generic, order);
+        if (failed(interchanged))
+          return generic->emitOpError()
+                 << "cannot run on the device: its parallel loops cannot be "
+                    "moved outside its reductions"
+                 << kRefusal;
+        generic = *interchanged;
+      }
+      if (failed(linalg::linalgOpToParallelLoops(rewriter, generic)))
+        return generic->emitOpError()
+               << "cannot run on the device: no loop nest" << kRefusal;
+      rewriter.eraseOp(generic);
+    }
+    return success();
+  }
+
+  /// Clones into `loop` the scalar computations it uses from its block;
+  /// fails if a load would then read a buffer written in between.
+  LogicalResult sinkScalars(scf::ParallelOp loop, IRRewriter &rewriter) {
+    llvm::SetVector<Value> usedAbove;
+    getUsedValuesDefinedAbove(loop.getRegion(), usedAbove);
+    IRMapping mapping;
+    rewriter.setInsertionPointToStart(loop.getBody());
+    std::function<LogicalResult(Value)> sink =
+        [&](Value value) -> LogicalResult {
+      Operation *def = value.getDefiningOp();
+      if (mapping.contains(value) || !def ||
+          def->getBlock() != loop->getBlock() || !isSinkable(def))
+        return success();
+      for (Value operand : def->getOperands())
+        if (failed(sink(operand)))
+          return failure();
+      if (auto load = dyn_cast<memref::LoadOp>(def)) {
+        Value root = getRootBuffer(load.getMemRef());
+        for (Operation *between = load->getNextNode(); between != loop;
+             between = between->getNextNode()) {
+          if (writesBuffer(between, root))
+            return load->emitOpError()
+                   << "cannot run on the device: its value, used by a loop, "
+                      "is read before "
+                   << between->getName() << " may write the buffer" << kRefusal;
+        }
+      }
+      rewriter.clone(*def, mapping);
+      return success();
+    };
+    for (Value value : usedAbove) {
+      if (failed(sink(value)))
+        return failure();
+      if (Value clone = mapping.lookupOrNull(value))
+        replaceAllUsesInRegionWith(value, clone, loop.getRegion());
+    }
+    return success();
+  }
+
+  LogicalResult lowerFunction(func::FuncOp function) {
+    if (failed(checkStaticShapes(function)))
+      return failure();
+    if (!function.getBody().hasOneBlock())
+      return function.emitOpError()
+             << "cannot run on the device: its body has several blocks"
+             << kRefusal;
+    IRRewriter rewriter(function.getContext());
+    if (failed(lowerLinalg(function, rewriter)))
+      return failure();
+
+    // Host loops and stores over tensor data: one device thread each.
+    Block &body = function.getBody().front();
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      if (!isa<scf::ForOp, scf::IfOp, scf::WhileOp, memref::StoreOp>(op))
+        continue;
+      rewriter.setInsertionPoint(&op);
+      Location loc = op.getLoc();
+      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      auto single = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                                            ValueRange{one}, ValueRange{one});
+      op.moveBefore(single.getBody()->getTerminator());
+    }
+
+    SmallVector<scf::ParallelOp> loops(body.getOps<scf::ParallelOp>());
+    for (scf::ParallelOp loop : loops)
+      if (failed(sinkScalars(loop, rewriter)))
+        return failure();
+    // What the loops recompute is dead on the host now.
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+      if (isSinkable(&op) && op.use_empty())
+        rewriter.eraseOp(&op);
+
+    bool valid = true;
+    for (Operation &op : body) {
+      if (isHostOp(&op))
+        continue;
+      op.emitOpError() << "cannot run on the device: mp-gpu-pipeline maps "
+                          "loops, buffers and Tensor Core launches onto the "
+                          "device, not this op"
+                       << kRefusal;
+      valid = false;
+    }
+    if (!valid)
+      return failure();
+
+    for (scf::ParallelOp loop : loops) {
+      unsigned rank = loop.getNumLoops();
+      if (rank < 2)
+        continue;
+      std::vector<unsigned> all(rank);
+      std::iota(all.begin(), all.end(), 0);
+      collapseParallelLoops(rewriter, loop, {all});
+    }
+    return success();
+  }
+};
+
+struct DeviceBuffers
+    : public PassWrapper<DeviceBuffers, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DeviceBuffers)
+
+  DeviceBuffers() = default;
+  DeviceBuffers(const DeviceBuffers &other) : PassWrapper(other) {
+    target = other.target;
+  }
+  DeviceBuffers(std::function<Attribute(MLIRContext *)> target)
+      : target(std::move(target)) {}
+
+  StringRef getArgument() const override { return "mp-device-buffers"; }
+  StringRef getDescription() const override {
+    return "Put the buffers and launches of each function on one stream of "
+           "device memory (mp-gpu-pipeline{device-resident})";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<gpu::GPUDialect>();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    nameKernelsAfterModules(module);
+    for (func::FuncOp function : module.getOps<func::FuncOp>())
+      if (!function.isExternal())
+        onStream(function);
+    module->setAttr(kDeviceResidentAttrName, UnitAttr::get(context));
+    // The kernels' target: that of the Tensor Core kernels, else `target`.
+    ArrayAttr targets;
+    for (auto kernels : module.getOps<gpu::GPUModuleOp>())
+      if (!targets && kernels.getTargetsAttr())
+        targets = kernels.getTargetsAttr();
+    if (!targets && target)
+      targets = ArrayAttr::get(context, {target(context)});
+    for (auto kernels : module.getOps<gpu::GPUModuleOp>())
+      if (!kernels.getTargetsAttr() && targets)
+        kernels.setTargetsAttr(targets);
+  }
+
+  /// Gives each outlined kernel its gpu.module's name (gpu-kernel-outlining
+  /// names them all after their function: `train_step_kernel`), so that the
+  /// names in PTX, ptxas reports and profiles tell the kernels apart.
+  void nameKernelsAfterModules(ModuleOp module) {
+    module.walk([&](gpu::LaunchFuncOp launch) {
+      StringAttr moduleName = launch.getKernelModuleName();
+      StringAttr kernelName = launch.getKernelName();
+      if (moduleName == kernelName)
+        return;
+      auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(moduleName);
+      auto kernel =
+          kernels ? kernels.lookupSymbol<gpu::GPUFuncOp>(kernelName) : nullptr;
+      // Only a kernel of its own module (as outlining makes them).
+      if (!kernel || !llvm::hasSingleElement(kernels.getOps<gpu::GPUFuncOp>()))
+        return;
+      kernel.setName(moduleName);
+      launch.setKernelAttr(
+          SymbolRefAttr::get(moduleName, {FlatSymbolRefAttr::get(moduleName)}));
+    });
+  }
+
+  /// Puts the device work of `function` (one block) on one stream.
+  void onStream(func::FuncOp function) {
+    Block &body = function.getBody().front();
+    Location loc = function.getLoc();
+    OpBuilder builder = OpBuilder::atBlockBegin(&body);
+    Type tokenType = gpu::AsyncTokenType::get(function.getContext());
+    Value stream =
+        gpu::WaitOp::create(builder, loc, tokenType, ValueRange{}).getResult(0);
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      builder.setInsertionPoint(&op);
+      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        auto device = gpu::AllocOp::create(
+            builder, op.getLoc(), alloc.getType(), tokenType,
+            ValueRange{stream}, alloc.getDynamicSizes(),
+            alloc.getSymbolOperands(), /*hostShared=*/false);
+        alloc.replaceAllUsesWith(device.getMemref());
+        stream = device.getAsyncToken();
+      } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+        stream = gpu::DeallocOp::create(builder, op.getLoc(), tokenType,
+                                        ValueRange{stream}, dealloc.getMemref())
+                     .getAsyncToken();
+      } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+        stream = gpu::MemcpyOp::create(builder, op.getLoc(), tokenType,
+                                       ValueRange{stream}, copy.getTarget(),
+                                       copy.getSource())
+                     .getAsyncToken();
+      } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+        if (launch.getAsyncToken())
+          continue;
+        stream = gpu::LaunchFuncOp::create(
+                     builder, op.getLoc(), launch.getKernel(),
+                     launch.getGridSizeOperandValues(),
+                     launch.getBlockSizeOperandValues(),
+                     launch.getDynamicSharedMemorySize(),
+                     launch.getKernelOperands(), tokenType, ValueRange{stream})
+                     .getAsyncToken();
+      } else if (op.hasAttr(kDeviceStreamAttrName)) {
+        // The launcher's stream: the token is the stream after gpu-to-llvm.
+        Value pointer =
+            UnrealizedConversionCastOp::create(
+                builder, op.getLoc(),
+                LLVM::LLVMPointerType::get(builder.getContext()), stream)
+                .getResult(0);
+        op.setOperand(op.getNumOperands() - 1, pointer);
+        continue;
+      } else if (isa<func::ReturnOp>(op)) {
+        gpu::WaitOp::create(builder, op.getLoc(), Type(), ValueRange{stream});
+        continue;
+      } else {
+        continue;
+      }
+      op.erase();
+    }
+  }
+
+  std::function<Attribute(MLIRContext *)> target;
+};
+
+} // namespace
+
+std::unique_ptr<Pass> mlir::mp::createDeviceLoopsPass() {
+  return std::make_unique<DeviceLoops>();
+}
+
+std::unique_ptr<Pass> mlir::mp::createDeviceBuffersPass(
+    std::function<Attribute(MLIRContext *)> target) {
+  return std::make_unique<DeviceBuffers>(std::move(target));
+}
+
+void mlir::mp::buildDeviceResidentStep(OpPassManager &pm,
+                                       const GPUPipelineOptions &options) {
+  // mp → linalg on tensors, fused as on the CPU.
+  pm.addPass(createConvertMPToLinalg());
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Buffers as mp-cpu-pipeline makes them: the caller passes every argument
+  // and result buffer (device memory, by the mp.device_resident contract).
+  pm.addPass(createMPExportEntryPoints());
+  bufferization::OneShotBufferizePassOptions bufferization;
+  bufferization.bufferizeFunctionBoundaries = true;
+  bufferization.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  pm.addPass(createCanonicalizerPass());
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createCanonicalizerPass());
+
+  // Loops → kernels: 256 threads per block, one element per thread.
+  // No canonicalization until the loops are kernels: it would inline the
+  // one-iteration loops of the scalar code back into the host function.
+  pm.addPass(createDeviceLoopsPass());
+  pm.addNestedPass<func::FuncOp>(
+      createParallelLoopTilingPass({256}, /*noMinMaxBounds=*/true));
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  std::string chip = stringifyTensorCoreChip(options.chip).str();
+  std::string features = options.ptxFeatures;
+  pm.addPass(createDeviceBuffersPass([chip, features](MLIRContext *context) {
+    return NVVM::NVVMTargetAttr::get(context, /*optLevel=*/3,
+                                     "nvptx64-nvidia-cuda", chip, features);
+  }));
+
+  // The kernels: the same exact roundings as the CPU lowering (integer
+  // expansions of bf16 and FP8 conversions, math on narrow floats in f32);
+  // convert-gpu-to-nvvm lowers the remaining math to libdevice.
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(math::createMathExtendToSupportedTypes());
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  kernels.addPass(arith::createArithExpandOpsPass(expand));
+  kernels.addPass(createMPExpandFP8Conversions());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createConvertNVVMToLLVMPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+
+  // The host: buffer management and launches only.
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}

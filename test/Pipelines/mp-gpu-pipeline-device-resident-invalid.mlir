@@ -1,0 +1,31 @@
+// RUN: mp-opt %s --mp-gpu-pipeline="chip=sm_80 binary-format=isa" -split-input-file -verify-diagnostics
+
+// A dynamic shape: the kernels' grids and buffers are static.
+// expected-error @+1 {{'func.func' op cannot run on the device: argument of dynamic shape 'memref<?xf32>' (mp-gpu-pipeline{device-resident=true} runs every op of the step on the device; device-resident=false runs it on the host)}}
+func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = arith.negf %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+// -----
+
+// A constant that is not a splat is a global in host memory.
+func.func @table(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'memref.get_global' op cannot run on the device: mp-gpu-pipeline maps loops, buffers and Tensor Core launches onto the device, not this op (mp-gpu-pipeline{device-resident=true} runs every op of the step on the device; device-resident=false runs it on the host)}}
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %y = arith.mulf %x, %c : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// A call runs host code on the buffers.
+func.func private @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = arith.negf %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+func.func @caller(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'func.call' op cannot run on the device: mp-gpu-pipeline maps loops, buffers and Tensor Core launches onto the device, not this op}}
+  %y = func.call @helper(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

@@ -1,0 +1,72 @@
+// The kernels mp-gpu-pipeline{device-resident} makes of linalg on tensors,
+// as PTX: one element per thread (256 threads per block, guarded), the CPU
+// lowering's rounding. Multiplies and adds stay separate `.rn` instructions,
+// which ptxas does not contract into FMAs (no fast-math flags reach the
+// NVPTX backend); a bf16 truncation is arith-expand's integer rounding
+// (round to nearest even, NaN to 0x7FC0), not cvt.rn.bf16.f32; a
+// reduction computes each output element in one thread in ascending order
+// (a column sum is interchanged so that its parallel dimension is the
+// thread's), a full reduction in one thread, so both add in the order of
+// mp-cpu-pipeline{vectorize=false}.
+
+// RUN: mp-opt %s --mp-gpu-pipeline="chip=sm_80 binary-format=isa" \
+// RUN:   | %python %mp_src_root/tools/bench/ptxas_report.py extract | FileCheck %s
+
+// CHECK-LABEL: .entry muladd_kernel(
+// CHECK:         setp.ge.u64 %p1, %rd{{[0-9]+}}, %rd{{[0-9]+}};
+// CHECK:         mul.rn.f32 [[P:%r[0-9]+]], %r{{[0-9]+}}, %r{{[0-9]+}};
+// CHECK-NEXT:    add.rn.f32 %r{{[0-9]+}}, [[P]], %r{{[0-9]+}};
+// CHECK-NOT:     fma
+// CHECK-LABEL: .entry to_bf16_kernel(
+// CHECK-NOT:     cvt.rn.bf16
+// CHECK:         setp.nan.f32
+// CHECK:         bfe.u32 %r{{[0-9]+}}, %r{{[0-9]+}}, 16, 1;
+// CHECK:         add.s32 %r{{[0-9]+}}, %r{{[0-9]+}}, 32767;
+// CHECK:         selp.b16 %rs{{[0-9]+}}, 0x7FC0,
+// CHECK:         st.global.b16
+// CHECK-LABEL: .entry colsum_kernel(
+// CHECK:         st.global.b32 [%rd{{[0-9]+}}], 0;
+// CHECK-LABEL: .entry colsum_kernel_0(
+// CHECK-COUNT-7: add.rn.f32
+// CHECK-NOT:     add.rn.f32
+// CHECK-LABEL: .entry total_kernel(
+// CHECK-LABEL: .entry total_kernel_1(
+// CHECK:       $L__BB0_2:
+// CHECK-COUNT-12: add.rn.f32
+// CHECK:         setp.ne.b64 %p2, %rd{{[0-9]+}}, 1200;
+// CHECK-NEXT:    @%p2 bra $L__BB0_2;
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @muladd(%a: tensor<300xf32>, %b: tensor<300xf32>, %c: tensor<300xf32>) -> tensor<300xf32> {
+  %p = arith.mulf %a, %b : tensor<300xf32>
+  %s = arith.addf %p, %c : tensor<300xf32>
+  return %s : tensor<300xf32>
+}
+func.func @to_bf16(%a: tensor<300xf32>) -> tensor<300xbf16> {
+  %r = arith.truncf %a : tensor<300xf32> to tensor<300xbf16>
+  return %r : tensor<300xbf16>
+}
+func.func @colsum(%a: tensor<7x300xf32>) -> tensor<300xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<300xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<300xf32>) -> tensor<300xf32>
+  %r = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%a : tensor<7x300xf32>) outs(%init : tensor<300xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %acc, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<300xf32>
+  return %r : tensor<300xf32>
+}
+func.func @total(%a: tensor<300xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<f32>) -> tensor<f32>
+  %r = linalg.reduce ins(%a : tensor<300xf32>) outs(%init : tensor<f32>) dimensions = [0]
+    (%x: f32, %acc: f32) {
+      %y = arith.addf %acc, %x : f32
+      linalg.yield %y : f32
+    }
+  return %r : tensor<f32>
+}
