@@ -24,7 +24,9 @@ typedef struct MpEngine {
 
 /// Lowers `module` in place with `mp-cpu-pipeline{cpuPipelineOptions}` (when
 /// it still holds functions on tensors; empty options for the defaults) and
-/// JIT-compiles it for the host CPU. On success `*engine` holds the native
+/// JIT-compiles it for the host CPU at LLVM -O`optLevel` (0 to 3; 2 is the
+/// default of mp-run and Python, and no level changes a computed bit). On
+/// success `*engine` holds the native
 /// code of every function the lowering exported (`_mlir_ciface_<name>`, see
 /// mp-export-entry-points); the module stays the caller's and may be
 /// destroyed. The engine must be destroyed (mpEngineDestroy) before its
@@ -32,7 +34,7 @@ typedef struct MpEngine {
 /// lowered.
 MLIR_CAPI_EXPORTED MpStatus mpSessionCreateEngine(
     MpSession session, MlirModule module, MlirStringRef cpuPipelineOptions,
-    MpEngine *engine);
+    unsigned optLevel, MpEngine *engine);
 
 /// Calls function `name` of `engine` through its C interface:
 /// `descriptors` holds one pointer per argument and then one per result of

@@ -43,7 +43,7 @@ Engine *unwrap(MpEngine engine) { return static_cast<Engine *>(engine.ptr); }
 
 MpStatus mpSessionCreateEngine(MpSession mpSession, MlirModule module,
                                MlirStringRef cpuPipelineOptions,
-                               MpEngine *engine) {
+                               unsigned optLevel, MpEngine *engine) {
   Session *session;
   if (MpStatus status = beginCall(mpSession, module, session))
     return status;
@@ -65,7 +65,7 @@ MpStatus mpSessionCreateEngine(MpSession mpSession, MlirModule module,
     return true;
   }();
   (void)targetInitialized;
-  auto compiled = mp::compileForHost(moduleOp);
+  auto compiled = mp::compileForHost(moduleOp, {}, optLevel);
   if (!compiled)
     return session->finish(MP_STATUS_PASS_FAILURE,
                            "JIT compilation failed: " +

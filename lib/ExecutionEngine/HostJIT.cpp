@@ -84,7 +84,12 @@ llvm::Error mp::lowerForHost(ModuleOp module, const HostLowering &lowering,
 
 llvm::Expected<std::unique_ptr<ExecutionEngine>> mp::compileForHost(
     ModuleOp module,
-    llvm::function_ref<void(ExecutionEngine &)> registerSymbols) {
+    llvm::function_ref<void(ExecutionEngine &)> registerSymbols,
+    unsigned optLevel) {
+  if (optLevel > 3)
+    return llvm::createStringError("optimisation level " +
+                                   llvm::Twine(optLevel) +
+                                   " is not one of 0, 1, 2, 3");
   // The translation to LLVM IR needs the dialects' interfaces.
   DialectRegistry registry;
   registerAllToLLVMIRTranslations(registry);
@@ -93,19 +98,23 @@ llvm::Expected<std::unique_ptr<ExecutionEngine>> mp::compileForHost(
   auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!machineBuilder)
     return machineBuilder.takeError();
-  machineBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  llvm::CodeGenOptLevel codeGenLevel =
+      optLevel == 0   ? llvm::CodeGenOptLevel::None
+      : optLevel == 1 ? llvm::CodeGenOptLevel::Less
+                      : llvm::CodeGenOptLevel::Aggressive;
+  machineBuilder->setCodeGenOptLevel(codeGenLevel);
   auto machine = machineBuilder->createTargetMachine();
   if (!machine)
     return machine.takeError();
   auto transformer = makeOptimizingTransformer(
-      /*optLevel=*/3, /*sizeLevel=*/0, machine->get());
+      optLevel, /*sizeLevel=*/0, machine->get());
 
   SmallVector<StringRef> libraries;
   if (llvm::sys::fs::exists(MP_C_RUNNER_UTILS))
     libraries.push_back(MP_C_RUNNER_UTILS);
   ExecutionEngineOptions options;
   options.transformer = transformer;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  options.jitCodeGenOptLevel = codeGenLevel;
   options.sharedLibPaths = libraries;
   keepFreedMemoryForNextStep();
   auto engine = ExecutionEngine::create(module, options, std::move(*machine));

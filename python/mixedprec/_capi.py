@@ -85,7 +85,7 @@ def lib():
         "mpSessionGetMessage": (MlirStringRef, [MpSession]),
         "mpSessionGetDiagnostics": (MlirStringRef, [MpSession]),
         "mpSessionCreateEngine": (ctypes.c_int, [MpSession, MlirModule, MlirStringRef,
-                                                 ctypes.POINTER(MpEngine)]),
+                                                 ctypes.c_uint, ctypes.POINTER(MpEngine)]),
         "mpEngineInvoke": (ctypes.c_int, [MpSession, MpEngine, MlirStringRef,
                                           ctypes.POINTER(ctypes.c_void_p)]),
         "mpEngineDestroy": (None, [MpEngine]),

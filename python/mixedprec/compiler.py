@@ -97,15 +97,16 @@ class Module:
             session._session, self._handle, _capi.MlirStringRef.of(options)))
         return json.loads(session._lib.mpSessionGetOutput(session._session).text())
 
-    def engine(self, cpu_pipeline_options=""):
+    def engine(self, cpu_pipeline_options="", opt_level=2):
         """Lowers the module in place with mp-cpu-pipeline (when it still
-        holds functions on tensors) and JIT-compiles it in this process: an
-        Engine of this session (mp-c/Engine.h)."""
+        holds functions on tensors) and JIT-compiles it in this process at
+        LLVM -O`opt_level` (0-3; no level changes a computed bit): an Engine
+        of this session (mp-c/Engine.h)."""
         session = self._session
         handle = _capi.MpEngine()
         session._check(session._lib.mpSessionCreateEngine(
             session._session, self._handle, _capi.MlirStringRef.of(cpu_pipeline_options),
-            handle))
+            opt_level, handle))
         return Engine(session, handle)
 
     def functions(self):

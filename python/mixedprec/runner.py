@@ -534,7 +534,7 @@ def _evaluate(engine, functions, eval_function, step, train, test):
 
 def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, init=None,
         shuffle=True, eval_data=None, eval_function="predict", function=None,
-        cpu_pipeline_options=None, num_classes=None, timeout=None):
+        cpu_pipeline_options=None, num_classes=None, timeout=None, opt_level=2):
     """Runs the train step of `module_text` (mp IR, for instance
     `mixedprec.compile`'s output, or a lowered module) on the CPU for `steps`
     steps in process, as `mp-run --seed=SEED` would, and returns a RunResult.
@@ -596,7 +596,7 @@ def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, ini
             # The signature after the pipeline (master weights and loss
             # scaling add state arguments).
             step = functions[step.name]
-            engine = module.engine(cpu_pipeline_options or "")
+            engine = module.engine(cpu_pipeline_options or "", opt_level)
         compile_seconds = time.time() - compile_start
         train = Buffers(step)
         params_arguments = step.of_role("param")

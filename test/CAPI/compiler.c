@@ -325,7 +325,7 @@ static void testEngine(void) {
       mpSessionParseModule(session, ref(source), ref("axpy.mlir"), &module);
   MpEngine engine = {NULL};
   if (status == MP_STATUS_SUCCESS)
-    status = mpSessionCreateEngine(session, module, ref(""), &engine);
+    status = mpSessionCreateEngine(session, module, ref(""), 2, &engine);
   printf("create engine: %s\n", mpStatusGetName(status));
   /* The module was lowered in place; the engine does not need it. */
   mlirModuleDestroy(module);
@@ -362,10 +362,10 @@ static void testEngine(void) {
   status = mpSessionParseModule(session, ref(bad), ref("bad.mlir"), &module);
   if (status == MP_STATUS_SUCCESS) {
     engine.ptr = (void *)1;
-    status = mpSessionCreateEngine(session, module, ref(""), &engine);
+    status = mpSessionCreateEngine(session, module, ref(""), 2, &engine);
     printFailure(session, "engine of a module that does not lower", status);
     printf("engine after failure: %s\n", engine.ptr ? "set" : "null");
-    status = mpSessionCreateEngine(session, module, ref(""), NULL);
+    status = mpSessionCreateEngine(session, module, ref(""), 2, NULL);
     printFailure(session, "null engine pointer", status);
     mlirModuleDestroy(module);
   } else {

@@ -7,6 +7,8 @@
 
 #include "Options.h"
 
+#include "mp/ExecutionEngine/HostJIT.h"
+
 using namespace mp_run;
 namespace cl = llvm::cl;
 
@@ -95,6 +97,11 @@ cl::opt<std::string> cpuPipelineOptions(
     cl::desc("Options of mp-cpu-pipeline, e.g. 'vectorize=false' or "
              "'matmul-tile-sizes=4,16,1'"),
     cl::init(""), cl::value_desc("options"), cl::cat(runCategory));
+cl::opt<unsigned> optLevel(
+    "opt-level",
+    cl::desc("LLVM optimisation level (0-3) of the JIT-compiled step; no "
+             "level changes a computed bit"),
+    cl::init(mlir::mp::kDefaultHostOptLevel), cl::cat(runCategory));
 cl::opt<bool>
     lowerOnly("lower-only",
               cl::desc("Print the lowered module (LLVM dialect, what mp-run "

@@ -25,6 +25,7 @@ extern llvm::cl::OptionCategory runCategory;
 extern llvm::cl::opt<std::string> inputFilename;
 extern llvm::cl::opt<std::string> functionName;
 extern llvm::cl::opt<int64_t> numSteps;
+extern llvm::cl::opt<unsigned> optLevel;
 extern llvm::cl::opt<uint64_t> seed;
 extern llvm::cl::opt<InitScheme> initScheme;
 extern llvm::cl::opt<std::string> loadDir;

@@ -115,7 +115,7 @@ compileModule(ModuleOp module) {
     registerDistributedSymbols(engine);
     if (device == Device::CUDA)
       mp::registerCudaRuntimeSymbols(engine);
-  });
+  }, optLevel);
 }
 
 //===----------------------------------------------------------------------===//
@@ -191,6 +191,9 @@ static llvm::Error run(MLIRContext &context) {
     return llvm::createStringError("--steps must not be negative");
   if (numClasses < 1)
     return llvm::createStringError("--num-classes must be positive");
+  if (optLevel > 3)
+    return llvm::createStringError("--opt-level must be 0, 1, 2 or 3, got " +
+                                   llvm::Twine(optLevel));
   if (device == Device::CPU && !gpuPipelineOptions.empty())
     return llvm::createStringError("--gpu-pipeline needs --device=cuda");
   if (device == Device::CUDA && !cpuPipelineOptions.empty())

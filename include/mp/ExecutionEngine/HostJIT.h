@@ -45,14 +45,24 @@ llvm::Error lowerForHost(ModuleOp module, const HostLowering &lowering,
 /// True when `module` still holds functions on tensors to lower.
 bool needsHostLowering(ModuleOp module);
 
-/// JIT-compiles the lowered `module` for the host CPU at -O3, with MLIR's C
-/// runner utilities loaded (memref.copy of strided memrefs calls them).
-/// `registerSymbols`, when given, adds symbols (e.g. an MPI shim) before the
-/// engine is initialised. The native target must be initialised
-/// (llvm::InitializeNativeTarget and its asm printer).
+/// The LLVM optimisation level compileForHost uses unless told otherwise.
+/// -O2, not -O3: the lowered step is already tiled and vectorised by MLIR,
+/// and LLVM's -O3 function passes (non-trivial loop unswitching, more
+/// unrolling) made a ViT train step compile 5-6x slower without running it
+/// faster (docs/performance.md).
+constexpr unsigned kDefaultHostOptLevel = 2;
+
+/// JIT-compiles the lowered `module` for the host CPU at LLVM -O`optLevel`
+/// (0 to 3; code generation at the matching level, -O2 and -O3 both
+/// aggressive), with MLIR's C runner utilities loaded (memref.copy of strided
+/// memrefs calls them). `registerSymbols`, when given, adds symbols (e.g. an
+/// MPI shim) before the engine is initialised. No level changes a computed
+/// bit: the lowered IR has no fast-math flags. The native target must be
+/// initialised (llvm::InitializeNativeTarget and its asm printer).
 llvm::Expected<std::unique_ptr<ExecutionEngine>> compileForHost(
     ModuleOp module,
-    llvm::function_ref<void(ExecutionEngine &)> registerSymbols = {});
+    llvm::function_ref<void(ExecutionEngine &)> registerSymbols = {},
+    unsigned optLevel = kDefaultHostOptLevel);
 
 } // namespace mlir::mp
 

@@ -53,16 +53,18 @@ class Trainer:
     `compute_type` ("f32", "bf16" or "f16") and `pipeline_options` (the other
     options of mp-mixed-precision-pipeline, Python names: loss_scaling,
     master_weights, init_scale, ...) choose the mixed-precision rewrite;
-    `cpu_pipeline_options` those of mp-cpu-pipeline."""
+    `cpu_pipeline_options` those of mp-cpu-pipeline, `opt_level` the LLVM
+    optimisation level (0-3) of the JIT-compiled step."""
 
-    def __init__(self, step, compute_type="f32", cpu_pipeline_options="", **pipeline_options):
+    def __init__(self, step, compute_type="f32", cpu_pipeline_options="", opt_level=2,
+                 **pipeline_options):
         self.imported = step
         self.pipeline = _pipeline(compute_type, pipeline_options)
         self._session = compiler.Session()
         with self._session.parse(step.mlir, "<mixedprec.torch>") as module:
             module.run(self.pipeline)
             functions = {f.name: f for f in module.functions()}
-            self._engine = module.engine(cpu_pipeline_options)
+            self._engine = module.engine(cpu_pipeline_options, opt_level)
         self._train = Buffers(functions["train_step"])
         self._predict = Buffers(functions["predict"]) if "predict" in functions else None
         self._initialise()

@@ -101,6 +101,8 @@ def main():
     parser.add_argument("model", choices=sorted(MODELS))
     parser.add_argument("mode", choices=["fp32", "bf16", "f16", "dropout"])
     parser.add_argument("--steps", type=int, default=None)
+    parser.add_argument("--opt-level", type=int, default=2,
+                        help="LLVM optimisation level of the JIT-compiled step")
     parser.add_argument("--bound", type=float, default=None)
     parser.add_argument("--torch-noise", action="store_true",
                         help="also train PyTorch on 2 threads and report its own differences")
@@ -141,7 +143,8 @@ def main():
     imported = time.time()
     compute_type = {"fp32": "f32", "dropout": "f32"}.get(args.mode, args.mode)
     trainer = mpt.Trainer(step, compute_type=compute_type,
-                          cpu_pipeline_options=args.cpu_pipeline_options)
+                          cpu_pipeline_options=args.cpu_pipeline_options,
+                          opt_level=args.opt_level)
     compiled = time.time()
     print(f"import {imported - start:.1f} s, compile {compiled - imported:.1f} s")
 
