@@ -138,6 +138,7 @@ void mlir::mp::buildGPUPipeline(OpPassManager &pm,
   conversion.chip = options.chip;
   conversion.format = options.format;
   conversion.instruction = options.instruction;
+  conversion.mainloop = options.mainloop;
   conversion.blockM = options.blockM;
   conversion.blockN = options.blockN;
   conversion.blockK = options.blockK;

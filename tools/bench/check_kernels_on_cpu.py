@@ -151,6 +151,24 @@ class Case:
                 f"  %y = {op}{activation}\n  return {value} : {result_type}\n}}\n")
 
 
+def tensor_maps(memory, description, case, a_address, b_address):
+    """The device addresses of the TMA kernels' tensor maps of A and B, in
+    the simulator's encoding, as the launcher makes them (TensorCoreKernels.h:
+    dims (contiguous, other, batch), the box of the kernel description,
+    the 128-byte swizzle)."""
+    addresses = []
+    for lhs, address in ((True, a_address), (False, b_address)):
+        width = WIDTH[case.lhs if lhs else case.rhs]
+        k_contiguous = description["lhs_k_contiguous" if lhs else "rhs_k_contiguous"]
+        mn = case.m if lhs else case.n
+        inner, outer = (case.k, mn) if k_contiguous else (mn, case.k)
+        box = description["lhs_tma_box" if lhs else "rhs_tma_box"]
+        addresses.append(memory.allocate(ptx_sim.pack_tensor_map(
+            address, width, [inner, outer, case.batch],
+            [inner * width, inner * outer * width], box + [1])))
+    return addresses
+
+
 def run_case(case, args, mp_opt, scratch):
     path = os.path.join(scratch, "case.mlir")
     with open(path, "w") as f:
@@ -231,6 +249,8 @@ def run_case(case, args, mp_opt, scratch):
         if bias:
             params.append(memory.allocate(b"".join(encode(x, case.result) for x in bias)))
         params += [m, n, k, m * k, k * n, m * n]
+        if description.get("mainloop") == "tma-warp-specialized":
+            params += tensor_maps(memory, description, case, a_address, b_address)
         block_m, block_n, _ = description["block"]
         grid = (-(-n // block_n), -(-m // block_m), batch)
         try:

@@ -25,7 +25,7 @@
 // SM89-DAG: mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32
 // BIN89: gpu.binary @mp_tensor_core_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_89", features = "+ptx84">, properties = {{{.*}}}, bin = "\7FELF
 
-// SM90-DAG: @mp_tc_sm90a_wgmma_e4m3k_e4m3k_accf32_outf32_{{[0-9a-z_]*}}_launch
+// SM90-DAG: @mp_tc_sm90a_wgmma_tma_e4m3k_e4m3k_accf32_outf32_{{[0-9a-z_]*}}_launch
 // SM90-DAG: @mp_tc_sm90a_mma_e5m2k_e4m3n_accf32_outf32_{{[0-9a-z_]*}}_launch
 // SM90-DAG: @mp_tc_sm90a_mma_e5m2m_e4m3n_accf32_outf32_{{[0-9a-z_]*}}_launch
 // SM90-DAG: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k32.f32.e4m3.e4m3
