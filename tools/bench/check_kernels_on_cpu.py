@@ -14,7 +14,7 @@ reference rounds the same way, and the tolerance is one f32 ulp of the sum's
 magnitude) and f16 accumulation (exact for the operand range used).
 
   check_kernels_on_cpu.py --chip sm_80 [--options "block-m=64 ..."]
-      [--mp-opt PATH] [--thorough] CASE...
+      [--mp-opt PATH] [--thorough] [--replace-ptx 'OLD|NEW'] CASE...
 
 A CASE is `op:lhs:rhs:acc:result[:flags]:MxNxK[xBATCH]` with op one of
 matmul, batch_matmul, linear; lhs/rhs element types (f16, bf16, f32, i8,
@@ -31,6 +31,7 @@ Standard library only.
 """
 
 import argparse
+import codecs
 import math
 import os
 import random
@@ -185,7 +186,14 @@ def run_case(case, args, mp_opt, scratch):
     if lowered.returncode:
         return False, f"lowering failed: {lowered.stderr.strip()}"
     (name, description), = parse_kernel_descriptions(converted.stdout).items()
-    kernels, shared_symbols = ptx_sim.parse_ptx(extract_ptx(lowered.stdout)[0])
+    ptx = extract_ptx(lowered.stdout)[0]
+    for replacement in args.replace_ptx:
+        old, new = (codecs.decode(x, "unicode_escape")
+                    for x in replacement.split("|", 1))
+        if old not in ptx:
+            return False, f"--replace-ptx: {old!r} is not in the PTX"
+        ptx = ptx.replace(old, new)
+    kernels, shared_symbols = ptx_sim.parse_ptx(ptx)
     kernel = kernels[name]
 
     rng = random.Random(hash(case.text) & 0xFFFF)
@@ -299,6 +307,12 @@ def main():
     parser.add_argument("--thorough", action="store_true",
                         help="also run with cp.async landing at issue and warps "
                              "scheduled one after the other (catches races)")
+    parser.add_argument("--replace-ptx", action="append", default=[],
+                        metavar="OLD|NEW",
+                        help="replace OLD by NEW (with Python escapes such as "
+                             "\\t) in the PTX before simulating "
+                             "(breaks a kernel on purpose, to check that the "
+                             "simulator catches it)")
     parser.add_argument("cases", nargs="+")
     args = parser.parse_args()
     mp_opt = find_tool("mp-opt", args.mp_opt, [os.path.join(ROOT, "build", "bin")])
