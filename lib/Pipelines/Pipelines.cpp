@@ -139,6 +139,7 @@ void mlir::mp::buildGPUPipeline(OpPassManager &pm,
   conversion.format = options.format;
   conversion.instruction = options.instruction;
   conversion.mainloop = options.mainloop;
+  conversion.fp8KMajor = options.fp8KMajor;
   conversion.blockM = options.blockM;
   conversion.blockN = options.blockN;
   conversion.blockK = options.blockK;

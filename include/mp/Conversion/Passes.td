@@ -174,6 +174,15 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
     stays ordinary tensor code that one-shot bufferization and ownership-based
     deallocation accept.
 
+    FP8 operands that wgmma or tcgen05 cannot read (an M-contiguous A, an
+    N-contiguous B: the backward of an FP8 linear layer) get, with
+    `fp8-k-major` (the default), a transposed FP8 copy in the graph: an
+    operand `mp.cast saturate (mp.scale %x by %s)` is quantised again from
+    the transposed `%x` with the same scale (Transformer Engine's
+    columnwise copy), any other is transposed; the op's transpose flag
+    flips, and the kernel reads both operands K-major. The values are the
+    same (per-tensor scaling is elementwise).
+
     Errors name the op, the chip and the format: FP8 before sm_89, wgmma on
     another chip than sm_90a (or on tf32/8-bit operands that are not
     K-major), tcgen05 on another chip than sm_100a (or on such operands, or
@@ -214,6 +223,12 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
            "cp-async), tma-warp-specialized or cp-async"
            " (default: auto)",
            "::mlir::mp::getTensorCoreMainloopValues()">,
+    Option<"fp8KMajor", "fp8-k-major", "bool", "true",
+           "On sm_90a and sm_100a (wgmma, tcgen05), give FP8 operands that "
+           "are not K-contiguous a transposed FP8 copy (quantised from the "
+           "high-precision tensor where the graph has it) instead of "
+           "falling back to mma.sync"
+           " (default: true)">,
     Option<"blockM", "block-m", "int64_t", "0",
            "Rows of the result per thread block (0: 128)"
            " (default: 0)">,

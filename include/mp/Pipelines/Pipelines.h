@@ -82,6 +82,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      " (default: auto)"),
       llvm::cl::init(TensorCoreInstruction::automatic),
       getTensorCoreInstructionValues()};
+  PassOptions::Option<bool> fp8KMajor{
+      *this, "fp8-k-major",
+      llvm::cl::desc("Transposed FP8 copies for the operands wgmma/tcgen05 "
+                     "cannot read (default: true)"),
+      llvm::cl::init(true)};
   PassOptions::Option<TensorCoreMainloop> mainloop{
       *this, "mainloop",
       llvm::cl::desc("How wgmma kernels load K slices: auto "

@@ -387,6 +387,11 @@ void ConvertMPToNVVMPass::rewrite(const MatmulLowering &lowering,
 
 void ConvertMPToNVVMPass::runOnOperation() {
   ModuleOp module = getOperation();
+  // wgmma and tcgen05 read FP8 operands only K-major.
+  if (fp8KMajor &&
+      (chip == TensorCoreChip::sm90a || chip == TensorCoreChip::sm100a) &&
+      instruction != TensorCoreInstruction::mmaSync)
+    makeFP8OperandsKMajor(module);
   SmallVector<Operation *> ops;
   // Ops with an empty result stay for the CPU lowering: there is nothing to
   // launch (and a grid cannot be empty).

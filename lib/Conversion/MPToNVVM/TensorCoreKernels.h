@@ -144,6 +144,12 @@ gpu::GPUFuncOp buildTensorCoreKernel(OpBuilder &builder,
                                      gpu::GPUModuleOp module,
                                      const TensorCoreKernelSpec &spec);
 
+/// Gives every FP8 operand of an mp.matmul / mp.batch_matmul of `module`
+/// that is not K-contiguous a transposed FP8 copy (quantised again from the
+/// high-precision tensor where the graph has it) and flips the op's
+/// transpose flag, so that wgmma and tcgen05 can read it (FP8KMajor.cpp).
+void makeFP8OperandsKMajor(ModuleOp module);
+
 /// Checks that the module-level symbols the launchers need can be declared
 /// or reused: a symbol named like one of MLIR's CUDA runtime wrappers
 /// (mgpuMemAlloc, ...) must be an `llvm.func` of that wrapper's type. Emits

@@ -1,4 +1,4 @@
-// RUN: mp-opt %s -split-input-file -verify-diagnostics --convert-mp-to-nvvm="chip=sm_90a mainloop=tma-warp-specialized"
+// RUN: mp-opt %s -split-input-file -verify-diagnostics --convert-mp-to-nvvm="chip=sm_90a mainloop=tma-warp-specialized fp8-k-major=false"
 
 // mainloop=tma-warp-specialized where TMA cannot load the operands: tf32
 // slices are rounded in shared memory by the threads that copied them, and
