@@ -156,6 +156,8 @@ void mlir::mp::buildGPUPipeline(OpPassManager &pm,
   conversion.chip = options.chip;
   conversion.format = options.format;
   conversion.instruction = options.instruction;
+  conversion.mainloop = options.mainloop;
+  conversion.fp8KMajor = options.fp8KMajor;
   conversion.blockM = options.blockM;
   conversion.blockN = options.blockN;
   conversion.blockK = options.blockK;

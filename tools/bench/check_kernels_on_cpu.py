@@ -14,7 +14,7 @@ reference rounds the same way, and the tolerance is one f32 ulp of the sum's
 magnitude) and f16 accumulation (exact for the operand range used).
 
   check_kernels_on_cpu.py --chip sm_80 [--options "block-m=64 ..."]
-      [--mp-opt PATH] [--thorough] CASE...
+      [--mp-opt PATH] [--thorough] [--replace-ptx 'OLD|NEW'] CASE...
 
 A CASE is `op:lhs:rhs:acc:result[:flags]:MxNxK[xBATCH]` with op one of
 matmul, batch_matmul, linear; lhs/rhs element types (f16, bf16, f32, i8,
@@ -45,6 +45,7 @@ Standard library only.
 """
 
 import argparse
+import codecs
 import math
 import os
 import random
@@ -192,6 +193,24 @@ class Case:
                 f"  %y = {op}{activation}\n  return {value} : {result_type}\n}}\n")
 
 
+def tensor_maps(memory, description, case, a_address, b_address):
+    """The device addresses of the TMA kernels' tensor maps of A and B, in
+    the simulator's encoding, as the launcher makes them (TensorCoreKernels.h:
+    dims (contiguous, other, batch), the box of the kernel description,
+    the 128-byte swizzle)."""
+    addresses = []
+    for lhs, address in ((True, a_address), (False, b_address)):
+        width = WIDTH[case.lhs if lhs else case.rhs]
+        k_contiguous = description["lhs_k_contiguous" if lhs else "rhs_k_contiguous"]
+        mn = case.m if lhs else case.n
+        inner, outer = (case.k, mn) if k_contiguous else (mn, case.k)
+        box = description["lhs_tma_box" if lhs else "rhs_tma_box"]
+        addresses.append(memory.allocate(ptx_sim.pack_tensor_map(
+            address, width, [inner, outer, case.batch],
+            [inner * width, inner * outer * width], box + [1])))
+    return addresses
+
+
 def run_case(case, args, mp_opt, scratch):
     path = os.path.join(scratch, "case.mlir")
     with open(path, "w") as f:
@@ -208,7 +227,14 @@ def run_case(case, args, mp_opt, scratch):
     if lowered.returncode:
         return False, f"lowering failed: {lowered.stderr.strip()}"
     (name, description), = parse_kernel_descriptions(converted.stdout).items()
-    kernels, shared_symbols = ptx_sim.parse_ptx(extract_ptx(lowered.stdout)[0])
+    ptx = extract_ptx(lowered.stdout)[0]
+    for replacement in args.replace_ptx:
+        old, new = (codecs.decode(x, "unicode_escape")
+                    for x in replacement.split("|", 1))
+        if old not in ptx:
+            return False, f"--replace-ptx: {old!r} is not in the PTX"
+        ptx = ptx.replace(old, new)
+    kernels, shared_symbols = ptx_sim.parse_ptx(ptx)
     kernel = kernels[name]
 
     if case.op == "scaled_matmul":
@@ -340,6 +366,8 @@ def simulate_and_compare(case, args, name, description, kernel, shared_symbols,
             else:
                 params.append(memory.allocate(payload))
         params += [m, n, k, m * k, k * n, m * n]
+        if description.get("mainloop") == "tma-warp-specialized":
+            params += tensor_maps(memory, description, case, a_address, b_address)
         block_m, block_n, _ = description["block"]
         grid = (-(-n // block_n), -(-m // block_m), batch)
         try:
@@ -388,6 +416,12 @@ def main():
     parser.add_argument("--thorough", action="store_true",
                         help="also run with cp.async landing at issue and warps "
                              "scheduled one after the other (catches races)")
+    parser.add_argument("--replace-ptx", action="append", default=[],
+                        metavar="OLD|NEW",
+                        help="replace OLD by NEW (with Python escapes such as "
+                             "\\t) in the PTX before simulating "
+                             "(breaks a kernel on purpose, to check that the "
+                             "simulator catches it)")
     parser.add_argument("cases", nargs="+")
     args = parser.parse_args()
     mp_opt = find_tool("mp-opt", args.mp_opt, [os.path.join(ROOT, "build", "bin")])

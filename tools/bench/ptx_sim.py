@@ -19,6 +19,18 @@ in 8-bit containers, m16n8k64 kind::mxf4 / mxf4nvf4 with packed FP4, ue8m0
 and ue4m3 scale vectors and their byte-id / thread-id selectors; see
 BLOCK_SCALE_DOC below).
 
+Hopper's asynchronous copies and MMAs: cp.async.bulk.tensor (TMA, tile mode,
+1-3 dimensions, the 128-byte swizzle, zero fill out of bounds) reading the
+simulator's 128-byte tensor-map encoding (TENSOR_MAP_LAYOUT below) and
+completing on an mbarrier's transaction count (mbarrier.arrive.expect_tx,
+complete_tx); plain mbarrier.arrive; setmaxnreg (range and the 64K-register
+budget of the block checked); and wgmma groups in flight: with `late` copies
+a TMA copy lands only once every thread has stalled (so reading a stage
+before its mbarrier phase completes reads stale data), and a wgmma group
+stays in flight until a wgmma.wait_group retires it: reading or writing its
+accumulator registers meanwhile, or overwriting the shared memory it reads,
+stops the simulation with an error.
+
 tcgen05.mma runs asynchronously: with `late` copies an MMA reads shared
 memory only once a thread has seen the mbarrier phase it was committed to
 complete (so a kernel that refills a stage before waiting computes a wrong
@@ -145,6 +157,62 @@ TCGEN05_TYPES = {
     "i8": {0: "u8", 1: "s8"},
 }
 TMEM_LANES, TMEM_COLUMNS = 128, 512
+
+# The simulator's encoding of a CUtensorMap (128 bytes, little-endian), which
+# the simulated CUDA driver's mgpuTensorMapEncodeTiled writes and
+# cp.async.bulk.tensor reads: the layout of docs/GPU.md ("Tensor maps"),
+# with the arrays shrunk to rank 3 so that it fits in 128 bytes (the full
+# rank-5 arrays take 144):
+#   u64 global address, u32 rank (1-3), u32 element bytes,
+#   u64 dims[3] (elements, innermost first), u64 strides_bytes[2] (of dims
+#   1 and 2), u32 box[3], u32 element_strides[3], u32 interleave,
+#   u32 swizzle (CUtensorMapSwizzle: 0 none, 3 = 128 bytes),
+#   u32 l2promotion, u32 oobfill (0: zeros), zero padding to 128 bytes.
+TENSOR_MAP_LAYOUT = struct.Struct("<QII3Q2Q3I3I4I")
+TENSOR_MAP_BYTES = 128
+
+
+def pack_tensor_map(address, element_bytes, dims, strides_bytes, box,
+                    element_strides=None, interleave=0, swizzle=3,
+                    l2promotion=0, oobfill=0):
+    """The 128 bytes of a tensor map of rank len(dims) <= 3."""
+    rank = len(dims)
+    if not 1 <= rank <= 3 or len(strides_bytes) != rank - 1 or len(box) != rank:
+        raise SimulationError(f"tensor map of rank {rank}: dims {dims}, strides "
+                              f"{strides_bytes}, box {box}")
+    pad = lambda values, n: list(values) + [0] * (n - len(values))
+    data = TENSOR_MAP_LAYOUT.pack(
+        address, rank, element_bytes, *pad(dims, 3), *pad(strides_bytes, 2),
+        *pad(box, 3), *pad(element_strides or [1] * rank, 3), interleave,
+        swizzle, l2promotion, oobfill)
+    return data + bytes(TENSOR_MAP_BYTES - len(data))
+
+
+def unpack_tensor_map(data):
+    fields = TENSOR_MAP_LAYOUT.unpack_from(data)
+    address, rank, element_bytes = fields[:3]
+    if not 1 <= rank <= 3:
+        raise SimulationError(f"tensor map of rank {rank} (the simulator "
+                              "encodes ranks 1-3)")
+    return {"address": address, "rank": rank, "element_bytes": element_bytes,
+            "dims": list(fields[3:3 + rank]),
+            "strides": list(fields[6:6 + rank - 1]),
+            "box": list(fields[8:8 + rank]),
+            "element_strides": list(fields[11:11 + rank]),
+            "interleave": fields[14], "swizzle": fields[15],
+            "l2promotion": fields[16], "oobfill": fields[17]}
+
+
+class WgmmaGroups:
+    """The wgmma groups of one warpgroup not yet retired: the operations of
+    the open (uncommitted) group, then the committed groups, oldest first.
+    An operation is (group id, its operand matrices as read at issue, how to
+    re-read them)."""
+
+    def __init__(self):
+        self.open = []
+        self.committed = []
+        self.next_id = 0
 
 
 def split_elements(word, ptx_type):
@@ -357,7 +425,7 @@ def signed(value, bits):
 
 class Thread:
     __slots__ = ("tid", "regs", "pc", "waiting", "done", "groups", "open_group",
-                 "mma_queue")
+                 "mma_queue", "wgmma_inflight")
 
     def __init__(self, tid):
         self.tid = tid
@@ -368,6 +436,9 @@ class Thread:
         self.groups = []  # committed cp.async groups, oldest first
         self.open_group = []
         self.mma_queue = []  # tcgen05.mma issued, not yet committed
+        # wgmma accumulator registers of groups not yet retired: register ->
+        # the group's index in the warpgroup's WgmmaGroups.
+        self.wgmma_inflight = {}
 
 
 COLLECTIVE_PREFIXES = ("bar.sync", "ldmatrix", "mma.sync", "wgmma.mma_async",
@@ -385,6 +456,22 @@ class MBarrier:
         self.pending = count
         self.phase = 0
         self.ops = {}
+        self.tx = 0  # expected transaction bytes not yet completed
+        self.transactions = []  # TMA copies not yet landed (late mode)
+
+    def arrive(self, count=1):
+        """An arrive-on: completes the phase once every arrival and every
+        expected transaction byte is in."""
+        if self.pending < count:
+            raise SimulationError(f"mbarrier arrive of {count} with {self.pending} "
+                                  "pending arrivals")
+        self.pending -= count
+        self.try_complete()
+
+    def try_complete(self):
+        if self.pending == 0 and self.tx == 0:
+            self.phase += 1
+            self.pending = self.count
 
     def complete(self, parity):
         """try_wait.parity: whether the phase of that parity completed, i.e.
@@ -411,6 +498,8 @@ class BlockSimulator:
         self.tmem = [[0] * TMEM_COLUMNS for _ in range(TMEM_LANES)]
         self.tmem_allocations = {}  # first column: columns
         self.mbarriers = {}  # shared address: MBarrier
+        self.wgmma_groups = {}  # first thread of a warpgroup: WgmmaGroups
+        self.max_registers = {}  # first thread of a warpgroup: setmaxnreg
 
     # -- operands ------------------------------------------------------------
 
@@ -428,6 +517,10 @@ class BlockSimulator:
                 return 0
             if operand == "%ntid.x":
                 return self.block_dim
+            if thread.wgmma_inflight and operand in thread.wgmma_inflight:
+                raise SimulationError(
+                    f"thread {thread.tid} reads {operand}, an accumulator of a "
+                    "wgmma group still in flight (missing wgmma.wait_group)")
             try:
                 return thread.regs[operand]
             except KeyError:
@@ -657,6 +750,12 @@ class BlockSimulator:
             barrier = self.mbarrier(thread, o[1])
             self.run_committed_mmas(barrier)
             regs[o[0]] = 1
+        elif op.startswith("cp.async.bulk.tensor"):
+            self.tma_load(thread, ins)
+        elif op.startswith("mbarrier.arrive"):
+            self.mbarrier_arrive(thread, ins)
+        elif op.startswith("setmaxnreg"):
+            self.setmaxnreg(thread, ins)
         elif op.startswith("tcgen05.mma"):
             self.issue_tcgen05_mma(thread, ins)
         elif op.startswith("tcgen05.commit"):
@@ -879,7 +978,7 @@ class BlockSimulator:
         return barrier.complete(self.value(thread, ins.operands[2]) & 1)
 
     def release_mbarrier_waits(self):
-        released = False
+        released = self.land_tma_copies()
         for thread in self.threads:
             if thread.waiting == "mbarrier.try_wait" and self.mbarrier_ready(
                     thread, self.kernel.instructions[thread.pc]):
@@ -1012,6 +1111,162 @@ class BlockSimulator:
                 else:
                     row[column + j] = self.value(thread, register) & MASK[32]
 
+    # -- TMA, mbarrier transactions, setmaxnreg, wgmma groups ----------------
+
+    def tma_load(self, thread, ins):
+        """cp.async.bulk.tensor.Nd.shared::cluster.global.tile
+        .mbarrier::complete_tx::bytes [dst], [tensorMap, {coordinates}], [mbar]
+        (also .shared::cta): copies the box at the coordinates, completing
+        its bytes on the mbarrier."""
+        op = ins.opcode
+        if (".global.tile." not in op and not op.endswith(".global")) or \
+                "complete_tx::bytes" not in op or "multicast" in op or \
+                "cache_hint" in op or "im2col" in op or len(ins.operands) != 3:
+            raise SimulationError(f"unsupported instruction: {ins.text}")
+        destination = self.address(thread, ins.operands[0])
+        map_operand, coordinates = split_operands(ins.operands[1].strip("[]"))
+        coordinates = [signed(self.value(thread, c.strip()), 32)
+                       for c in split_operands(coordinates.strip("{}"))]
+        tensor_map = unpack_tensor_map(
+            self.memory.read(self.value(thread, map_operand, 64), TENSOR_MAP_BYTES))
+        barrier = self.mbarrier(thread, ins.operands[2])
+        rank = tensor_map["rank"]
+        if len(coordinates) != rank or int(op.split(".")[4][0]) != rank:
+            raise SimulationError(f"{op}: {len(coordinates)} coordinates for a "
+                                  f"tensor map of rank {rank}")
+        width = tensor_map["element_bytes"]
+        box, dims = tensor_map["box"], tensor_map["dims"]
+        if tensor_map["element_strides"] != [1] * rank or tensor_map["interleave"] \
+                or tensor_map["oobfill"] or tensor_map["swizzle"] not in (0, 3):
+            raise SimulationError(f"unsupported tensor map {tensor_map}")
+        row_bytes = box[0] * width
+        swizzle = tensor_map["swizzle"] == 3
+        self.check_alignment(destination, 1024 if swizzle else 128,
+                             "cp.async.bulk.tensor destination")
+        if swizzle and row_bytes > 128:
+            raise SimulationError(f"a 128-byte swizzled box row of {row_bytes} bytes")
+        strides = [width] + tensor_map["strides"]
+        box, dims = box + [1] * (3 - rank), dims + [1] * (3 - rank)
+        coordinates = coordinates + [0] * (3 - rank)
+        strides = strides + [0] * (3 - rank)
+        writes = []
+        row = 0
+        for i2 in range(box[2]):
+            for i1 in range(box[1]):
+                c1, c2 = coordinates[1] + i1, coordinates[2] + i2
+                data = bytearray(row_bytes)
+                if 0 <= c1 < dims[1] and 0 <= c2 < dims[2]:
+                    first = max(coordinates[0], 0)
+                    last = min(coordinates[0] + box[0], dims[0])
+                    if first < last:
+                        source = (tensor_map["address"] + first * width + c1 * strides[1]
+                                  + c2 * strides[2])
+                        offset = (first - coordinates[0]) * width
+                        data[offset:offset + (last - first) * width] = \
+                            self.memory.read(source, (last - first) * width)
+                base = destination + row * row_bytes
+                if swizzle:
+                    for chunk in range(0, row_bytes, 16):
+                        address = base + chunk
+                        address ^= ((address >> 7) & 7) << 4
+                        writes.append((address, bytes(data[chunk:chunk + 16])))
+                else:
+                    writes.append((base, bytes(data)))
+                row += 1
+        transaction = (writes, row * row_bytes)
+        if self.cp_async == "early":
+            self.land_transaction(barrier, transaction)
+        else:
+            barrier.transactions.append(transaction)
+
+    def land_transaction(self, barrier, transaction):
+        writes, size = transaction
+        for address, payload in writes:
+            self.shared.write(address, payload)
+        barrier.tx -= size
+        barrier.try_complete()
+
+    def land_tma_copies(self):
+        """Lands every TMA copy in flight (late mode: once all threads have
+        run as far as they can)."""
+        landed = False
+        for barrier in self.mbarriers.values():
+            while barrier.transactions:
+                self.land_transaction(barrier, barrier.transactions.pop(0))
+                landed = True
+        return landed
+
+    def mbarrier_arrive(self, thread, ins):
+        """mbarrier.arrive[.expect_tx][.release.cta].shared[::cta].b64
+        state, [addr][, count or tx count]."""
+        op, o = ins.opcode, ins.operands
+        if any(x in op for x in ("arrive_drop", "noComplete", "shared::cluster")):
+            raise SimulationError(f"unsupported instruction: {ins.text}")
+        position = next(i for i, x in enumerate(o) if x.startswith("["))
+        barrier = self.mbarrier(thread, o[position])
+        extra = self.value(thread, o[position + 1]) if len(o) > position + 1 else None
+        if position and o[0] != "_":
+            thread.regs[o[0]] = barrier.phase
+        if ".expect_tx" in op:
+            if extra is None:
+                raise SimulationError(f"{op} without a transaction count")
+            barrier.tx += extra
+            barrier.arrive(1)
+        else:
+            barrier.arrive(1 if extra is None else extra)
+
+    def setmaxnreg(self, thread, ins):
+        count = self.value(thread, ins.operands[0])
+        if not 24 <= count <= 256 or count % 8:
+            raise SimulationError(f"{ins.opcode} {count}: the count must be a "
+                                  "multiple of 8 from 24 to 256")
+        self.max_registers[thread.tid // 128 * 128] = count
+        total = 128 * sum(self.max_registers.values())
+        if total > 65536:
+            raise SimulationError(f"setmaxnreg: the warpgroups ask for {total} "
+                                  "registers, more than the 65536 of an SM")
+
+    def wgmma_track(self, warpgroup, d_regs, operands):
+        """Marks the accumulator registers of a wgmma just issued as in
+        flight in the warpgroup's open group, with the operand matrices it
+        read (re-read when the group retires)."""
+        groups = self.wgmma_groups.setdefault(warpgroup[0].tid, WgmmaGroups())
+        groups.open.append(operands)
+        for thread in warpgroup:
+            for reg in d_regs:
+                thread.wgmma_inflight[reg] = groups.next_id
+
+    def wgmma_release_registers(self, warpgroup, d_regs):
+        """An in-flight accumulator may feed the next wgmma (the same
+        registers, chained): that read is not a hazard."""
+        for thread in warpgroup:
+            for reg in d_regs:
+                thread.wgmma_inflight.pop(reg, None)
+
+    def wgmma_commit(self, warpgroup):
+        groups = self.wgmma_groups.setdefault(warpgroup[0].tid, WgmmaGroups())
+        groups.committed.append((groups.next_id, groups.open))
+        groups.open = []
+        groups.next_id += 1
+        # Registers of the operations just committed keep their group id.
+
+    def wgmma_wait(self, warpgroup, keep):
+        """wgmma.wait_group keep: retires the oldest committed groups until at
+        most `keep` are pending; a group's shared-memory operands must not
+        have changed since it was issued."""
+        groups = self.wgmma_groups.setdefault(warpgroup[0].tid, WgmmaGroups())
+        while len(groups.committed) > keep:
+            group_id, operations = groups.committed.pop(0)
+            for reread, matrices in operations:
+                if reread() != matrices:
+                    raise SimulationError(
+                        f"warpgroup {warpgroup[0].tid // 128}: shared memory a "
+                        "wgmma group read was overwritten before "
+                        "wgmma.wait_group retired the group")
+            for thread in warpgroup:
+                for reg in [r for r, g in thread.wgmma_inflight.items() if g == group_id]:
+                    del thread.wgmma_inflight[reg]
+
     # -- collectives ---------------------------------------------------------
 
     def execute_collective(self, group, ins):
@@ -1025,8 +1280,13 @@ class BlockSimulator:
             self.mma_sync(group, ins)
         elif op.startswith("wgmma.mma_async"):
             self.wgmma(group, ins)
-        elif op.startswith(("wgmma.fence", "wgmma.commit_group", "wgmma.wait_group")):
-            pass  # wgmma.mma_async completes when it executes here
+        elif op.startswith("wgmma.fence"):
+            pass
+        elif op.startswith("wgmma.commit_group"):
+            self.wgmma_commit(group)
+        elif op.startswith("wgmma.wait_group"):
+            self.wgmma_wait(group, int(ins.operands[0]))
+
         elif op.startswith("tcgen05.alloc"):
             self.tcgen05_alloc(group, ins)
         elif op.startswith("tcgen05.dealloc"):
@@ -1224,6 +1484,7 @@ class BlockSimulator:
             trans_a, trans_b = immediates[2], immediates[3]
         A = self.read_descriptor(desc_a, a_type, m, k, trans_a)  # A[m][k]
         B = self.read_descriptor(desc_b, b_type, n, k, trans_b)  # B[n][k]
+        self.wgmma_release_registers(warpgroup, d_regs)
         for lane_in_group, thread in enumerate(warpgroup):
             warp, lane = lane_in_group // 32, lane_in_group % 32
             g, t = lane // 4, lane % 4
@@ -1249,6 +1510,9 @@ class BlockSimulator:
                         old = f32_from_bits(value) if scale_d else 0.0
                         total = old + sum(A[row][x] * B[col][x] for x in range(k))
                         thread.regs[reg] = bits_from_f32(total)
+        reread = lambda: (self.read_descriptor(desc_a, a_type, m, k, trans_a),
+                          self.read_descriptor(desc_b, b_type, n, k, trans_b))
+        self.wgmma_track(warpgroup, d_regs, (reread, (A, B)))
 
     def read_descriptor(self, descriptor, ptx_type, rows, depth, transposed,
                         tcgen05=False):

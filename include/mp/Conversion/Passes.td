@@ -131,6 +131,19 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
       `cvt.rna.tf32.f32` in shared memory. wgmma reads tf32 and 8-bit operands
       only K-major; 16-bit operands may be M- or N-major (transposed
       descriptors).
+    - `mainloop=tma-warp-specialized` (the default for wgmma where the rows
+      of both operands span a multiple of 16 bytes and the format is not
+      tf32; `mainloop=cp-async` keeps the kernel above): block-m / 64
+      consumer warpgroups plus one producer warpgroup (`setmaxnreg` 40 for
+      the producer, up to 232 for the consumers), 128 × 256 tiles by
+      default. One producer thread loads each K slice with
+      `cp.async.bulk.tensor` (TMA, 128-byte swizzle, zero fill past the
+      edges) completing on the stage's "full" mbarrier
+      (`mbarrier.arrive.expect_tx`); each consumer warpgroup waits on it,
+      issues the slice's wgmma, keeps that group in flight
+      (`wgmma.wait_group 1`) and hands the previous slice's stage back on
+      its "empty" mbarrier. The launcher encodes the operands' tensor maps
+      with `mgpuTensorMapEncodeTiled` and passes them in device memory.
     - `tcgen05.mma` (sm_100a): a block of 128 threads computes 128 ×
       `block-n` into Tensor Memory (`tcgen05.alloc`; `kind::f16` for f16 and
       bf16, `kind::tf32`, `kind::f8f6f4` for e4m3/e5m2, `kind::i8`), one
@@ -171,6 +184,15 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
     stays ordinary tensor code that one-shot bufferization and ownership-based
     deallocation accept.
 
+    FP8 operands that wgmma or tcgen05 cannot read (an M-contiguous A, an
+    N-contiguous B: the backward of an FP8 linear layer) get, with
+    `fp8-k-major` (the default), a transposed FP8 copy in the graph: an
+    operand `mp.cast saturate (mp.scale %x by %s)` is quantised again from
+    the transposed `%x` with the same scale (Transformer Engine's
+    columnwise copy), any other is transposed; the op's transpose flag
+    flips, and the kernel reads both operands K-major. The values are the
+    same (per-tensor scaling is elementwise).
+
     Errors name the op, the chip and the format: FP8 before sm_89, wgmma on
     another chip than sm_90a (or on tf32/8-bit operands that are not
     K-major), tcgen05 on another chip than sm_100a (or on such operands, or
@@ -204,6 +226,19 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
            "or tcgen05"
            " (default: auto)",
            "::mlir::mp::getTensorCoreInstructionValues()">,
+    Option<"mainloop", "mainloop", "::mlir::mp::TensorCoreMainloop",
+           "::mlir::mp::TensorCoreMainloop::automatic",
+           "How wgmma kernels load K slices: auto (tma-warp-specialized "
+           "where it applies: 16-byte aligned rows, not tf32; else "
+           "cp-async), tma-warp-specialized or cp-async"
+           " (default: auto)",
+           "::mlir::mp::getTensorCoreMainloopValues()">,
+    Option<"fp8KMajor", "fp8-k-major", "bool", "true",
+           "On sm_90a and sm_100a (wgmma, tcgen05), give FP8 operands that "
+           "are not K-contiguous a transposed FP8 copy (quantised from the "
+           "high-precision tensor where the graph has it) instead of "
+           "falling back to mma.sync"
+           " (default: true)">,
     Option<"blockM", "block-m", "int64_t", "0",
            "Rows of the result per thread block (0: 128)"
            " (default: 0)">,

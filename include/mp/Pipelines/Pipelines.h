@@ -82,6 +82,18 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      " (default: auto)"),
       llvm::cl::init(TensorCoreInstruction::automatic),
       getTensorCoreInstructionValues()};
+  PassOptions::Option<bool> fp8KMajor{
+      *this, "fp8-k-major",
+      llvm::cl::desc("Transposed FP8 copies for the operands wgmma/tcgen05 "
+                     "cannot read (default: true)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<TensorCoreMainloop> mainloop{
+      *this, "mainloop",
+      llvm::cl::desc("How wgmma kernels load K slices: auto "
+                     "(tma-warp-specialized where it applies), "
+                     "tma-warp-specialized or cp-async (default: auto)"),
+      llvm::cl::init(TensorCoreMainloop::automatic),
+      getTensorCoreMainloopValues()};
   PassOptions::Option<int64_t> blockM{
       *this, "block-m",
       llvm::cl::desc("Rows of the result per thread block (0: 128)"

@@ -138,11 +138,37 @@ Value emitMatrixDescriptor(DeviceCodeBuilder &dc, Value address,
 void roundOwnedChunksToTF32(DeviceCodeBuilder &dc, const KernelState &state,
                             bool lhs, Value tileBase, Value kTile);
 
+/// The LLVM struct of a warpgroup's wgmma accumulator registers.
+Type getWgmmaAccumulatorType(DeviceCodeBuilder &dc,
+                             const TensorCoreKernelSpec &spec);
+
+/// Issues the wgmma instructions of one K slice (`wgmma.fence`, one
+/// mma_async per 32 bytes of K, `commit_group`) of this thread's warpgroup
+/// (`threadId / 128`) on the stage tiles at `aStage` and `bStage`; returns
+/// the accumulator, which is in flight until a `wgmma.wait_group` retires it.
+Value issueWgmmaSlice(DeviceCodeBuilder &dc, const KernelState &state,
+                      Value aStage, Value bStage, Value accumulator);
+
+/// Stores a warpgroup's retired wgmma accumulator (its D fragment) through
+/// emitEpilogueStore.
+void emitWgmmaEpilogue(DeviceCodeBuilder &dc, const KernelState &state,
+                       Value accumulator);
+
+/// Spins on `mbarrier.try_wait.parity` until phase number `phase` (i32) of
+/// the mbarrier at shared `barrier` has completed (parity `phase % 2`).
+void emitMBarrierWait(DeviceCodeBuilder &dc, Value barrier, Value phase);
+
 /// Emits the mma.sync main loop and epilogue of `state.spec`.
 void emitMmaSyncGemm(DeviceCodeBuilder &dc, const KernelState &state);
 
 /// Emits the wgmma main loop and epilogue of `state.spec`.
 void emitWgmmaGemm(DeviceCodeBuilder &dc, const KernelState &state);
+
+/// Emits the warp-specialized TMA main loop (WgmmaTmaKernel.cpp) and the
+/// wgmma epilogue of `state.spec` (`useTma`), reading the tensor maps at
+/// `lhsTensorMap` and `rhsTensorMap`.
+void emitWgmmaTmaGemm(DeviceCodeBuilder &dc, const KernelState &state,
+                      Value lhsTensorMap, Value rhsTensorMap);
 
 /// Emits the tcgen05 Tensor Memory allocation, main loop, epilogue and
 /// deallocation of `state.spec`.

@@ -328,6 +328,41 @@ FailureOr<MatmulLowering> ConvertMPToNVVMPass::analyze(Operation *op) {
     }
   }
 
+  // Rows of operands whose contiguous dimension spans a multiple of 16 bytes
+  // start 16-byte aligned: they are copied with 16-byte cp.async.
+  auto rowsAligned = [](int64_t contiguousSize, TensorCoreFormat format) {
+    return contiguousSize * getFormatByteWidth(format) % 16 == 0;
+  };
+  spec.lhsRowsAligned = rowsAligned(
+      spec.lhsKContiguous ? lowering.k : lowering.m, spec.lhsFormat);
+  spec.rhsRowsAligned = rowsAligned(
+      spec.rhsKContiguous ? lowering.k : lowering.n, spec.rhsFormat);
+
+  // Main loop of the wgmma kernels. TMA needs 16-byte aligned global strides
+  // (rows); tf32 slices are rounded in shared memory by the threads that
+  // copied them, which TMA has none of.
+  if (mainloop == TensorCoreMainloop::tmaWarpSpecialized && !spec.useWgmma) {
+    error() << "mainloop=tma-warp-specialized needs wgmma (sm_90a, operands "
+               "wgmma reads)";
+    return failure();
+  }
+  if (spec.useWgmma && mainloop != TensorCoreMainloop::cpAsync) {
+    bool tf32 = spec.lhsFormat == TensorCoreFormat::tf32;
+    spec.useTma = !tf32 && spec.lhsRowsAligned && spec.rhsRowsAligned;
+    if (!spec.useTma && mainloop == TensorCoreMainloop::tmaWarpSpecialized) {
+      if (tf32)
+        error() << "mainloop=tma-warp-specialized does not take tf32 "
+                   "operands (they are rounded in shared memory; use "
+                   "mainloop=cp-async or auto)";
+      else
+        error() << "mainloop=tma-warp-specialized needs rows of A and B "
+                   "that span a multiple of 16 bytes (TMA strides), and "
+                << (spec.lhsRowsAligned ? "B" : "A")
+                << "'s do not here (use mainloop=cp-async or auto)";
+      return failure();
+    }
+  }
+
   // Tiles.
   spec.blockM = blockM;
   spec.blockN = blockN;
@@ -341,15 +376,6 @@ FailureOr<MatmulLowering> ConvertMPToNVVMPass::analyze(Operation *op) {
     return failure();
   }
 
-  // Rows of operands whose contiguous dimension spans a multiple of 16 bytes
-  // start 16-byte aligned: they are copied with 16-byte cp.async.
-  auto rowsAligned = [](int64_t contiguousSize, TensorCoreFormat format) {
-    return contiguousSize * getFormatByteWidth(format) % 16 == 0;
-  };
-  spec.lhsRowsAligned = rowsAligned(
-      spec.lhsKContiguous ? lowering.k : lowering.m, spec.lhsFormat);
-  spec.rhsRowsAligned = rowsAligned(
-      spec.rhsKContiguous ? lowering.k : lowering.n, spec.rhsFormat);
   constexpr int64_t maxGridDim = 65535;
   int64_t int32Max = std::numeric_limits<int32_t>::max();
   if (lowering.m > int32Max || lowering.n > int32Max || lowering.k > int32Max) {
@@ -443,6 +469,11 @@ void ConvertMPToNVVMPass::rewrite(const MatmulLowering &lowering,
 
 void ConvertMPToNVVMPass::runOnOperation() {
   ModuleOp module = getOperation();
+  // wgmma and tcgen05 read FP8 operands only K-major.
+  if (fp8KMajor &&
+      (chip == TensorCoreChip::sm90a || chip == TensorCoreChip::sm100a) &&
+      instruction != TensorCoreInstruction::mmaSync)
+    makeFP8OperandsKMajor(module);
   SmallVector<Operation *> ops;
   // Ops with an empty result stay for the CPU lowering: there is nothing to
   // launch (and a grid cannot be empty).

@@ -99,7 +99,8 @@ static uint32_t getInstructionDescriptor(const TensorCoreKernelSpec &spec) {
 
 /// Blocks until phase `index` (i32) of the mbarrier at `barrier` has
 /// completed (try_wait on its parity, in a loop).
-static void waitForPhase(DeviceCodeBuilder &dc, Value barrier, Value index) {
+void mlir::mp::emitMBarrierWait(DeviceCodeBuilder &dc, Value barrier,
+                                Value index) {
   Value parity = dc.rem(index, 2);
   MLIRContext *context = dc.b.getContext();
   scf::WhileOp::create(
@@ -184,7 +185,7 @@ void mlir::mp::emitTcgen05Gemm(DeviceCodeBuilder &dc,
         // The copy issued after the barrier refills the stage that the MMA
         // of the previous slice reads.
         dc.ifThen(dc.lessThan(dc.constI32(0), kTile), [&] {
-          waitForPhase(dc, barrier, dc.sub(kTile, dc.constI32(1)));
+          emitMBarrierWait(dc, barrier, dc.sub(kTile, dc.constI32(1)));
         });
       },
       [&](Value aStage, Value bStage, ValueRange) {
@@ -216,7 +217,7 @@ void mlir::mp::emitTcgen05Gemm(DeviceCodeBuilder &dc,
         return SmallVector<Value>{};
       });
   dc.ifThen(dc.lessThan(dc.constI32(0), state.numKTiles), [&] {
-    waitForPhase(dc, barrier, dc.sub(state.numKTiles, dc.constI32(1)));
+    emitMBarrierWait(dc, barrier, dc.sub(state.numKTiles, dc.constI32(1)));
   });
   fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
 

@@ -113,6 +113,19 @@ llvm::cl::ValuesClass mlir::mp::getTensorCoreInstructionValues() {
                  "single-thread tcgen05.mma into Tensor Memory (sm_100a)"));
 }
 
+llvm::cl::ValuesClass mlir::mp::getTensorCoreMainloopValues() {
+  return llvm::cl::values(
+      clEnumValN(TensorCoreMainloop::automatic, "auto",
+                 "tma-warp-specialized where it applies (wgmma, 16-byte "
+                 "aligned rows, not tf32), else cp-async"),
+      clEnumValN(TensorCoreMainloop::tmaWarpSpecialized,
+                 "tma-warp-specialized",
+                 "TMA loads by a producer warp into an mbarrier ring, "
+                 "consumer warpgroups with 2 wgmma groups in flight (sm_90a)"),
+      clEnumValN(TensorCoreMainloop::cpAsync, "cp-async",
+                 "cp.async from every thread, wgmma.wait_group 0"));
+}
+
 llvm::cl::ValuesClass mlir::mp::getGPUBinaryFormatValues() {
   return llvm::cl::values(
       clEnumValN(GPUBinaryFormat::isa, "isa", "PTX text"),
@@ -194,8 +207,18 @@ int64_t TensorCoreKernelSpec::numThreads() const {
   if (useTcgen05)
     return blockM; // one thread per accumulator row (Tensor Memory lane)
   if (useWgmma)
-    return blockM / 64 * 128;
+    return (blockM / 64 + (useTma ? 1 : 0)) * 128;
   return (blockM / warpM) * (blockN / warpN) * 32;
+}
+
+int64_t TensorCoreKernelSpec::producerRegisters() const { return 40; }
+
+int64_t TensorCoreKernelSpec::consumerRegisters() const {
+  // 65536 registers per SM; setmaxnreg counts are multiples of 8, at most
+  // 256 (CUTLASS: 40 for the producer, 232 for two consumer warpgroups).
+  int64_t consumers = blockM / 64;
+  int64_t perThread = (65536 / 128 - producerRegisters()) / consumers;
+  return std::min<int64_t>(232, perThread / 8 * 8);
 }
 
 int64_t TensorCoreKernelSpec::stageBytes() const {
@@ -206,7 +229,9 @@ int64_t TensorCoreKernelSpec::stageBytes() const {
 int64_t TensorCoreKernelSpec::sharedMemoryBytes() const {
   // tcgen05: the stages, then the mbarrier (8 bytes) and the Tensor Memory
   // address tcgen05.alloc writes (4 bytes).
-  return stages * stageBytes() + (useTcgen05 ? 16 : 0);
+  // TMA: the stages, then a "full" and an "empty" mbarrier per stage.
+  return stages * stageBytes() + (useTcgen05 ? 16 : 0) +
+         (useTma ? 16 * stages : 0);
 }
 
 int64_t TensorCoreKernelSpec::tensorMemoryColumns() const {
@@ -247,6 +272,7 @@ std::string TensorCoreKernelSpec::kernelName() const {
       "mp_tc_{0}_{1}_{2}{3}{4}_{5}{6}{7}_acc{8}_out{9}_{10}x{11}x{12}",
       llvm::join(llvm::split(stringifyTensorCoreChip(chip), "_"), ""),
       useTcgen05 ? "tcgen05"
+      : useTma   ? "wgmma_tma"
       : useWgmma ? "wgmma"
                  : "mma",
       stringifyTensorCoreFormat(lhsFormat), lhsKContiguous ? "k" : "m",
@@ -294,7 +320,9 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
       value = byDefault;
   };
   orDefault(spec.blockM, 128);
-  orDefault(spec.blockN, 128);
+  // TMA kernels: 128x256 (two consumer warpgroups of m64n256, 128
+  // accumulator registers each, within their setmaxnreg budget of 232).
+  orDefault(spec.blockN, spec.useTma ? 256 : 128);
   bool swizzled = spec.useWgmma || spec.useTcgen05;
   orDefault(spec.blockK, (swizzled ? 128 : 64) / elementBytes);
   orDefault(spec.stages, swizzled ? 4 : 3);
@@ -359,6 +387,28 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
       return fail("block-n (" + Twine(spec.blockN) +
                   ") must be a multiple of 64 for an N-contiguous B with "
                   "wgmma (128-byte swizzle atoms)");
+    if (spec.useTma) {
+      // A TMA box spans at most 256 rows (its outer dimension).
+      for (bool lhs : {true, false}) {
+        int64_t rows = getSharedTileGeometry(spec, lhs).rows;
+        bool kContiguous = lhs ? spec.lhsKContiguous : spec.rhsKContiguous;
+        if (rows > 256)
+          return fail(Twine(lhs ? "A" : "B") + " tiles of " + Twine(rows) +
+                      " rows exceed the 256 rows of a TMA box (lower " +
+                      (!kContiguous ? "block-k" : lhs ? "block-m" : "block-n") +
+                      " or use mainloop=cp-async)");
+      }
+      // The accumulator (block-n / 2 registers) plus addresses and loop
+      // state.
+      if (spec.consumerRegisters() < spec.blockN / 2 + 24)
+        return fail("block-m (" + Twine(spec.blockM) + ") x block-n (" +
+                    Twine(spec.blockN) + ") leaves " +
+                    Twine(spec.consumerRegisters()) +
+                    " registers per consumer thread for " +
+                    Twine(spec.blockN / 2) +
+                    " accumulator registers (use a smaller tile or "
+                    "mainloop=cp-async)");
+    }
   } else {
     if (spec.warpM <= 0 || spec.warpN <= 0)
       return fail("warp-m and warp-n must be positive");

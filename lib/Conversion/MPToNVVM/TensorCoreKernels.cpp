@@ -489,6 +489,25 @@ static DictionaryAttr describeKernel(OpBuilder &builder,
         builder.getDenseI64ArrayAttr(
             {spec.lhsScaleRows, spec.rhsScaleRows, spec.scaleBlockK})));
   }
+  if (spec.useWgmma)
+    entries.push_back(builder.getNamedAttr(
+        "mainloop", builder.getStringAttr(spec.useTma ? "tma-warp-specialized"
+                                                      : "cp-async")));
+  if (spec.useTma) {
+    // The box of each operand's tensor map: 128 bytes of the contiguous
+    // dimension (in elements) x the tile's rows.
+    for (bool lhs : {true, false}) {
+      SharedTileGeometry tile = getSharedTileGeometry(spec, lhs);
+      int64_t elementBytes =
+          getFormatByteWidth(lhs ? spec.lhsFormat : spec.rhsFormat);
+      entries.push_back(builder.getNamedAttr(
+          lhs ? "lhs_tma_box" : "rhs_tma_box",
+          builder.getDenseI64ArrayAttr({128 / elementBytes, tile.rows})));
+    }
+    entries.push_back(builder.getNamedAttr(
+        "registers", builder.getDenseI64ArrayAttr(
+                         {spec.consumerRegisters(), spec.producerRegisters()})));
+  }
   if (spec.useTcgen05)
     entries.push_back(builder.getNamedAttr(
         "tensor_memory_columns",
@@ -526,6 +545,8 @@ mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
                              ptr);
   argTypes.append(3, builder.getI32Type());
   argTypes.append(3, builder.getI64Type());
+  if (spec.useTma)
+    argTypes.append(2, ptr); // the tensor maps of A and B
   builder.setInsertionPointToEnd(module.getBody());
   auto kernel = gpu::GPUFuncOp::create(builder, loc, spec.kernelName(),
                                        builder.getFunctionType(argTypes, {}));
@@ -563,6 +584,8 @@ mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
   Value lhsStride = entry.getArgument(next++);
   Value rhsStride = entry.getArgument(next++);
   Value resultStride = entry.getArgument(next++);
+  Value lhsTensorMap = spec.useTma ? entry.getArgument(next++) : Value();
+  Value rhsTensorMap = spec.useTma ? entry.getArgument(next++) : Value();
 
   auto batchPointer = [&](Value arg, Value stride, int64_t elementBytes) {
     Value global =
@@ -592,6 +615,8 @@ mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
 
   if (spec.useTcgen05)
     emitTcgen05Gemm(dc, state);
+  else if (spec.useTma)
+    emitWgmmaTmaGemm(dc, state, lhsTensorMap, rhsTensorMap);
   else if (spec.useWgmma)
     emitWgmmaGemm(dc, state);
   else
@@ -650,11 +675,13 @@ enum class RuntimeFunction {
   MemAlloc,
   MemFree,
   Memcpy,
+  TensorMapEncodeTiled,
 };
-static constexpr int kNumRuntimeFunctions = 6;
+static constexpr int kNumRuntimeFunctions = 7;
 static constexpr StringLiteral kRuntimeFunctionNames[kNumRuntimeFunctions] = {
     "mgpuStreamCreate", "mgpuStreamSynchronize", "mgpuStreamDestroy",
-    "mgpuMemAlloc",     "mgpuMemFree",           "mgpuMemcpy"};
+    "mgpuMemAlloc",     "mgpuMemFree",           "mgpuMemcpy",
+    "mgpuTensorMapEncodeTiled"};
 
 /// The type of runtime wrapper `function`.
 static LLVM::LLVMFunctionType getRuntimeFunctionType(MLIRContext *context,
@@ -673,9 +700,17 @@ static LLVM::LLVMFunctionType getRuntimeFunctionType(MLIRContext *context,
   case RuntimeFunction::MemFree:
     return LLVM::LLVMFunctionType::get(voidType, {ptr, ptr});
   case RuntimeFunction::Memcpy:
+    return LLVM::LLVMFunctionType::get(voidType, {ptr, ptr, i64, ptr});
+  case RuntimeFunction::TensorMapEncodeTiled:
     break;
   }
-  return LLVM::LLVMFunctionType::get(voidType, {ptr, ptr, i64, ptr});
+  // (CUtensorMap *map, CUtensorMapDataType, cuuint32_t rank, void *address,
+  //  const cuuint64_t *dims, const cuuint64_t *strides, const cuuint32_t
+  //  *box, const cuuint32_t *elementStrides, interleave, swizzle,
+  //  l2Promotion, oobFill), the enums as 32-bit integers.
+  Type i32 = IntegerType::get(context, 32);
+  return LLVM::LLVMFunctionType::get(
+      voidType, {ptr, i32, i32, ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32});
 }
 
 LogicalResult mlir::mp::checkTensorCoreRuntimeSymbols(ModuleOp module) {
@@ -713,6 +748,105 @@ static LLVM::LLVMFuncOp getOrDeclareRuntimeFunction(OpBuilder &builder,
   return LLVM::LLVMFuncOp::create(
       builder, module.getLoc(), name,
       getRuntimeFunctionType(builder.getContext(), function));
+}
+
+/// CUtensorMapDataType of `format` (cuda.h): bytes for the 8-bit formats.
+static int64_t getTensorMapDataType(TensorCoreFormat format) {
+  switch (format) {
+  case TensorCoreFormat::f16:
+    return 6; // CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+  case TensorCoreFormat::bf16:
+    return 9; // CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+  case TensorCoreFormat::tf32:
+    return 7; // CU_TENSOR_MAP_DATA_TYPE_FLOAT32 (not used: tf32 is cp.async)
+  case TensorCoreFormat::e4m3:
+  case TensorCoreFormat::e5m2:
+  case TensorCoreFormat::s8:
+    return 0; // CU_TENSOR_MAP_DATA_TYPE_UINT8
+  case TensorCoreFormat::automatic:
+    break;
+  }
+  llvm_unreachable("format not resolved");
+}
+
+/// For a TMA kernel: builds the tensor maps of the device operands
+/// `lhsDevice` and `rhsDevice` (TensorCoreKernels.h) on the host with
+/// mgpuTensorMapEncodeTiled and copies each into 128 bytes of device memory
+/// allocated on `stream`; returns the two device pointers (the caller frees
+/// them after the launch).
+static SmallVector<Value> buildTensorMaps(OpBuilder &builder, ModuleOp module,
+                                          Location loc,
+                                          const TensorCoreKernelSpec &spec,
+                                          Value lhsDevice, Value rhsDevice,
+                                          Value batch, Value m, Value n,
+                                          Value k, Value stream) {
+  MLIRContext *context = builder.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(context);
+  Type i8 = builder.getI8Type(), i32 = builder.getI32Type(),
+       i64 = builder.getI64Type();
+  auto encode = getOrDeclareRuntimeFunction(
+      builder, module, RuntimeFunction::TensorMapEncodeTiled);
+  auto memAlloc =
+      getOrDeclareRuntimeFunction(builder, module, RuntimeFunction::MemAlloc);
+  auto memcpy =
+      getOrDeclareRuntimeFunction(builder, module, RuntimeFunction::Memcpy);
+  auto constant = [&](Type type, int64_t value) -> Value {
+    return LLVM::ConstantOp::create(builder, loc, type, value);
+  };
+  auto mul = [&](Value lhs, Value rhs) -> Value {
+    return LLVM::MulOp::create(builder, loc, lhs, rhs);
+  };
+  // A host array of `values` (i64 or i32).
+  auto array = [&](Type element, ArrayRef<Value> values) -> Value {
+    Value memory = LLVM::AllocaOp::create(
+        builder, loc, ptr, element, constant(i64, values.size()), 8);
+    for (auto [index, value] : llvm::enumerate(values)) {
+      Value slot = LLVM::GEPOp::create(builder, loc, ptr, element, memory,
+                                       ArrayRef<LLVM::GEPArg>{int32_t(index)});
+      LLVM::StoreOp::create(builder, loc, value, slot);
+    }
+    return memory;
+  };
+
+  SmallVector<Value> maps;
+  for (bool lhs : {true, false}) {
+    TensorCoreFormat format = lhs ? spec.lhsFormat : spec.rhsFormat;
+    bool kContiguous = lhs ? spec.lhsKContiguous : spec.rhsKContiguous;
+    Value mn = lhs ? m : n;
+    Value elementBytes = constant(i64, getFormatByteWidth(format));
+    // (contiguous dimension, other dimension, batch), innermost first.
+    Value inner = kContiguous ? k : mn, outer = kContiguous ? mn : k;
+    Value dims = array(i64, {inner, outer, batch});
+    Value rowStride = mul(inner, elementBytes);
+    Value strides = array(i64, {rowStride, mul(rowStride, outer)});
+    SharedTileGeometry tile = getSharedTileGeometry(spec, lhs);
+    Value box =
+        array(i32, {constant(i32, 128 / getFormatByteWidth(format)),
+                    constant(i32, tile.rows), constant(i32, 1)});
+    Value one = constant(i32, 1);
+    Value elementStrides = array(i32, {one, one, one});
+    Value hostMap = LLVM::AllocaOp::create(
+        builder, loc, ptr, LLVM::LLVMArrayType::get(i8, 128),
+        constant(i64, 1), 64);
+    LLVM::CallOp::create(
+        builder, loc, encode,
+        ValueRange{hostMap, constant(i32, getTensorMapDataType(format)),
+                   constant(i32, 3), lhs ? lhsDevice : rhsDevice, dims,
+                   strides, box, elementStrides,
+                   constant(i32, 0),  // CU_TENSOR_MAP_INTERLEAVE_NONE
+                   constant(i32, 3),  // CU_TENSOR_MAP_SWIZZLE_128B
+                   constant(i32, 3),  // CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+                   constant(i32, 0)}); // CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
+    Value bytes = constant(i64, 128);
+    Value device = LLVM::CallOp::create(builder, loc, memAlloc,
+                                        ValueRange{bytes, stream,
+                                                   constant(i8, 0)})
+                       .getResult();
+    LLVM::CallOp::create(builder, loc, memcpy,
+                         ValueRange{device, hostMap, bytes, stream});
+    maps.push_back(device);
+  }
+  return maps;
 }
 
 LLVM::LLVMFuncOp mlir::mp::buildTensorCoreLauncher(
@@ -826,6 +960,11 @@ LLVM::LLVMFuncOp mlir::mp::buildTensorCoreLauncher(
   for (Value size : {m, n, k})
     kernelArgs.push_back(LLVM::TruncOp::create(builder, loc, i32, size));
   kernelArgs.append({mul(m, k), mul(k, n), mul(m, n)});
+  SmallVector<Value> tensorMaps;
+  if (spec.useTma)
+    tensorMaps = buildTensorMaps(builder, module, loc, spec, devicePointers[0],
+                                 devicePointers[1], batch, m, n, k, stream);
+  kernelArgs.append(tensorMaps);
   auto kernelModule = kernel->getParentOfType<gpu::GPUModuleOp>();
   auto kernelSymbol =
       SymbolRefAttr::get(kernelModule.getNameAttr(),
@@ -838,6 +977,13 @@ LLVM::LLVMFuncOp mlir::mp::buildTensorCoreLauncher(
       constant(i32, spec.sharedMemoryBytes()), kernelArgs,
       /*asyncObject=*/stream);
   if (deviceResident) {
+    // The tensor maps are the launcher's own: freed in stream order.
+    if (!tensorMaps.empty()) {
+      auto streamFree = getOrDeclareRuntimeFunction(builder, module,
+                                                    RuntimeFunction::MemFree);
+      for (Value map : tensorMaps)
+        LLVM::CallOp::create(builder, loc, streamFree, ValueRange{map, stream});
+    }
     LLVM::ReturnOp::create(builder, loc, ValueRange{});
     return launcher;
   }
@@ -846,7 +992,7 @@ LLVM::LLVMFuncOp mlir::mp::buildTensorCoreLauncher(
                        ValueRange{buffers[2].first, devicePointers[2],
                                   buffers[2].second, stream});
   LLVM::CallOp::create(builder, loc, streamSynchronize, ValueRange{stream});
-  for (Value device : devicePointers)
+  for (Value device : llvm::concat<Value>(devicePointers, tensorMaps))
     LLVM::CallOp::create(builder, loc, memFree, ValueRange{device, stream});
   LLVM::CallOp::create(builder, loc, streamDestroy, ValueRange{stream});
   LLVM::ReturnOp::create(builder, loc, ValueRange{});

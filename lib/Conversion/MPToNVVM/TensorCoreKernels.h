@@ -9,7 +9,14 @@
 // tools/bench/gpu/run_gpu_checks.py:
 //
 //   kernel(ptr A, ptr B, ptr C, [ptr bias,] i32 M, i32 N, i32 K,
-//          i64 batchStrideA, i64 batchStrideB, i64 batchStrideC)
+//          i64 batchStrideA, i64 batchStrideB, i64 batchStrideC,
+//          [ptr tensorMapA, ptr tensorMapB])
+//
+// The tensor maps (TMA kernels only, `useTma`) are 128-byte CUtensorMaps in
+// device memory, made by cuTensorMapEncodeTiled (mgpuTensorMapEncodeTiled)
+// for a 3-D tensor (contiguous dimension, other dimension, batch) of the
+// operand with a box of 128 bytes × `SharedTileGeometry::rows` × 1, the
+// 128-byte swizzle and zero fill out of bounds (docs/GPU.md).
 //
 // and, for the block-scaled kernels of mp.scaled_matmul (no bias, batch 1),
 // `ptr scalesA, ptr scalesB` in place of the bias (one byte per scale).
@@ -58,6 +65,11 @@ struct TensorCoreKernelSpec {
   TensorCoreChip chip = TensorCoreChip::sm80;
   /// wgmma.mma_async (sm_90a) instead of mma.sync.
   bool useWgmma = false;
+  /// wgmma only: K slices loaded by TMA (cp.async.bulk.tensor) from one
+  /// producer thread into an mbarrier ring, consumer warpgroups keeping two
+  /// wgmma groups in flight (WgmmaTmaKernel.cpp); otherwise cp.async from
+  /// every thread. The kernel then takes two tensor maps (see the ABI above).
+  bool useTma = false;
   /// tcgen05.mma (sm_100a) instead of mma.sync: the accumulator lives in
   /// Tensor Memory.
   bool useTcgen05 = false;
@@ -93,8 +105,13 @@ struct TensorCoreKernelSpec {
   int64_t scaleBlockK = 0;
   int64_t lhsScaleRows = 1, rhsScaleRows = 1;
 
-  /// Threads per block.
+  /// Threads per block (with TMA: the consumer warpgroups, then the
+  /// producer warpgroup).
   int64_t numThreads() const;
+  /// With TMA: the registers per thread the producer warpgroup keeps and the
+  /// consumer warpgroups take (setmaxnreg), within the 64K of an SM.
+  int64_t producerRegisters() const;
+  int64_t consumerRegisters() const;
   /// Bytes of one shared-memory stage (A tile then B tile).
   int64_t stageBytes() const;
   /// Tensor Memory columns a tcgen05 kernel allocates: block-n rounded up to
@@ -159,6 +176,12 @@ llvm::StringRef getRequiredPTXFeature(TensorCoreChip chip, bool usesFP8MmaSync);
 gpu::GPUFuncOp buildTensorCoreKernel(OpBuilder &builder,
                                      gpu::GPUModuleOp module,
                                      const TensorCoreKernelSpec &spec);
+
+/// Gives every FP8 operand of an mp.matmul / mp.batch_matmul of `module`
+/// that is not K-contiguous a transposed FP8 copy (quantised again from the
+/// high-precision tensor where the graph has it) and flips the op's
+/// transpose flag, so that wgmma and tcgen05 can read it (FP8KMajor.cpp).
+void makeFP8OperandsKMajor(ModuleOp module);
 
 /// Checks that the module-level symbols the launchers need can be declared
 /// or reused: a symbol named like one of MLIR's CUDA runtime wrappers

@@ -114,39 +114,103 @@ void mlir::mp::roundOwnedChunksToTF32(DeviceCodeBuilder &dc,
       });
 }
 
-void mlir::mp::emitWgmmaGemm(DeviceCodeBuilder &dc, const KernelState &state) {
+Type mlir::mp::getWgmmaAccumulatorType(DeviceCodeBuilder &dc,
+                                       const TensorCoreKernelSpec &spec) {
+  // block-n / 2 f32 or s32 registers, or block-n / 4 f16x2.
+  bool accumulateF16 = spec.accType.isF16();
+  Type element = accumulateF16 ? Type(VectorType::get({2}, dc.b.getF16Type()))
+                               : spec.accType;
+  int64_t numValues = spec.blockN / (accumulateF16 ? 4 : 2);
+  return LLVM::LLVMStructType::getLiteral(
+      dc.b.getContext(), SmallVector<Type>(numValues, element));
+}
+
+Value mlir::mp::issueWgmmaSlice(DeviceCodeBuilder &dc, const KernelState &state,
+                                Value aStage, Value bStage,
+                                Value accumulator) {
   const TensorCoreKernelSpec &spec = state.spec;
   MLIRContext *context = dc.b.getContext();
   int64_t elementBytes = getFormatByteWidth(spec.lhsFormat);
   int64_t kSteps = spec.blockK * elementBytes / 32;
   int64_t instructionK = 32 / elementBytes;
-  bool accumulateF16 = spec.accType.isF16();
-
-  // Accumulator registers: block-n / 2 f32 or s32, or block-n / 4 f16x2.
-  Type element = accumulateF16 ? Type(VectorType::get({2}, dc.b.getF16Type()))
-                               : spec.accType;
-  int64_t numValues = spec.blockN / (accumulateF16 ? 4 : 2);
-  auto accumulatorType = LLVM::LLVMStructType::getLiteral(
-      context, SmallVector<Type>(numValues, element));
-
-  Value warpgroup = dc.div(state.threadId, 128);
+  NVVM::WGMMATypes accumulatorKind = spec.accType.isF16()
+                                         ? NVVM::WGMMATypes::f16
+                                     : spec.accType.isInteger()
+                                         ? NVVM::WGMMATypes::s32
+                                         : NVVM::WGMMATypes::f32;
+  NVVM::WgmmaFenceAlignedOp::create(dc.b, dc.loc);
   // Warpgroup w reads A from row 64w (K-major) or column block w (M-major).
+  Value warpgroup = dc.div(state.threadId, 128);
   Value lhsWarpgroupOffset = dc.mul(
       warpgroup, spec.lhsKContiguous ? 64 * 128 : state.lhsTile.rows * 128);
   int64_t lhsFields = getMatrixDescriptorFields(
       state.lhsTile, spec.lhsKContiguous, /*tcgen05=*/false);
   int64_t rhsFields = getMatrixDescriptorFields(
       state.rhsTile, spec.rhsKContiguous, /*tcgen05=*/false);
-  auto descriptor = [&](Value address, int64_t fields) {
-    return emitMatrixDescriptor(dc, address, fields);
-  };
-  bool tf32 = spec.lhsFormat == TensorCoreFormat::tf32;
-  NVVM::WGMMATypes accumulatorKind = accumulateF16 ? NVVM::WGMMATypes::f16
-                                     : spec.accType.isInteger()
-                                         ? NVVM::WGMMATypes::s32
-                                         : NVVM::WGMMATypes::f32;
 
-  Value zero = LLVM::ZeroOp::create(dc.b, dc.loc, accumulatorType);
+  Value aWarpgroup = dc.offset(aStage, lhsWarpgroupOffset);
+  for (int64_t kStep = 0; kStep < kSteps; ++kStep) {
+    Value aDescriptor = emitMatrixDescriptor(
+        dc,
+        dc.offset(aWarpgroup,
+                  getKStepOffset(state.lhsTile, spec.lhsKContiguous, kStep)),
+        lhsFields);
+    Value bDescriptor = emitMatrixDescriptor(
+        dc,
+        dc.offset(bStage,
+                  getKStepOffset(state.rhsTile, spec.rhsKContiguous, kStep)),
+        rhsFields);
+    accumulator = NVVM::WgmmaMmaAsyncOp::create(
+        dc.b, dc.loc, accumulator.getType(), accumulator, aDescriptor,
+        bDescriptor,
+        NVVM::MMAShapeAttr::get(context, 64, spec.blockN, instructionK),
+        getWgmmaType(spec.lhsFormat), getWgmmaType(spec.rhsFormat),
+        accumulatorKind, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+        NVVM::WGMMAScaleIn::one,
+        spec.lhsKContiguous ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+        spec.rhsKContiguous ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        /*satfinite=*/nullptr);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(dc.b, dc.loc);
+  return accumulator;
+}
+
+void mlir::mp::emitWgmmaEpilogue(DeviceCodeBuilder &dc,
+                                 const KernelState &state, Value accumulator) {
+  const TensorCoreKernelSpec &spec = state.spec;
+  bool accumulateF16 = spec.accType.isF16();
+  // D fragment of m64nN: warp i of the warpgroup holds rows 16i + g and
+  // 16i + g + 8; register 4j + r holds column 8j + 2t + r % 2 of row
+  // + 8 (r / 2) (f16: register 2j + h holds columns 8j + 2t, + 1 of row
+  // + 8h).
+  Value warpgroup = dc.div(state.threadId, 128);
+  Value lane = dc.rem(state.threadId, 32);
+  Value warpInGroup = dc.rem(dc.div(state.threadId, 32), 4);
+  Value rowBase = dc.add(dc.add(state.blockRow, dc.mul(warpgroup, 64)),
+                         dc.add(dc.mul(warpInGroup, 16), dc.div(lane, 4)));
+  Value columnBase = dc.add(state.blockColumn, dc.mul(dc.rem(lane, 4), 2));
+  for (int64_t j = 0; j < spec.blockN / 8; ++j) {
+    for (int64_t r = 0; r < 4; ++r) {
+      Value row = dc.add(rowBase, (r / 2) * 8);
+      Value column = dc.add(columnBase, 8 * j + r % 2);
+      Value value;
+      if (accumulateF16)
+        value = LLVM::ExtractElementOp::create(
+            dc.b, dc.loc, dc.extractValue(accumulator, 2 * j + r / 2),
+            dc.constI32(r % 2));
+      else
+        value = dc.extractValue(accumulator, 4 * j + r);
+      emitEpilogueStore(dc, state, row, column, value);
+    }
+  }
+}
+
+void mlir::mp::emitWgmmaGemm(DeviceCodeBuilder &dc, const KernelState &state) {
+  const TensorCoreKernelSpec &spec = state.spec;
+  MLIRContext *context = dc.b.getContext();
+  bool tf32 = spec.lhsFormat == TensorCoreFormat::tf32;
+  Value zero = LLVM::ZeroOp::create(dc.b, dc.loc,
+                                    getWgmmaAccumulatorType(dc, spec));
   SmallVector<Value> results = emitPipelinedKLoop(
       dc, state, zero,
       [&](Value aStage, Value bStage, Value kTile) {
@@ -160,55 +224,10 @@ void mlir::mp::emitWgmmaGemm(DeviceCodeBuilder &dc, const KernelState &state) {
             NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
       },
       [&](Value aStage, Value bStage, ValueRange accumulators) {
-        Value accumulator = accumulators.front();
-        NVVM::WgmmaFenceAlignedOp::create(dc.b, dc.loc);
-        Value aWarpgroup = dc.offset(aStage, lhsWarpgroupOffset);
-        for (int64_t kStep = 0; kStep < kSteps; ++kStep) {
-          Value aDescriptor = descriptor(
-              dc.offset(aWarpgroup, getKStepOffset(state.lhsTile,
-                                                   spec.lhsKContiguous, kStep)),
-              lhsFields);
-          Value bDescriptor = descriptor(
-              dc.offset(bStage, getKStepOffset(state.rhsTile,
-                                               spec.rhsKContiguous, kStep)),
-              rhsFields);
-          accumulator = NVVM::WgmmaMmaAsyncOp::create(
-              dc.b, dc.loc, accumulatorType, accumulator, aDescriptor,
-              bDescriptor,
-              NVVM::MMAShapeAttr::get(context, 64, spec.blockN, instructionK),
-              getWgmmaType(spec.lhsFormat), getWgmmaType(spec.rhsFormat),
-              accumulatorKind, NVVM::WGMMAScaleOut::one,
-              NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-              spec.lhsKContiguous ? NVVM::MMALayout::row : NVVM::MMALayout::col,
-              spec.rhsKContiguous ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-              /*satfinite=*/nullptr);
-        }
-        NVVM::WgmmaGroupSyncAlignedOp::create(dc.b, dc.loc);
+        Value accumulator =
+            issueWgmmaSlice(dc, state, aStage, bStage, accumulators.front());
         NVVM::WgmmaWaitGroupSyncOp::create(dc.b, dc.loc, 0);
         return SmallVector<Value>{accumulator};
       });
-
-  // D fragment of m64nN: warp i of the warpgroup holds rows 16i + g and
-  // 16i + g + 8; register 4j + r holds column 8j + 2t + r % 2 of row
-  // + 8 (r / 2) (f16: register 2j + h holds columns 8j + 2t, + 1 of row
-  // + 8h).
-  Value lane = dc.rem(state.threadId, 32);
-  Value warpInGroup = dc.rem(dc.div(state.threadId, 32), 4);
-  Value rowBase = dc.add(dc.add(state.blockRow, dc.mul(warpgroup, 64)),
-                         dc.add(dc.mul(warpInGroup, 16), dc.div(lane, 4)));
-  Value columnBase = dc.add(state.blockColumn, dc.mul(dc.rem(lane, 4), 2));
-  for (int64_t j = 0; j < spec.blockN / 8; ++j) {
-    for (int64_t r = 0; r < 4; ++r) {
-      Value row = dc.add(rowBase, (r / 2) * 8);
-      Value column = dc.add(columnBase, 8 * j + r % 2);
-      Value value;
-      if (accumulateF16)
-        value = LLVM::ExtractElementOp::create(
-            dc.b, dc.loc, dc.extractValue(results.front(), 2 * j + r / 2),
-            dc.constI32(r % 2));
-      else
-        value = dc.extractValue(results.front(), 4 * j + r);
-      emitEpilogueStore(dc, state, row, column, value);
-    }
-  }
+  emitWgmmaEpilogue(dc, state, results.front());
 }

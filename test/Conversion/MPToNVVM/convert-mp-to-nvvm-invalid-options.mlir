@@ -25,6 +25,15 @@
 // RUN: not mp-opt %s --convert-mp-to-nvvm="chip=sm_80 instruction=wgmma" 2>&1 | FileCheck %s --check-prefix=WGMMA80
 // WGMMA80: error: 'mp.linear' op cannot be lowered to sm_80 Tensor Cores (format f16): wgmma needs sm_90a
 
+// RUN: not mp-opt %s --convert-mp-to-nvvm="mainloop=tma-warp-specialized" 2>&1 | FileCheck %s --check-prefix=TMA80
+// TMA80: error: 'mp.linear' op cannot be lowered to sm_80 Tensor Cores (format f16): mainloop=tma-warp-specialized needs wgmma (sm_90a, operands wgmma reads)
+
+// RUN: not mp-opt %s --convert-mp-to-nvvm="chip=sm_90a block-m=256" 2>&1 | FileCheck %s --check-prefix=TMAREGS
+// TMAREGS: error: 'mp.linear' op cannot be lowered to sm_90a Tensor Cores (format f16): cannot be tiled: block-m (256) x block-n (256) leaves 112 registers per consumer thread for 128 accumulator registers (use a smaller tile or mainloop=cp-async)
+
+// RUN: not mp-opt %s --convert-mp-to-nvvm="chip=sm_90a mainloop=fast" 2>&1 | FileCheck %s --check-prefix=MAINLOOP
+// MAINLOOP: for the --mainloop option: Cannot find option named 'fast'!
+
 // RUN: not mp-opt %s --convert-mp-to-nvvm="format=bf16" 2>&1 | FileCheck %s --check-prefix=FORMAT
 // FORMAT: error: 'mp.linear' op cannot be lowered to sm_80 Tensor Cores (format f16): its operands do not have the requested format bf16
 

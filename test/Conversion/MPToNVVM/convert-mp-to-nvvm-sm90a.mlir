@@ -1,4 +1,4 @@
-// RUN: mp-opt %s -split-input-file --convert-mp-to-nvvm="chip=sm_90a" | FileCheck %s
+// RUN: mp-opt %s -split-input-file --convert-mp-to-nvvm="chip=sm_90a mainloop=cp-async fp8-k-major=false" | FileCheck %s
 // RUN: mp-opt %s -split-input-file --convert-mp-to-nvvm="chip=sm_90a instruction=mma-sync" | FileCheck %s --check-prefix=SYNC
 
 // wgmma on sm_90a: 2 warpgroups (256 threads) of 64 rows each, K slices of

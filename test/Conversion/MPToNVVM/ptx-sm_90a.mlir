@@ -4,7 +4,7 @@
 // between the cp.async copies and the wgmma reads. Instructions are checked
 // for presence in each kernel (LLVM chooses the block order of the K loop).
 
-// RUN: mp-opt %s --pass-pipeline="builtin.module(convert-mp-to-nvvm{chip=sm_90a},gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,convert-nvvm-to-llvm,reconcile-unrealized-casts),gpu-module-to-binary{format=isa})" \
+// RUN: mp-opt %s --pass-pipeline="builtin.module(convert-mp-to-nvvm{chip=sm_90a mainloop=cp-async},gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,convert-nvvm-to-llvm,reconcile-unrealized-casts),gpu-module-to-binary{format=isa})" \
 // RUN:   | %python %mp_src_root/tools/bench/ptxas_report.py extract | FileCheck %s
 
 // CHECK:       .version 8.0

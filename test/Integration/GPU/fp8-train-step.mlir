@@ -4,10 +4,10 @@
 // output gradient) through mp-gpu-pipeline: its Tensor Core kernels are the
 // FP8 ones for the hidden layer (forward e4m3 x e4m3, dx and dW e5m2 x e4m3,
 // f32 results that the step dequantises), bf16 for the others, and the
-// module assembles with ptxas for sm_89 (mma.sync m16n8k32) and sm_90a (the
-// forward with wgmma; the backward's operand layouts use mma.sync there),
-// sm_100a (the forward with tcgen05.mma kind::f8f6f4, the backward on
-// mma.sync) and sm_120a (mma.sync).
+// module assembles with ptxas for sm_89 (mma.sync m16n8k32), sm_90a (all
+// three with wgmma: fp8-k-major gives the backward's M/N-contiguous FP8
+// operands transposed copies), sm_100a (all three with tcgen05.mma
+// kind::f8f6f4, likewise) and sm_120a (mma.sync).
 //
 // RUN: mp-opt %s --mp-mixed-precision-pipeline="compute-type=bf16 fp8=delayed" -o %t.fp8.mlir
 // RUN: mp-opt %t.fp8.mlir --mp-gpu-pipeline="chip=sm_89 binary-format=isa device-resident=false" | FileCheck %s --check-prefix=SM89
@@ -25,18 +25,17 @@
 // SM89-DAG: mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32
 // BIN89: gpu.binary @mp_tensor_core_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_89", features = "+ptx84">, properties = {{{.*}}}, bin = "\7FELF
 
-// SM90-DAG: @mp_tc_sm90a_wgmma_e4m3k_e4m3k_accf32_outf32_{{[0-9a-z_]*}}_launch
-// SM90-DAG: @mp_tc_sm90a_mma_e5m2k_e4m3n_accf32_outf32_{{[0-9a-z_]*}}_launch
-// SM90-DAG: @mp_tc_sm90a_mma_e5m2m_e4m3n_accf32_outf32_{{[0-9a-z_]*}}_launch
+// SM90-DAG: @mp_tc_sm90a_wgmma_tma_e4m3k_e4m3k_accf32_outf32_{{[0-9a-z_]*}}_launch
+// SM90-DAG: @mp_tc_sm90a_wgmma_tma_e5m2k_e4m3k_accf32_outf32_{{[0-9a-z_]*}}_launch
 // SM90-DAG: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k32.f32.e4m3.e4m3
-// SM90-DAG: mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32
+// SM90-DAG: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k32.f32.e5m2.e4m3
+// SM90-NOT: mma.sync.aligned.m16n8k32
 // BIN90: gpu.binary @mp_tensor_core_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx{{[0-9]+}}">, properties = {{{.*}}}, bin = "\7FELF
 
 // SM100-DAG: @mp_tc_sm100a_tcgen05_e4m3k_e4m3k_accf32_outf32_{{[0-9a-z_]*}}_launch
-// SM100-DAG: @mp_tc_sm100a_mma_e5m2k_e4m3n_accf32_outf32_{{[0-9a-z_]*}}_launch
-// SM100-DAG: @mp_tc_sm100a_mma_e5m2m_e4m3n_accf32_outf32_{{[0-9a-z_]*}}_launch
+// SM100-DAG: @mp_tc_sm100a_tcgen05_e5m2k_e4m3k_accf32_outf32_{{[0-9a-z_]*}}_launch
 // SM100-DAG: tcgen05.mma.cta_group::1.kind::f8f6f4.collector::a::discard
-// SM100-DAG: mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32
+// SM100-NOT: mma.sync.aligned.m16n8k32
 // BIN100: gpu.binary @mp_tensor_core_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx86">, properties = {{{.*}}}, bin = "\7FELF
 // BIN120: gpu.binary @mp_tensor_core_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_120a", features = "+ptx87">, properties = {{{.*}}}, bin = "\7FELF
 

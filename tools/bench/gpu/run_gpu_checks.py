@@ -30,9 +30,12 @@ toolkit:
      table with the date and the machine for docs/performance.md.
 
 The kernel ABI (see lib/Conversion/MPToNVVM/TensorCoreKernels.h):
-kernel(A, B, C, M, N, K, strideA, strideB, strideC) with pointers, i32 sizes
-and i64 batch strides; grid (ceil(N/block_n), ceil(M/block_m), batch); the
-manifest's threads and dynamic shared memory.
+kernel(A, B, C, M, N, K, strideA, strideB, strideC[, mapA, mapB]) with
+pointers, i32 sizes and i64 batch strides; grid (ceil(N/block_n),
+ceil(M/block_m), batch); the manifest's threads and dynamic shared memory.
+The TMA kernels (mainloop "tma-warp-specialized") also take the device
+addresses of two 128-byte CUtensorMaps, encoded here with
+cuTensorMapEncodeTiled as the launcher encodes them.
 """
 
 import argparse
@@ -53,20 +56,33 @@ sys.path.insert(0, os.path.dirname(HERE))
 # (name, chip, instruction, lhs, rhs, acc, result, lhs K-major, rhs K-major,
 #  rows aligned): the kernels built and checked. Element types are mp's.
 KERNELS = [
-    # sm_90a wgmma, both operands K-major ("TN", the linear layer).
-    ("wgmma_f16", "sm_90a", "wgmma", "f16", "f16", "f32", "f16", True, True, True),
-    ("wgmma_f16_acc16", "sm_90a", "wgmma", "f16", "f16", "f16", "f16", True, True, True),
-    ("wgmma_bf16", "sm_90a", "wgmma", "bf16", "bf16", "f32", "bf16", True, True, True),
-    ("wgmma_tf32", "sm_90a", "wgmma", "f32", "f32", "f32", "f32", True, True, True),
-    ("wgmma_e4m3", "sm_90a", "wgmma", "f8E4M3FN", "f8E4M3FN", "f32", "bf16", True, True, True),
-    ("wgmma_e4m3_e5m2", "sm_90a", "wgmma", "f8E4M3FN", "f8E5M2", "f32", "bf16", True, True, True),
-    ("wgmma_e5m2", "sm_90a", "wgmma", "f8E5M2", "f8E5M2", "f32", "f32", True, True, True),
-    ("wgmma_s8", "sm_90a", "wgmma", "i8", "i8", "i32", "i32", True, True, True),
+    # sm_90a wgmma with the warp-specialized TMA main loop (the default where
+    # it applies): producer warpgroup, mbarrier ring, 2 wgmma groups in
+    # flight, 128x256 tiles; the kernels take two tensor maps.
+    ("tma_f16", "sm_90a", "wgmma mainloop=tma-warp-specialized", "f16", "f16", "f32", "f16", True, True, True),
+    ("tma_f16_acc16", "sm_90a", "wgmma mainloop=tma-warp-specialized", "f16", "f16", "f16", "f16", True, True, True),
+    ("tma_bf16", "sm_90a", "wgmma mainloop=tma-warp-specialized", "bf16", "bf16", "f32", "bf16", True, True, True),
+    ("tma_bf16_128x128", "sm_90a", "wgmma mainloop=tma-warp-specialized block-n=128", "bf16", "bf16", "f32", "bf16", True, True, True),
+    ("tma_bf16_nn", "sm_90a", "wgmma mainloop=tma-warp-specialized", "bf16", "bf16", "f32", "bf16", True, False, True),
+    ("tma_bf16_tt", "sm_90a", "wgmma mainloop=tma-warp-specialized", "bf16", "bf16", "f32", "bf16", False, True, True),
+    ("tma_e4m3", "sm_90a", "wgmma mainloop=tma-warp-specialized", "f8E4M3FN", "f8E4M3FN", "f32", "bf16", True, True, True),
+    ("tma_e4m3_e5m2", "sm_90a", "wgmma mainloop=tma-warp-specialized", "f8E4M3FN", "f8E5M2", "f32", "bf16", True, True, True),
+    ("tma_s8", "sm_90a", "wgmma mainloop=tma-warp-specialized", "i8", "i8", "i32", "i32", True, True, True),
+    # sm_90a wgmma with the cp.async main loop, both operands K-major ("TN",
+    # the linear layer).
+    ("wgmma_f16", "sm_90a", "wgmma mainloop=cp-async", "f16", "f16", "f32", "f16", True, True, True),
+    ("wgmma_f16_acc16", "sm_90a", "wgmma mainloop=cp-async", "f16", "f16", "f16", "f16", True, True, True),
+    ("wgmma_bf16", "sm_90a", "wgmma mainloop=cp-async", "bf16", "bf16", "f32", "bf16", True, True, True),
+    ("wgmma_tf32", "sm_90a", "wgmma mainloop=cp-async", "f32", "f32", "f32", "f32", True, True, True),
+    ("wgmma_e4m3", "sm_90a", "wgmma mainloop=cp-async", "f8E4M3FN", "f8E4M3FN", "f32", "bf16", True, True, True),
+    ("wgmma_e4m3_e5m2", "sm_90a", "wgmma mainloop=cp-async", "f8E4M3FN", "f8E5M2", "f32", "bf16", True, True, True),
+    ("wgmma_e5m2", "sm_90a", "wgmma mainloop=cp-async", "f8E5M2", "f8E5M2", "f32", "f32", True, True, True),
+    ("wgmma_s8", "sm_90a", "wgmma mainloop=cp-async", "i8", "i8", "i32", "i32", True, True, True),
     # wgmma with M-/N-major 16-bit operands (transposed descriptors) and with
     # rows that are not 16-byte aligned (element copies).
-    ("wgmma_bf16_nn", "sm_90a", "wgmma", "bf16", "bf16", "f32", "bf16", True, False, True),
-    ("wgmma_bf16_tt", "sm_90a", "wgmma", "bf16", "bf16", "f32", "bf16", False, True, True),
-    ("wgmma_bf16_unaligned", "sm_90a", "wgmma", "bf16", "bf16", "f32", "bf16", True, True, False),
+    ("wgmma_bf16_nn", "sm_90a", "wgmma mainloop=cp-async", "bf16", "bf16", "f32", "bf16", True, False, True),
+    ("wgmma_bf16_tt", "sm_90a", "wgmma mainloop=cp-async", "bf16", "bf16", "f32", "bf16", False, True, True),
+    ("wgmma_bf16_unaligned", "sm_90a", "wgmma mainloop=cp-async", "bf16", "bf16", "f32", "bf16", True, True, False),
     # sm_90a mma.sync.
     ("mma_f16", "sm_90a", "mma-sync", "f16", "f16", "f32", "f16", True, True, True),
     ("mma_bf16", "sm_90a", "mma-sync", "bf16", "bf16", "f32", "bf16", True, True, True),
@@ -183,6 +199,23 @@ class Driver:
                    "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
         return function
 
+    def encode_tensor_map(self, data_type, address, dims, strides, box):
+        """cuTensorMapEncodeTiled of a rank-len(dims) tile map with the
+        128-byte swizzle, 256-byte L2 promotion and zero fill, as the
+        launcher's (TensorCoreKernels.cpp); returns its 128 bytes."""
+        rank = len(dims)
+        storage = ctypes.create_string_buffer(128 + 64)
+        offset = (-ctypes.addressof(storage)) % 64  # CUtensorMap is 64-byte aligned
+        tensor_map = ctypes.c_void_p(ctypes.addressof(storage) + offset)
+        self.check(self.lib.cuTensorMapEncodeTiled(
+            tensor_map, ctypes.c_int(data_type), ctypes.c_uint32(rank),
+            ctypes.c_void_p(address), (ctypes.c_uint64 * rank)(*dims),
+            (ctypes.c_uint64 * (rank - 1))(*strides), (ctypes.c_uint32 * rank)(*box),
+            (ctypes.c_uint32 * rank)(*([1] * rank)), ctypes.c_int(0),
+            ctypes.c_int(3), ctypes.c_int(3), ctypes.c_int(0)),
+            "cuTensorMapEncodeTiled")
+        return storage.raw[offset:offset + 128]
+
     def launch(self, function, grid, block, shared_bytes, stream, args):
         values = [value for value in args]
         pointers = (ctypes.c_void_p * len(values))(
@@ -239,6 +272,29 @@ def problem_size(kernel, size):
     elif k % per_chunk["lhs"] == 0:
         k -= 1
     return m, n, k
+
+
+# CUtensorMapDataType per element type (cuda.h).
+TENSOR_MAP_TYPES = {"f16": 6, "bf16": 9, "i8": 0, "f8E4M3FN": 0, "f8E5M2": 0}
+
+
+def tensor_map_arguments(torch, driver, kernel, a_arg, b_arg, m, n, k):
+    """The two device tensor maps a TMA kernel takes (3-D: contiguous
+    dimension, other dimension, batch 1; box from the manifest), kept alive
+    in the returned tensors."""
+    maps = []
+    for lhs, operand in ((True, a_arg), (False, b_arg)):
+        side = "lhs" if lhs else "rhs"
+        element = kernel[f"{side}_type"]
+        mn = m if lhs else n
+        inner, outer = (k, mn) if kernel[f"{side}_k_contiguous"] else (mn, k)
+        width = BYTES[element]
+        box = kernel[f"{side}_tma_box"] + [1]
+        encoded = driver.encode_tensor_map(
+            TENSOR_MAP_TYPES[element], operand.data_ptr(), [inner, outer, 1],
+            [inner * width, inner * outer * width], box)
+        maps.append(torch.frombuffer(bytearray(encoded), dtype=torch.uint8).to("cuda"))
+    return maps
 
 
 def error_bound(kernel, k):
@@ -304,6 +360,10 @@ def run(args):
                            ctypes.c_void_p(c.data_ptr()), ctypes.c_int32(m), ctypes.c_int32(n),
                            ctypes.c_int32(k), ctypes.c_int64(m * k), ctypes.c_int64(k * n),
                            ctypes.c_int64(m * n)]
+            tensor_maps = []
+            if kernel.get("mainloop") == "tma-warp-specialized":
+                tensor_maps = tensor_map_arguments(torch, driver, kernel, a_arg, b_arg, m, n, k)
+                launch_args += [ctypes.c_void_p(t.data_ptr()) for t in tensor_maps]
 
             def ours():
                 driver.launch(function, grid, kernel["threads"],

@@ -53,6 +53,15 @@ enum class TensorCoreInstruction {
   tcgen05,   ///< Single-thread tcgen05.mma into Tensor Memory (sm_100a only).
 };
 
+/// How the wgmma kernels (sm_90a) bring K slices into shared memory.
+enum class TensorCoreMainloop {
+  automatic,          ///< tmaWarpSpecialized where it applies, else cpAsync.
+  tmaWarpSpecialized, ///< TMA (cp.async.bulk.tensor) issued by a producer
+                      ///< warp into an mbarrier ring, consumer warpgroups
+                      ///< with two wgmma groups in flight.
+  cpAsync,            ///< cp.async from every thread, wgmma.wait_group 0.
+};
+
 /// The binary `mp-gpu-pipeline` attaches to the module's kernels.
 enum class GPUBinaryFormat {
   isa,    ///< PTX text.
@@ -71,6 +80,8 @@ llvm::cl::ValuesClass getTensorCoreChipValues();
 llvm::cl::ValuesClass getTensorCoreFormatValues();
 /// The accepted values of the `instruction` options, for `llvm::cl`.
 llvm::cl::ValuesClass getTensorCoreInstructionValues();
+/// The accepted values of the `mainloop` options, for `llvm::cl`.
+llvm::cl::ValuesClass getTensorCoreMainloopValues();
 /// The accepted values of the `binary-format` option, for `llvm::cl`.
 llvm::cl::ValuesClass getGPUBinaryFormatValues();
 
