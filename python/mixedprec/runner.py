@@ -109,7 +109,7 @@ def _save(path, array, spec, batched, what):
 
 def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, init=None,
         shuffle=True, eval_data=None, eval_function="predict", function=None,
-        cpu_pipeline_options=None, num_classes=None, timeout=None):
+        cpu_pipeline_options=None, num_classes=None, timeout=None, threads=1):
     """Runs the train step of `module_text` (mp IR, for instance
     `mixedprec.compile`'s output, or a lowered module) on the CPU for `steps`
     steps with mp-run, and returns a RunResult.
@@ -127,6 +127,8 @@ def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, ini
       pipeline such as "mp-mixed-precision-pipeline{compute-type=bf16}").
     - `eval_data`: (inputs, labels) arrays to report the accuracy of
       `eval_function` on after training (True with data="fashion-mnist").
+    - `threads`: mp-run's `--threads` (0: all cores); the results do not
+      depend on it.
 
     Raises RunError when mp-run fails, ValueError for arrays that do not fit
     the step's signature, CompileError when the module does not parse."""
@@ -150,6 +152,8 @@ def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, ini
             command.append("--cpu-pipeline-options=" + cpu_pipeline_options)
         if num_classes is not None:
             command.append("--num-classes=%d" % num_classes)
+        if threads != 1:
+            command.append("--threads=%d" % threads)
 
         if data is None or isinstance(data, str):
             command.append("--data=" + (data or "random"))

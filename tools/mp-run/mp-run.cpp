@@ -150,6 +150,16 @@ static cl::opt<std::string> cpuPipelineOptions(
     cl::desc("Options of mp-cpu-pipeline, e.g. 'vectorize=false' or "
              "'matmul-tile-sizes=4,16,1'"),
     cl::init(""), cl::value_desc("options"), cl::cat(runCategory));
+/// --threads, registered in main: libLLVM registers an undocumented global
+/// `threads` option of its own, which main unregisters first.
+static cl::opt<unsigned> &getNumThreadsOption() {
+  static cl::opt<unsigned> option(
+      "threads",
+      cl::desc("Threads the step's parallel loops run on (mp-cpu-pipeline's "
+               "threads; OpenMP); 0: all cores. The bits do not depend on it"),
+      cl::init(1), cl::cat(runCategory));
+  return option;
+}
 static cl::opt<bool>
     lowerOnly("lower-only",
               cl::desc("Print the lowered module (LLVM dialect, what mp-run "
@@ -377,6 +387,8 @@ static llvm::Error lowerModule(ModuleOp module) {
   if (StringRef(cpuPipelineOptions).find("grid-size") == StringRef::npos)
     lowering.extraCpuPipelineOptions =
         "grid-size=" + std::to_string(getLaunchSize());
+  if (unsigned threads = getNumThreadsOption(); threads != 1)
+    lowering.extraCpuPipelineOptions += " threads=" + std::to_string(threads);
   lowering.prePipelineName = "--pipeline";
   lowering.cpuPipelineOptionsName = "--cpu-pipeline-options";
   return mp::lowerForHost(module, lowering, "'" + inputFilename + "'");
@@ -1401,10 +1413,13 @@ int main(int argc, char **argv) {
 
   registerAllPasses();
   mp::registerAllPasses();
+  if (cl::Option *other = cl::getRegisteredOptions().lookup("threads"))
+    other->removeArgument();
+  cl::opt<unsigned> &numThreads = getNumThreadsOption();
   cl::HideUnrelatedOptions(runCategory);
   appendDefaultsToHelp(numSteps, seed, loadDir, dataSpec, shuffle, numClasses,
                        jsonFile, evaluate, evalFunctionName, saveDir,
-                       prePipeline, cpuPipelineOptions, lowerOnly, printEvery);
+                       prePipeline, cpuPipelineOptions, numThreads, lowerOnly, printEvery);
   cl::ParseCommandLineOptions(
       argc, argv,
       "mp-run: JIT-compile a module and run one of its train steps on the "

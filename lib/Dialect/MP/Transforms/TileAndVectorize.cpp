@@ -258,6 +258,14 @@ private:
   /// The tile size of every loop of `op`, or nothing when `op` is left alone.
   std::optional<SmallVector<int64_t>> getTileSizes(linalg::LinalgOp op) const;
 
+  /// Tiles `op` by `sizes` and replaces it: parallel loops outside, reduction
+  /// loops inside (in their order), so that accumulators stay in registers
+  /// across the reduction. With `parallel`, the outermost parallel tile
+  /// loops of a large enough operation are one scf.forall. Returns the tiles.
+  FailureOr<SmallVector<Operation *>> tile(RewriterBase &rewriter,
+                                           linalg::LinalgOp op,
+                                           ArrayRef<int64_t> sizes) const;
+
   SmallVector<int64_t> matmulTiles, innerTiles;
 };
 
@@ -298,6 +306,88 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
     tile(loop, size);
   }
   return sizes;
+}
+
+/// Operations with fewer iterations than this run on one thread under
+/// `parallel`: starting the threads would cost more than the work.
+static constexpr int64_t kMinParallelIterations = 8192;
+
+/// Tile loops of scf.forall iterations (a tile each, in any order on any
+/// thread) up to this many are enough to share among the threads; the
+/// parallel loops inside them stay scf.for.
+static constexpr int64_t kMinParallelTiles = 64;
+
+FailureOr<SmallVector<Operation *>>
+TileAndVectorize::tile(RewriterBase &rewriter, linalg::LinalgOp op,
+                       ArrayRef<int64_t> sizes) const {
+  MLIRContext *context = rewriter.getContext();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  // The loops in tile order: parallel ones, then reduction ones.
+  SmallVector<int64_t> order;
+  for (auto [i, type] : llvm::enumerate(iterators))
+    if (type == utils::IteratorType::parallel)
+      order.push_back(i);
+  unsigned numParallel = order.size();
+  for (auto [i, type] : llvm::enumerate(iterators))
+    if (type != utils::IteratorType::parallel)
+      order.push_back(i);
+
+  // The leading parallel loops that become one scf.forall: as many as make
+  // kMinParallelTiles tiles, none for a small operation.
+  unsigned numForall = 0;
+  int64_t iterations = 1;
+  for (int64_t extent : extents)
+    iterations *= extent;
+  if (parallel && iterations >= kMinParallelIterations) {
+    int64_t numTiles = 1;
+    while (numForall < numParallel && numTiles < kMinParallelTiles) {
+      numTiles *= extents[order[numForall]] / sizes[order[numForall]];
+      ++numForall;
+    }
+    if (numTiles == 1)
+      numForall = 0;
+  }
+
+  Operation *current = op;
+  if (numForall > 0) {
+    // The scf.forall over the leading parallel loops (in their order, which
+    // is the tile order), the other loops untiled inside.
+    SmallVector<int64_t> forallSizes(sizes.size(), 0);
+    for (unsigned i = 0; i < numForall; ++i)
+      forallSizes[order[i]] = sizes[order[i]];
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(context, forallSizes));
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(current), options);
+    if (failed(tiled) || tiled->tiledOps.size() != 1)
+      return failure();
+    rewriter.replaceOp(current, tiled->replacements);
+    current = tiled->tiledOps.front();
+    rewriter.setInsertionPoint(current);
+  }
+
+  // scf.for loops over the rest, in tile order.
+  SmallVector<int64_t> forSizes(sizes);
+  for (unsigned i = 0; i < numForall; ++i)
+    forSizes[order[i]] = 0;
+  if (llvm::all_of(forSizes, [](int64_t size) { return size == 0; }))
+    return SmallVector<Operation *>{current};
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(context, forSizes));
+  options.setInterchange(order);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(current), options);
+  if (failed(tiled)) {
+    // The scf.forall's tile stays a linalg operation, for
+    // convert-linalg-to-loops.
+    if (current == op.getOperation())
+      return failure();
+    return SmallVector<Operation *>{};
+  }
+  rewriter.replaceOp(current, tiled->replacements);
+  return tiled->tiledOps;
 }
 
 void TileAndVectorize::runOnOperation() {
@@ -356,25 +446,11 @@ void TileAndVectorize::runOnOperation() {
       continue;
 
     rewriter.setInsertionPoint(op);
-    // Parallel loops outside, reduction loops inside (in their order), so
-    // that accumulators stay in registers across the reduction.
-    SmallVector<int64_t> interchange;
-    for (auto [i, type] : llvm::enumerate(op.getIteratorTypesArray()))
-      if (type == utils::IteratorType::parallel)
-        interchange.push_back(i);
-    for (auto [i, type] : llvm::enumerate(op.getIteratorTypesArray()))
-      if (type != utils::IteratorType::parallel)
-        interchange.push_back(i);
-    scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(context, *sizes));
-    options.setInterchange(interchange);
-    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(op.getOperation()), options);
-    if (failed(tiled))
+    FailureOr<SmallVector<Operation *>> tiles = tile(rewriter, op, *sizes);
+    if (failed(tiles))
       continue;
-    rewriter.replaceOp(op, tiled->replacements);
 
-    for (Operation *tile : tiled->tiledOps) {
+    for (Operation *tile : *tiles) {
       // The tile without its unit loops: vectors of rank 1 (2 for the
       // M rows of a contraction), reductions of extent 1 gone.
       auto generic = dyn_cast<linalg::GenericOp>(tile);
@@ -416,7 +492,7 @@ void TileAndVectorize::runOnOperation() {
 
   // Keep accumulators in registers across reduction loops: hoist the
   // matching transfer_read/transfer_write pairs (innermost loops first).
-  function.walk([&](LoopLikeOpInterface loop) {
+  function.walk([&](scf::ForOp loop) {
     (void)hoistLoopInvariantSubsets(rewriter, loop);
   });
 

@@ -225,6 +225,14 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     into the accumulator. Operations on FP8 tensors are not vectorised
     (their conversions are lowered elementwise).
 
+    With `parallel`, the leading parallel tile loops of an operation of at
+    least 8192 iterations (as many of them as make 64 tiles, or all) are one
+    `scf.forall` instead of `scf.for` loops, the other loops inside it as
+    before; mp-cpu-pipeline's `threads` runs its iterations on threads
+    (OpenMP). Each output element is still computed by one iteration, with
+    its reductions in order inside it, so the bits do not depend on how the
+    iterations are shared among threads.
+
     ```mlir
     // linalg.matmul ins(tensor<64x784xf32>, tensor<784x256xf32>) becomes
     // scf.for %m step 4 / scf.for %n step 16 around a vector<4x16xf32>
@@ -244,7 +252,10 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     ListOption<"tileSizes", "tile-sizes", "int64_t",
                "Tile sizes of the other linalg operations: the last one for "
                "the vector loop, the ones before for the parallel loops "
-               "before it (default 16)">
+               "before it (default 16)">,
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Make the outermost parallel tile loops of every operation of at "
+           "least 8192 iterations one scf.forall (default: false)">
   ];
 }
 
