@@ -97,13 +97,10 @@ class Module:
             session._session, self._handle, _capi.MlirStringRef.of(options)))
         return json.loads(session._lib.mpSessionGetOutput(session._session).text())
 
-    def engine(self, cpu_pipeline_options="", threads=1):
+    def engine(self, cpu_pipeline_options=""):
         """Lowers the module in place with mp-cpu-pipeline (when it still
         holds functions on tensors) and JIT-compiles it in this process: an
-        Engine of this session (mp-c/Engine.h). `threads`: mp-cpu-pipeline's
-        `threads` (0: all cores); the results do not depend on it."""
-        if threads != 1:
-            cpu_pipeline_options = ("%s threads=%d" % (cpu_pipeline_options, threads)).strip()
+        Engine of this session (mp-c/Engine.h)."""
         session = self._session
         handle = _capi.MpEngine()
         session._check(session._lib.mpSessionCreateEngine(
