@@ -8,10 +8,13 @@
 // so vectors are a few registers (16 lanes; M x 16 for contractions).
 // Each operation is vectorised along its most contiguous loop (a parallel
 // loop, or its last reduction loop); contractions along their N loop are M
-// rows of N-vectors accumulated over K one step at a time, and dot
-// contractions (A·Bᵀ, both operands contiguous along K) get their N·K
-// operand transposed first so that they are such matmuls. Accumulator
-// transfers are hoisted out of the reduction loops.
+// rows of N-vectors accumulated over K one step at a time, their N operand
+// packed first into contiguous panels of N-tile columns (with an outer loop
+// over the panels); small dot contractions (A·Bᵀ, both operands contiguous
+// along K) get their N·K operand transposed instead, so that they are such
+// matmuls. Accumulators are hoisted out of the reduction loops. With
+// `parallel`, the leading parallel tile loops of large operations are one
+// scf.forall (each output element still computed by one iteration).
 //
 // The bits are those of the scalar loops: element types are never changed,
 // no fast-math flags are added, multiplications and additions stay separate
@@ -206,6 +209,123 @@ static void transposeDotOperand(RewriterBase &rewriter, linalg::GenericOp op,
     });
     return;
   }
+}
+
+/// Packs the N operand of the contraction `op` (B of A·B, or of A·Bᵀ) into
+/// panels of `panel` columns, [N/panel, ..., panel] with its other
+/// dimensions in their order in between (a tensor.expand_shape and a
+/// linalg.transpose: values are moved exactly), and makes `op` a generic
+/// with a new outermost loop over the panels (its output expanded and
+/// collapsed back the same way). Tiled, a tile then reads one contiguous
+/// panel row per K step, and all M tiles of a panel run while the panel is
+/// in cache. The products and the order of each sum are unchanged.
+/// Contractions of a single panel, or whose M extent is below `minM`, are
+/// left alone. Returns whether `op` was packed.
+static bool packNOperand(RewriterBase &rewriter, linalg::GenericOp &op,
+                         int64_t panel, int64_t minM) {
+  std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
+  if (!dims || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return false;
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (ShapedType::isDynamicShape(extents))
+    return false;
+  unsigned n = dims->n.back();
+  int64_t m = 1;
+  for (unsigned d : dims->m)
+    m *= extents[d];
+  panel = chooseTileSize(extents[n], panel);
+  if (m < minM || extents[n] / panel < 2)
+    return false;
+  MLIRContext *context = rewriter.getContext();
+  AffineExpr nExpr = getAffineDimExpr(n, context);
+  // The input with an N dimension: B.
+  OpOperand *b = nullptr;
+  for (OpOperand *operand : op.getDpsInputOperands())
+    if (llvm::is_contained(op.getMatchingIndexingMap(operand).getResults(),
+                           nExpr))
+      b = operand;
+  OpOperand *c = op.getDpsInitOperand(0);
+  auto bType = dyn_cast<RankedTensorType>(b ? b->get().getType() : Type());
+  auto cType = dyn_cast<RankedTensorType>(c->get().getType());
+  AffineMap cMap = op.getMatchingIndexingMap(c);
+  auto cPos = llvm::find(cMap.getResults(), nExpr) - cMap.getResults().begin();
+  if (!bType || !cType || cPos == cMap.getNumResults() ||
+      !cMap.isProjectedPermutation())
+    return false;
+  AffineMap bMap = op.getMatchingIndexingMap(b);
+  int64_t bPos = llvm::find(bMap.getResults(), nExpr) - bMap.getResults().begin();
+
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  // [..., N] -> [..., N/panel, panel] at `pos`.
+  auto expand = [&](Value value, RankedTensorType type, int64_t pos) {
+    SmallVector<int64_t> shape(type.getShape());
+    shape[pos] = extents[n] / panel;
+    shape.insert(shape.begin() + pos + 1, panel);
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0, e = type.getRank(); i < e; ++i) {
+      int64_t at = groups.empty() ? 0 : groups.back().back() + 1;
+      groups.push_back(i == pos ? ReassociationIndices{at, at + 1}
+                                : ReassociationIndices{at});
+    }
+    auto expandedType = RankedTensorType::get(shape, type.getElementType());
+    return std::make_pair(
+        tensor::ExpandShapeOp::create(rewriter, loc, expandedType, value,
+                                      groups)
+            .getResult(),
+        groups);
+  };
+  int64_t bRank = bType.getRank();
+  Value bExpanded = expand(b->get(), bType, bPos).first;
+  // The panel index first, the column in the panel last.
+  SmallVector<int64_t> permutation{bPos};
+  for (int64_t i = 0; i <= bRank; ++i)
+    if (i != bPos && i != bPos + 1)
+      permutation.push_back(i);
+  permutation.push_back(bPos + 1);
+  SmallVector<int64_t> packedShape;
+  for (int64_t i : permutation)
+    packedShape.push_back(
+        cast<RankedTensorType>(bExpanded.getType()).getDimSize(i));
+  Value packedInit = tensor::EmptyOp::create(rewriter, loc, packedShape,
+                                             bType.getElementType());
+  Value packed = linalg::TransposeOp::create(rewriter, loc, bExpanded,
+                                             packedInit, permutation)
+                     ->getResult(0);
+  auto [cExpanded, cGroups] = expand(c->get(), cType, cPos);
+
+  // The loops: the panel loop first, then op's loops (shifted by one).
+  unsigned numLoops = extents.size() + 1;
+  AffineExpr panelExpr = getAffineDimExpr(0, context);
+  SmallVector<AffineMap> maps;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand).shiftDims(1);
+    SmallVector<AffineExpr> results(map.getResults());
+    if (&operand == b) {
+      AffineExpr column = results[bPos];
+      results.erase(results.begin() + bPos);
+      results.insert(results.begin(), panelExpr);
+      results.push_back(column);
+    } else if (&operand == c) {
+      results.insert(results.begin() + cPos, panelExpr);
+    }
+    maps.push_back(AffineMap::get(numLoops, 0, results, context));
+  }
+  SmallVector<utils::IteratorType> iterators{utils::IteratorType::parallel};
+  llvm::append_range(iterators, op.getIteratorTypesArray());
+  SmallVector<Value> inputs;
+  for (OpOperand *operand : op.getDpsInputOperands())
+    inputs.push_back(operand == b ? packed : operand->get());
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{cExpanded.getType()}, inputs,
+      ValueRange{cExpanded}, maps, iterators);
+  rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
+                              generic.getRegion().begin());
+  Value collapsed = tensor::CollapseShapeOp::create(
+      rewriter, loc, cType, generic.getResult(0), cGroups);
+  rewriter.replaceOp(op, collapsed);
+  op = generic;
+  return true;
 }
 
 /// The loop of `op` its tiles are vectors along: a parallel loop or the
@@ -428,7 +548,9 @@ void TileAndVectorize::runOnOperation() {
       generics.push_back(op);
   });
   for (linalg::GenericOp op : generics)
-    transposeDotOperand(rewriter, op, /*minM=*/matmulTiles[0]);
+    if (!packNOperand(rewriter, op, /*panel=*/matmulTiles[1],
+                      /*minM=*/4 * matmulTiles[0]))
+      transposeDotOperand(rewriter, op, /*minM=*/matmulTiles[0]);
 
   SmallVector<linalg::LinalgOp> candidates;
   function.walk([&](linalg::LinalgOp op) {
@@ -478,6 +600,17 @@ void TileAndVectorize::runOnOperation() {
     }
   }
 
+  // Keep accumulators in registers across reduction loops: hoist the
+  // matching slices (those of packed matmuls, whose rank-reduced slices
+  // would fold into transfers that do not match) and, below, the matching
+  // transfer_read/transfer_write pairs (innermost loops first).
+  auto hoistAccumulators = [&] {
+    function.walk([&](scf::ForOp loop) {
+      (void)hoistLoopInvariantSubsets(rewriter, loop);
+    });
+  };
+  hoistAccumulators();
+
   // Transfers with permutation maps become plain transfers and transposes;
   // transfers read and write through the tiles' slices.
   {
@@ -490,11 +623,7 @@ void TileAndVectorize::runOnOperation() {
     (void)applyPatternsGreedily(function, std::move(patterns));
   }
 
-  // Keep accumulators in registers across reduction loops: hoist the
-  // matching transfer_read/transfer_write pairs (innermost loops first).
-  function.walk([&](scf::ForOp loop) {
-    (void)hoistLoopInvariantSubsets(rewriter, loop);
-  });
+  hoistAccumulators();
 
   // Reductions along the vector become ordered vector.reduction ops
   // (sequential sums, as the scalar loops), multi-dimensional math ops are

@@ -200,9 +200,14 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     dimension, then the one the outputs have. Contractions whose vector loop
     is their N loop are tiled over M, N and K by `matmul-tile-sizes`: M rows
     of N-vectors accumulated over K one step at a time (K > 1 is reduced in
-    order inside the tile); contractions whose operands are both contiguous
-    along K (A·Bᵀ, as in a linear layer) first get their N·K operand
-    transposed (a `linalg.transpose`, exact) so that they are such matmuls.
+    order inside the tile). Their N operand (B of A·B or of A·Bᵀ) is first
+    packed into panels of N-tile columns, `[N/16, ..., K, 16]` (a
+    `tensor.expand_shape` and a `linalg.transpose`: values moved exactly),
+    with a new outermost loop over the panels: each K step reads one
+    contiguous panel row, and all M tiles of a panel run while it is in
+    cache (contractions with a single panel or an M extent below 4 M tiles
+    are not packed; those whose operands are both contiguous along K get
+    their N·K operand transposed instead).
     The other operations are tiled by `tile-sizes`: the last size for the
     vector loop, the sizes before it for the parallel loops before it. A
     tile size that does not divide its loop's extent is lowered to the
