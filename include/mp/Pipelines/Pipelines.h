@@ -220,14 +220,6 @@ struct MixedPrecisionPipelineOptions
                      "in (f32, bf16 or f16)"
                      " (default: f32)"),
       llvm::cl::init("f32")};
-  PassOptions::Option<unsigned> threads{
-      *this, "threads",
-      llvm::cl::desc("Threads the outermost parallel tile loops run on "
-                     "(scf.forall -> OpenMP; the JIT loads libomp); 1: one "
-                     "thread, no OpenMP; 0: as many as the OpenMP runtime "
-                     "chooses (all cores, or OMP_NUM_THREADS). The bits do "
-                     "not depend on it (default: 1)"),
-      llvm::cl::init(1)};
   PassOptions::Option<int64_t> gridSize{
       *this, "grid-size",
       llvm::cl::desc("With data-parallel: the number of processes (0: set "
