@@ -20,7 +20,7 @@ LLVM_BIN=/usr/lib/llvm-22/bin
 PACKAGES=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
           cmake ninja-build python3-numpy zlib1g-dev libopenblas0
           dataset-fashion-mnist libclang-rt-22-dev libopenmpi-dev openmpi-bin
-          python3-torch python3-torchvision)
+          python3-torch python3-torchvision libomp-22-dev)
 
 install_dependencies() {
   local missing=()

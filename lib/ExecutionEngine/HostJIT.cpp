@@ -4,13 +4,15 @@
 // pipeline of the caller's) and compiles it with MLIR's ExecutionEngine for
 // the host CPU at -O3. It assumes the module's functions are meant to be
 // called through their C interface (mp-export-entry-points, which
-// mp-cpu-pipeline runs).
+// mp-cpu-pipeline runs), and loads libomp when the lowered module has OpenMP
+// operations (mp-cpu-pipeline's `threads`).
 //
 //===----------------------------------------------------------------------===//
 
 #include "mp/ExecutionEngine/HostJIT.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -112,6 +114,23 @@ llvm::Expected<std::unique_ptr<ExecutionEngine>> mp::compileForHost(
   SmallVector<StringRef> libraries;
   if (llvm::sys::fs::exists(MP_C_RUNNER_UTILS))
     libraries.push_back(MP_C_RUNNER_UTILS);
+  // Parallel loops (mp-cpu-pipeline's `threads`) call the OpenMP runtime.
+  bool usesOpenMP = false;
+  module.walk([&](Operation *op) {
+    if (isa<omp::OpenMPDialect>(op->getDialect())) {
+      usesOpenMP = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (usesOpenMP) {
+    if (!llvm::sys::fs::exists(MP_LIBOMP))
+      return llvm::createStringError(
+          "the module runs loops on threads (mp-cpu-pipeline's threads), "
+          "which needs the OpenMP runtime " MP_LIBOMP
+          " (Debian package libomp-22-dev)");
+    libraries.push_back(MP_LIBOMP);
+  }
   ExecutionEngineOptions options;
   options.transformer = transformer;
   options.jitCodeGenOptLevel = codeGenLevel;

@@ -10,6 +10,11 @@
 // LLVM. The exact roundings of bf16 and FP8 conversions are expanded into
 // integer arithmetic (arith-expand, mp-expand-fp8-conversions) rather than
 // left to the host CPU's instructions; no fast-math flags are introduced.
+// With `threads` other than 1, the outermost parallel tile loops are
+// scf.forall loops (mp-tile-and-vectorize's `parallel`; the other loop nests
+// scf.parallel ones, convert-linalg-to-parallel-loops), which become OpenMP
+// worksharing loops run by libomp: every output element is computed by one
+// iteration, so the bits are those of one thread.
 // `mp-gpu-pipeline` turns the matmul-likes into Tensor Core kernels first
 // (convert-mp-to-nvvm), lowers the kernels to NVVM, runs mp-cpu-pipeline on
 // the rest, and compiles the kernels to PTX/cubin (docs/GPU.md).
@@ -29,6 +34,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 #include "mp/Conversion/Passes.h"
@@ -56,6 +62,7 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
     tiling.matmulTileSizes.assign(options.matmulTileSizes.begin(),
                                   options.matmulTileSizes.end());
     tiling.tileSizes.assign(options.tileSizes.begin(), options.tileSizes.end());
+    tiling.parallel = options.threads != 1;
     pm.addNestedPass<func::FuncOp>(createMPTileAndVectorize(tiling));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -77,6 +84,8 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
   bufferization.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  if (options.threads != 1)
+    pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   // Folds the loop-carried buffers of tiled loops, so that results are
   // their allocations and become the out-parameters without a copy.
   pm.addPass(createCanonicalizerPass());
@@ -91,10 +100,21 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createOutlineLoopNestsPass());
 
   // Loops and 1-d vectors.
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  if (options.threads != 1)
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  else
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));
+  if (options.threads != 1) {
+    ConvertSCFToOpenMPPassOptions openMP;
+    openMP.numThreads = options.threads;
+    pm.addPass(createConvertSCFToOpenMPPass(openMP));
+    // Inlines the memref.alloca_scope of each iteration (the loop bodies
+    // allocate nothing), which scf-to-cf would split into several blocks.
+    pm.addPass(createCanonicalizerPass());
+  }
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -128,6 +148,8 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
   ConvertToLLVMPassOptions mpiToLLVM;
   mpiToLLVM.filterDialects = {"mpi"};
   pm.addPass(createConvertToLLVMPass(mpiToLLVM));
+  if (options.threads != 1)
+    pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createMPLegalizeMPI(mpi));
   pm.addPass(createCanonicalizerPass());

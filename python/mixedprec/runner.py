@@ -534,7 +534,7 @@ def _evaluate(engine, functions, eval_function, step, train, test):
 
 def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, init=None,
         shuffle=True, eval_data=None, eval_function="predict", function=None,
-        cpu_pipeline_options=None, num_classes=None, timeout=None, opt_level=2):
+        cpu_pipeline_options=None, num_classes=None, timeout=None, threads=1, opt_level=2):
     """Runs the train step of `module_text` (mp IR, for instance
     `mixedprec.compile`'s output, or a lowered module) on the CPU for `steps`
     steps in process, as `mp-run --seed=SEED` would, and returns a RunResult.
@@ -555,6 +555,8 @@ def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, ini
     - `eval_data`: (inputs, labels) arrays to report the accuracy of
       `eval_function` on after training (True with data="fashion-mnist":
       its test split).
+    - `threads`: mp-run's `--threads` (0: all cores); `opt_level`: its
+      `--opt-level`; the results do not depend on either.
     - `timeout` is accepted for compatibility and ignored.
 
     Raises compiler.CompileError when the module does not parse, verify or
@@ -596,7 +598,10 @@ def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, ini
             # The signature after the pipeline (master weights and loss
             # scaling add state arguments).
             step = functions[step.name]
-            engine = module.engine(cpu_pipeline_options or "", opt_level)
+            options = cpu_pipeline_options or ""
+            if threads != 1:
+                options = (options + " threads=%d" % threads).strip()
+            engine = module.engine(options, opt_level)
         compile_seconds = time.time() - compile_start
         train = Buffers(step)
         params_arguments = step.of_role("param")

@@ -42,6 +42,12 @@ print("indices:", result.param_indices, "accuracy:", result.accuracy)
 # CHECK-NEXT: skipped: [False, False, False] scales: [nan, nan, nan]
 # CHECK-NEXT: indices: [0] accuracy: None
 
+# threads=2 (mp-run --threads): the same losses and parameters bit for bit.
+two = mixedprec.run(text, steps=3, data=[X, T], params=[W], shuffle=False, threads=2)
+print("threads=2 identical:", two.losses.tobytes() == result.losses.tobytes(),
+      two.params[0].tobytes() == result.params[0].tobytes())
+# CHECK-NEXT: threads=2 identical: True True
+
 # The same step compiled for f16 with dynamic loss scaling (GradScaler): the
 # first scaled loss (about 2.5 * 65536) overflows f16, so step 1 is skipped
 # and the scale halves; steps 2 and 3 are then the f32 steps 1 and 2 (within

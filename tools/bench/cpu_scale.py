@@ -4,7 +4,7 @@ step times side by side with PyTorch, measured in one run.
 
     tools/bench/cpu_scale.py [--build DIR] [--layers 1,2,4,8,16]
         [--d-models 64,256] [--steps N] [--skip-scale] [--skip-steps]
-        [--cpu-pipeline-options=OPTIONS]
+        [--cpu-pipeline-options=OPTIONS] [--threads 1,2] [--modes FP32,BF16]
 
 Part 1, scale: for each d_model and N of the bench transformer of
 tools/bench/autocast_casts.py (N pre-LayerNorm blocks, batch 2, sequence
@@ -19,7 +19,7 @@ per d_model. CPU seconds, not wall-clock ones: this machine is shared.
 
 Part 2, steps: ms/step of mp-run (the time in the compiled step, its
 compute_seconds) and of PyTorch eager (Debian's python3-torch, the same
-shapes, one thread each: torch.set_num_threads(1)) for the MLP of
+shapes and threads: torch.set_num_threads) for the MLP of
 docs/examples/mlp_train_step.mlir (784-256-10, batch 64, Adam) and the bench
 transformer block at d_model 256 / sequence 128 / batch 8 (1 layer), in
 FP32, BF16 AMP (ours: mp-mixed-precision-pipeline{compute-type=bf16};
@@ -27,6 +27,10 @@ PyTorch: torch.autocast("cpu", dtype=torch.bfloat16)) and FP16 AMP (ours
 only: PyTorch's CPU autocast has no f16), with the ratios. Both sides run
 random data of the same shapes (the step time does not depend on the
 values).
+
+With --threads 1,2 each row is run on each thread count (mp-run --threads,
+torch.set_num_threads), and `vs 1` is our 1-thread ms/step over this one's
+(the speed-up of our threads); --modes picks the rows' modes.
 
 Prints figures, never asserts. The compiler's own build type matters for
 the compile times (a Debug -O0 mp-opt is several times slower than a
@@ -199,13 +203,12 @@ def torch_ms(torch, model, make_batch, loss_fn, optimizer, mode, steps):
 
 def steps(args, tmp):
     import torch
-    torch.set_num_threads(1)
     mp_opt = os.path.join(args.build, "bin", "mp-opt")
     mp_run = os.path.join(args.build, "bin", "mp-run")
-    print("== Part 2: ms/step side by side, one thread each "
+    print("== Part 2: ms/step side by side, the same threads each "
           "(PyTorch %s)" % torch.__version__)
-    print("%-34s %-5s %9s %9s %8s" % ("model", "mode", "ours", "PyTorch",
-                                      "ratio"))
+    print("%-34s %-5s %7s %9s %9s %8s %6s" % (
+        "model", "mode", "threads", "ours", "PyTorch", "ratio", "vs 1"))
     B, S, D, H, F, V = 8, 128, 256, 4, 1024, 512
     block = os.path.join(tmp, "block.mlir")
     with open(block, "w") as f:
@@ -218,34 +221,49 @@ def steps(args, tmp):
     for name, source, count in models:
         for mode, compute in (("FP32", "f32"), ("BF16", "bf16"),
                               ("FP16", "f16")):
+            if mode not in args.modes:
+                continue
             mixed = os.path.join(tmp, "mixed.mlir")
             subprocess.run([mp_opt, source, "--mp-mixed-precision-pipeline="
                             "compute-type=" + compute, "-o", mixed], check=True)
-            run_json = mp_run_json(mp_run, mixed, count,
-                                   args.cpu_pipeline_options, tmp)
-            ours = run_json["compute_seconds"] / count * 1e3
-            theirs = None
-            if mode != "FP16":
-                torch.manual_seed(0)
-                if source == block:
-                    model = torch_block(torch, B, S, D, H, F, V)
-                    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4,
-                                                  betas=(0.9, 0.95))
-                    make_batch = lambda: (torch.randint(0, V, (B, S)),
-                                          torch.randint(0, V, (B * S,)))
-                else:
-                    model = torch.nn.Sequential(
-                        torch.nn.Flatten(), torch.nn.Linear(784, 256),
-                        torch.nn.ReLU(), torch.nn.Linear(256, 10))
-                    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-                    make_batch = lambda: (torch.randn(64, 784),
-                                          torch.randint(0, 10, (64,)))
-                theirs = torch_ms(torch, model, make_batch,
-                                  torch.nn.functional.cross_entropy,
-                                  optimizer, mode, count)
-            print("%-34s %-5s %9.2f %9s %8s" % (
-                name, mode, ours, "%.2f" % theirs if theirs else "-",
-                "%.2fx" % (theirs / ours) if theirs else "-"), flush=True)
+            one = None
+            for threads in args.threads:
+                torch.set_num_threads(threads)
+                run_json = mp_run_json(mp_run, mixed, count,
+                                       args.cpu_pipeline_options, tmp,
+                                       extra=["--threads=%d" % threads])
+                ours = run_json["compute_seconds"] / count * 1e3
+                if threads == 1:
+                    one = ours
+                theirs = (None if mode == "FP16" else
+                          torch_model_ms(torch, source == block, mode, count,
+                                         (B, S, D, H, F, V)))
+                print("%-34s %-5s %7d %9.2f %9s %8s %6s" % (
+                    name, mode, threads, ours,
+                    "%.2f" % theirs if theirs else "-",
+                    "%.2fx" % (theirs / ours) if theirs else "-",
+                    "%.2fx" % (one / ours) if one else "-"), flush=True)
+
+
+def torch_model_ms(torch, is_block, mode, count, dims):
+    """PyTorch's ms/step of the block (`is_block`) or the MLP."""
+    B, S, D, H, F, V = dims
+    torch.manual_seed(0)
+    if is_block:
+        model = torch_block(torch, B, S, D, H, F, V)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4,
+                                      betas=(0.9, 0.95))
+        make_batch = lambda: (torch.randint(0, V, (B, S)),
+                              torch.randint(0, V, (B * S,)))
+    else:
+        model = torch.nn.Sequential(
+            torch.nn.Flatten(), torch.nn.Linear(784, 256),
+            torch.nn.ReLU(), torch.nn.Linear(256, 10))
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+        make_batch = lambda: (torch.randn(64, 784),
+                              torch.randint(0, 10, (64,)))
+    return torch_ms(torch, model, make_batch,
+                    torch.nn.functional.cross_entropy, optimizer, mode, count)
 
 
 def main():
@@ -263,6 +281,11 @@ def main():
     parser.add_argument("--skip-scale", action="store_true")
     parser.add_argument("--skip-steps", action="store_true")
     parser.add_argument("--cpu-pipeline-options", default="")
+    parser.add_argument("--threads", default="1",
+                        type=lambda s: [int(x) for x in s.split(",")],
+                        help="thread counts of Part 2's rows")
+    parser.add_argument("--modes", default="FP32,BF16,FP16",
+                        type=lambda s: s.split(","))
     args = parser.parse_args()
     print("CPU: %s, %d cores; build type of %s: %s" % (
         cpu_name(), os.cpu_count(), args.build, build_type(args.build)))

@@ -97,6 +97,14 @@ cl::opt<std::string> cpuPipelineOptions(
     cl::desc("Options of mp-cpu-pipeline, e.g. 'vectorize=false' or "
              "'matmul-tile-sizes=4,16,1'"),
     cl::init(""), cl::value_desc("options"), cl::cat(runCategory));
+cl::opt<unsigned> &getNumThreadsOption() {
+  static cl::opt<unsigned> option(
+      "threads",
+      cl::desc("Threads the step's parallel loops run on (mp-cpu-pipeline's "
+               "threads; OpenMP); 0: all cores. The bits do not depend on it"),
+      cl::init(1), cl::cat(runCategory));
+  return option;
+}
 cl::opt<unsigned> optLevel(
     "opt-level",
     cl::desc("LLVM optimisation level (0-3) of the JIT-compiled step; no "

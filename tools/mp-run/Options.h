@@ -26,6 +26,10 @@ extern llvm::cl::opt<std::string> inputFilename;
 extern llvm::cl::opt<std::string> functionName;
 extern llvm::cl::opt<int64_t> numSteps;
 extern llvm::cl::opt<unsigned> optLevel;
+/// --threads, registered on first use (main): libLLVM registers an
+/// undocumented global `threads` option of its own, which main unregisters
+/// first.
+llvm::cl::opt<unsigned> &getNumThreadsOption();
 extern llvm::cl::opt<uint64_t> seed;
 extern llvm::cl::opt<InitScheme> initScheme;
 extern llvm::cl::opt<std::string> loadDir;

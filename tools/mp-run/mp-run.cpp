@@ -103,6 +103,8 @@ static llvm::Error lowerModule(ModuleOp module) {
   if (StringRef(cpuPipelineOptions).find("grid-size") == StringRef::npos)
     lowering.extraCpuPipelineOptions =
         "grid-size=" + std::to_string(getLaunchSize());
+  if (unsigned threads = getNumThreadsOption(); threads != 1)
+    lowering.extraCpuPipelineOptions += " threads=" + std::to_string(threads);
   lowering.cpuPipelineOptionsName = "--cpu-pipeline-options";
   return mp::lowerForHost(module, lowering, "'" + inputFilename + "'");
 }
@@ -498,11 +500,16 @@ int main(int argc, char **argv) {
 
   registerAllPasses();
   mp::registerAllPasses();
+  // libLLVM registers an undocumented global `threads` option of its own.
+  if (cl::Option *other = cl::getRegisteredOptions().lookup("threads"))
+    other->removeArgument();
+  cl::opt<unsigned> &numThreads = getNumThreadsOption();
   cl::HideUnrelatedOptions(runCategory);
   appendDefaultsToHelp(numSteps, seed, loadDir, dataSpec, shuffle, numClasses,
                        jsonFile, evaluate, evalFunctionName, saveDir,
-                       prePipeline, cpuPipelineOptions, lowerOnly, printEvery,
-                       gpuPipelineOptions, cudaDriver, cudaStats);
+                       prePipeline, cpuPipelineOptions, numThreads, optLevel,
+                       lowerOnly, printEvery, gpuPipelineOptions, cudaDriver,
+                       cudaStats);
   cl::ParseCommandLineOptions(
       argc, argv,
       "mp-run: JIT-compile a module and run one of its train steps on the "

@@ -36,6 +36,14 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "tile-sizes",
       llvm::cl::desc("Tile sizes of other linalg operations: the vector "
                      "loop, after the parallel loops before it (default 16)")};
+  PassOptions::Option<unsigned> threads{
+      *this, "threads",
+      llvm::cl::desc("Threads the outermost parallel tile loops run on "
+                     "(scf.forall -> OpenMP; the JIT loads libomp); 1: one "
+                     "thread, no OpenMP; 0: as many as the OpenMP runtime "
+                     "chooses (all cores, or OMP_NUM_THREADS). The bits do "
+                     "not depend on it (default: 1)"),
+      llvm::cl::init(1)};
   PassOptions::Option<int64_t> gridSize{
       *this, "grid-size",
       llvm::cl::desc("Processes of a data-parallel grid of dynamic size "

@@ -2,27 +2,35 @@
 // RUN: mp-opt %s -split-input-file -mp-tile-and-vectorize="matmul-tile-sizes=2,8,1 tile-sizes=2,8" -canonicalize -cse | FileCheck %s --check-prefix=SIZES
 
 // Every loop is tiled (by 1 unless it is in the vector) and vectors keep a
-// few registers. A plain matmul becomes M rows (4) of N-vectors (16 lanes)
+// few registers. A plain matmul has its B packed first into panels of 16
+// columns (49x64x16: an exact copy, one contiguous 16-element row per K
+// step), and becomes, panel by panel, M rows (4) of N-vectors (16 lanes)
 // accumulated over K one step at a time, in K's order: a broadcast column
-// of A times a row of B, multiplied and added as separate operations (no
+// of A times a panel row, multiplied and added as separate operations (no
 // FMA: the products round as in the scalar loops). The accumulator stays
 // in registers across the K loop.
 // CHECK-LABEL: func.func @matmul(
-// CHECK:   scf.for %{{.*}} = %c0 to %c16 step %c4 iter_args(%{{.*}} = %{{.*}}) -> (tensor<16x784xf32>)
-// CHECK:     scf.for %{{.*}} = %c0 to %c784 step %c16 iter_args(%{{.*}} = %{{.*}}) -> (tensor<16x784xf32>)
-// CHECK:       %[[ACC:.*]] = vector.transfer_read %{{.*}} : tensor<16x784xf32>, vector<4x16xf32>
+// CHECK:   %[[BX:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [64, 49, 16] : tensor<64x784xf32> into tensor<64x49x16xf32>
+// CHECK:   %[[PACKED:.*]] = scf.for %{{.*}} -> (tensor<49x64x16xf32>)
+// CHECK:       tensor.extract_slice %[[BX]]{{.*}} [1, 1, 16] [1, 1, 1] : tensor<64x49x16xf32> to tensor<1x1x16xf32>
+// CHECK:   %[[CX:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [16, 49, 16] : tensor<16x784xf32> into tensor<16x49x16xf32>
+// CHECK:   %[[R:.*]] = scf.for %{{.*}} = %c0 to %c49 step %c1 iter_args(%{{.*}} = %[[CX]]) -> (tensor<16x49x16xf32>)
+// CHECK:     scf.for %{{.*}} = %c0 to %c16 step %c4 iter_args(%{{.*}} = %{{.*}}) -> (tensor<16x49x16xf32>)
+// CHECK:       %[[ACC:.*]] = vector.transfer_read %{{.*}} : tensor<4x16xf32>, vector<4x16xf32>
 // CHECK:       %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[S:.*]] = %[[ACC]]) -> (vector<4x16xf32>)
 // CHECK:         vector.transfer_read %{{.*}} : tensor<16x64xf32>, vector<4xf32>
-// CHECK:         vector.transfer_read %{{.*}} : tensor<64x784xf32>, vector<16xf32>
+// CHECK:         vector.transfer_read %[[PACKED]]{{.*}} : tensor<49x64x16xf32>, vector<16xf32>
 // CHECK:         %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<4x16xf32>
 // CHECK:         %[[N:.*]] = arith.addf %[[S]], %[[P]] : vector<4x16xf32>
 // CHECK:         scf.yield %[[N]] : vector<4x16xf32>
-// CHECK:       vector.transfer_write %[[SUM]], %{{.*}} : vector<4x16xf32>, tensor<16x784xf32>
+// CHECK:       vector.transfer_write %[[SUM]], %{{.*}} : vector<4x16xf32>, tensor<4x16xf32>
+// CHECK:   tensor.collapse_shape %[[R]] {{\[\[}}0], [1, 2]] : tensor<16x49x16xf32> into tensor<16x784xf32>
 // CHECK-NOT: linalg.matmul
 // CHECK-NOT: vector.fma
 // SIZES-LABEL: func.func @matmul(
+// SIZES: output_shape [64, 98, 8]
+// SIZES: -> (tensor<16x98x8xf32>)
 // SIZES: step %c2
-// SIZES: step %c8
 // SIZES: step %c1 iter_args(%{{.*}}) -> (vector<2x8xf32>)
 // SIZES: arith.addf %{{.*}} : vector<2x8xf32>
 func.func @matmul(%a: tensor<16x64xf32>, %b: tensor<64x784xf32>,
@@ -35,15 +43,16 @@ func.func @matmul(%a: tensor<16x64xf32>, %b: tensor<64x784xf32>,
 
 // -----
 
-// A·Bᵀ with f16 operands accumulating in f32 (the AMP linear layer): B is
-// transposed first (exactly: f16 values moved, 16 per step), and the
-// contraction is the matmul above, the f16 operands extended exactly.
+// A·Bᵀ with f16 operands accumulating in f32 (the AMP linear layer), M too
+// small (8) to pack B: B is transposed first (exactly: f16 values moved, 16
+// per step), and the contraction is the matmul above, the f16 operands
+// extended exactly.
 // CHECK-LABEL: func.func @dot(
 // CHECK:   %[[BT:.*]] = scf.for %{{.*}} -> (tensor<64x12xf16>)
 // CHECK:       vector.transfer_read %{{.*}} : tensor<12x64xf16>, vector<16xf16>
 // CHECK:       vector.transfer_write %{{.*}} : vector<16x1xf16>, tensor<64x12xf16>
 // CHECK:   scf.for %{{.*}} = %c0 to %c8 step %c4
-// CHECK:     vector.transfer_read %{{.*}} : tensor<8x12xf32>, vector<4x12xf32>
+// CHECK:     vector.transfer_read %{{.*}} : tensor<4x12xf32>, vector<4x12xf32>
 // CHECK:     scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[S:.*]] = %{{.*}}) -> (vector<4x12xf32>)
 // CHECK:       vector.transfer_read %{{.*}} : tensor<8x64xf16>, vector<4xf16>
 // CHECK:       vector.transfer_read %[[BT]]{{.*}} : tensor<64x12xf16>, vector<12xf16>
@@ -51,7 +60,7 @@ func.func @matmul(%a: tensor<16x64xf32>, %b: tensor<64x784xf32>,
 // CHECK:       arith.extf %{{.*}} : vector<4x12xf16> to vector<4x12xf32>
 // CHECK:       %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<4x12xf32>
 // CHECK:       arith.addf %[[S]], %[[P]] : vector<4x12xf32>
-// CHECK:     vector.transfer_write %{{.*}} : vector<4x12xf32>, tensor<8x12xf32>
+// CHECK:     vector.transfer_write %{{.*}} : vector<4x12xf32>, tensor<4x12xf32>
 // SIZES-LABEL: func.func @dot(
 // SIZES: scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}}) -> (vector<2x4xf32>)
 func.func @dot(%a: tensor<8x64xf16>, %b: tensor<12x64xf16>,
@@ -105,11 +114,11 @@ func.func @elementwise(%x: tensor<16x64xf16>) -> tensor<16x64xf16> {
 // sums in the rows' order), and the 16 sums stay in a register across it.
 // CHECK-LABEL: func.func @column_sum(
 // CHECK:   scf.for %{{.*}} = %c0 to %c256 step %c16 iter_args(%{{.*}} = %{{.*}}) -> (tensor<256xf32>)
-// CHECK:     %[[INIT:.*]] = vector.transfer_read %{{.*}} : tensor<256xf32>, vector<16xf32>
+// CHECK:     %[[INIT:.*]] = vector.transfer_read %{{.*}} : tensor<16xf32>, vector<16xf32>
 // CHECK:     %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[S:.*]] = %[[INIT]]) -> (vector<16xf32>)
 // CHECK:       %[[ROW:.*]] = vector.transfer_read %{{.*}} : tensor<64x256xf32>, vector<16xf32>
 // CHECK:       arith.addf %[[ROW]], %[[S]] : vector<16xf32>
-// CHECK:     vector.transfer_write %[[SUM]], %{{.*}} : vector<16xf32>, tensor<256xf32>
+// CHECK:     vector.transfer_write %[[SUM]], %{{.*}} : vector<16xf32>, tensor<16xf32>
 // CHECK-NOT: linalg.generic
 func.func @column_sum(%x: tensor<64x256xf32>, %init: tensor<256xf32>) -> tensor<256xf32> {
   %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,

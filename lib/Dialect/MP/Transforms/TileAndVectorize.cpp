@@ -8,10 +8,13 @@
 // so vectors are a few registers (16 lanes; M x 16 for contractions).
 // Each operation is vectorised along its most contiguous loop (a parallel
 // loop, or its last reduction loop); contractions along their N loop are M
-// rows of N-vectors accumulated over K one step at a time, and dot
-// contractions (A·Bᵀ, both operands contiguous along K) get their N·K
-// operand transposed first so that they are such matmuls. Accumulator
-// transfers are hoisted out of the reduction loops.
+// rows of N-vectors accumulated over K one step at a time, their N operand
+// packed first into contiguous panels of N-tile columns (with an outer loop
+// over the panels); small dot contractions (A·Bᵀ, both operands contiguous
+// along K) get their N·K operand transposed instead, so that they are such
+// matmuls. Accumulators are hoisted out of the reduction loops. With
+// `parallel`, the leading parallel tile loops of large operations are one
+// scf.forall (each output element still computed by one iteration).
 //
 // The bits are those of the scalar loops: element types are never changed,
 // no fast-math flags are added, multiplications and additions stay separate
@@ -208,6 +211,123 @@ static void transposeDotOperand(RewriterBase &rewriter, linalg::GenericOp op,
   }
 }
 
+/// Packs the N operand of the contraction `op` (B of A·B, or of A·Bᵀ) into
+/// panels of `panel` columns, [N/panel, ..., panel] with its other
+/// dimensions in their order in between (a tensor.expand_shape and a
+/// linalg.transpose: values are moved exactly), and makes `op` a generic
+/// with a new outermost loop over the panels (its output expanded and
+/// collapsed back the same way). Tiled, a tile then reads one contiguous
+/// panel row per K step, and all M tiles of a panel run while the panel is
+/// in cache. The products and the order of each sum are unchanged.
+/// Contractions of a single panel, or whose M extent is below `minM`, are
+/// left alone. Returns whether `op` was packed.
+static bool packNOperand(RewriterBase &rewriter, linalg::GenericOp &op,
+                         int64_t panel, int64_t minM) {
+  std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
+  if (!dims || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return false;
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (ShapedType::isDynamicShape(extents))
+    return false;
+  unsigned n = dims->n.back();
+  int64_t m = 1;
+  for (unsigned d : dims->m)
+    m *= extents[d];
+  panel = chooseTileSize(extents[n], panel);
+  if (m < minM || extents[n] / panel < 2)
+    return false;
+  MLIRContext *context = rewriter.getContext();
+  AffineExpr nExpr = getAffineDimExpr(n, context);
+  // The input with an N dimension: B.
+  OpOperand *b = nullptr;
+  for (OpOperand *operand : op.getDpsInputOperands())
+    if (llvm::is_contained(op.getMatchingIndexingMap(operand).getResults(),
+                           nExpr))
+      b = operand;
+  OpOperand *c = op.getDpsInitOperand(0);
+  auto bType = dyn_cast<RankedTensorType>(b ? b->get().getType() : Type());
+  auto cType = dyn_cast<RankedTensorType>(c->get().getType());
+  AffineMap cMap = op.getMatchingIndexingMap(c);
+  auto cPos = llvm::find(cMap.getResults(), nExpr) - cMap.getResults().begin();
+  if (!bType || !cType || cPos == cMap.getNumResults() ||
+      !cMap.isProjectedPermutation())
+    return false;
+  AffineMap bMap = op.getMatchingIndexingMap(b);
+  int64_t bPos = llvm::find(bMap.getResults(), nExpr) - bMap.getResults().begin();
+
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  // [..., N] -> [..., N/panel, panel] at `pos`.
+  auto expand = [&](Value value, RankedTensorType type, int64_t pos) {
+    SmallVector<int64_t> shape(type.getShape());
+    shape[pos] = extents[n] / panel;
+    shape.insert(shape.begin() + pos + 1, panel);
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0, e = type.getRank(); i < e; ++i) {
+      int64_t at = groups.empty() ? 0 : groups.back().back() + 1;
+      groups.push_back(i == pos ? ReassociationIndices{at, at + 1}
+                                : ReassociationIndices{at});
+    }
+    auto expandedType = RankedTensorType::get(shape, type.getElementType());
+    return std::make_pair(
+        tensor::ExpandShapeOp::create(rewriter, loc, expandedType, value,
+                                      groups)
+            .getResult(),
+        groups);
+  };
+  int64_t bRank = bType.getRank();
+  Value bExpanded = expand(b->get(), bType, bPos).first;
+  // The panel index first, the column in the panel last.
+  SmallVector<int64_t> permutation{bPos};
+  for (int64_t i = 0; i <= bRank; ++i)
+    if (i != bPos && i != bPos + 1)
+      permutation.push_back(i);
+  permutation.push_back(bPos + 1);
+  SmallVector<int64_t> packedShape;
+  for (int64_t i : permutation)
+    packedShape.push_back(
+        cast<RankedTensorType>(bExpanded.getType()).getDimSize(i));
+  Value packedInit = tensor::EmptyOp::create(rewriter, loc, packedShape,
+                                             bType.getElementType());
+  Value packed = linalg::TransposeOp::create(rewriter, loc, bExpanded,
+                                             packedInit, permutation)
+                     ->getResult(0);
+  auto [cExpanded, cGroups] = expand(c->get(), cType, cPos);
+
+  // The loops: the panel loop first, then op's loops (shifted by one).
+  unsigned numLoops = extents.size() + 1;
+  AffineExpr panelExpr = getAffineDimExpr(0, context);
+  SmallVector<AffineMap> maps;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand).shiftDims(1);
+    SmallVector<AffineExpr> results(map.getResults());
+    if (&operand == b) {
+      AffineExpr column = results[bPos];
+      results.erase(results.begin() + bPos);
+      results.insert(results.begin(), panelExpr);
+      results.push_back(column);
+    } else if (&operand == c) {
+      results.insert(results.begin() + cPos, panelExpr);
+    }
+    maps.push_back(AffineMap::get(numLoops, 0, results, context));
+  }
+  SmallVector<utils::IteratorType> iterators{utils::IteratorType::parallel};
+  llvm::append_range(iterators, op.getIteratorTypesArray());
+  SmallVector<Value> inputs;
+  for (OpOperand *operand : op.getDpsInputOperands())
+    inputs.push_back(operand == b ? packed : operand->get());
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{cExpanded.getType()}, inputs,
+      ValueRange{cExpanded}, maps, iterators);
+  rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
+                              generic.getRegion().begin());
+  Value collapsed = tensor::CollapseShapeOp::create(
+      rewriter, loc, cType, generic.getResult(0), cGroups);
+  rewriter.replaceOp(op, collapsed);
+  op = generic;
+  return true;
+}
+
 /// The loop of `op` its tiles are vectors along: a parallel loop or the
 /// last reduction loop (a sum along it keeps its order: the vector is
 /// reduced in order into the accumulator), the one most inputs have as
@@ -258,6 +378,14 @@ private:
   /// The tile size of every loop of `op`, or nothing when `op` is left alone.
   std::optional<SmallVector<int64_t>> getTileSizes(linalg::LinalgOp op) const;
 
+  /// Tiles `op` by `sizes` and replaces it: parallel loops outside, reduction
+  /// loops inside (in their order), so that accumulators stay in registers
+  /// across the reduction. With `parallel`, the outermost parallel tile
+  /// loops of a large enough operation are one scf.forall. Returns the tiles.
+  FailureOr<SmallVector<Operation *>> tile(RewriterBase &rewriter,
+                                           linalg::LinalgOp op,
+                                           ArrayRef<int64_t> sizes) const;
+
   SmallVector<int64_t> matmulTiles, innerTiles;
 };
 
@@ -300,6 +428,88 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
   return sizes;
 }
 
+/// Operations with fewer iterations than this run on one thread under
+/// `parallel`: starting the threads would cost more than the work.
+static constexpr int64_t kMinParallelIterations = 8192;
+
+/// Tile loops of scf.forall iterations (a tile each, in any order on any
+/// thread) up to this many are enough to share among the threads; the
+/// parallel loops inside them stay scf.for.
+static constexpr int64_t kMinParallelTiles = 64;
+
+FailureOr<SmallVector<Operation *>>
+TileAndVectorize::tile(RewriterBase &rewriter, linalg::LinalgOp op,
+                       ArrayRef<int64_t> sizes) const {
+  MLIRContext *context = rewriter.getContext();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  // The loops in tile order: parallel ones, then reduction ones.
+  SmallVector<int64_t> order;
+  for (auto [i, type] : llvm::enumerate(iterators))
+    if (type == utils::IteratorType::parallel)
+      order.push_back(i);
+  unsigned numParallel = order.size();
+  for (auto [i, type] : llvm::enumerate(iterators))
+    if (type != utils::IteratorType::parallel)
+      order.push_back(i);
+
+  // The leading parallel loops that become one scf.forall: as many as make
+  // kMinParallelTiles tiles, none for a small operation.
+  unsigned numForall = 0;
+  int64_t iterations = 1;
+  for (int64_t extent : extents)
+    iterations *= extent;
+  if (parallel && iterations >= kMinParallelIterations) {
+    int64_t numTiles = 1;
+    while (numForall < numParallel && numTiles < kMinParallelTiles) {
+      numTiles *= extents[order[numForall]] / sizes[order[numForall]];
+      ++numForall;
+    }
+    if (numTiles == 1)
+      numForall = 0;
+  }
+
+  Operation *current = op;
+  if (numForall > 0) {
+    // The scf.forall over the leading parallel loops (in their order, which
+    // is the tile order), the other loops untiled inside.
+    SmallVector<int64_t> forallSizes(sizes.size(), 0);
+    for (unsigned i = 0; i < numForall; ++i)
+      forallSizes[order[i]] = sizes[order[i]];
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(context, forallSizes));
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(current), options);
+    if (failed(tiled) || tiled->tiledOps.size() != 1)
+      return failure();
+    rewriter.replaceOp(current, tiled->replacements);
+    current = tiled->tiledOps.front();
+    rewriter.setInsertionPoint(current);
+  }
+
+  // scf.for loops over the rest, in tile order.
+  SmallVector<int64_t> forSizes(sizes);
+  for (unsigned i = 0; i < numForall; ++i)
+    forSizes[order[i]] = 0;
+  if (llvm::all_of(forSizes, [](int64_t size) { return size == 0; }))
+    return SmallVector<Operation *>{current};
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(context, forSizes));
+  options.setInterchange(order);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(current), options);
+  if (failed(tiled)) {
+    // The scf.forall's tile stays a linalg operation, for
+    // convert-linalg-to-loops.
+    if (current == op.getOperation())
+      return failure();
+    return SmallVector<Operation *>{};
+  }
+  rewriter.replaceOp(current, tiled->replacements);
+  return tiled->tiledOps;
+}
+
 void TileAndVectorize::runOnOperation() {
   func::FuncOp function = getOperation();
   MLIRContext *context = &getContext();
@@ -338,7 +548,9 @@ void TileAndVectorize::runOnOperation() {
       generics.push_back(op);
   });
   for (linalg::GenericOp op : generics)
-    transposeDotOperand(rewriter, op, /*minM=*/matmulTiles[0]);
+    if (!packNOperand(rewriter, op, /*panel=*/matmulTiles[1],
+                      /*minM=*/4 * matmulTiles[0]))
+      transposeDotOperand(rewriter, op, /*minM=*/matmulTiles[0]);
 
   SmallVector<linalg::LinalgOp> candidates;
   function.walk([&](linalg::LinalgOp op) {
@@ -356,25 +568,11 @@ void TileAndVectorize::runOnOperation() {
       continue;
 
     rewriter.setInsertionPoint(op);
-    // Parallel loops outside, reduction loops inside (in their order), so
-    // that accumulators stay in registers across the reduction.
-    SmallVector<int64_t> interchange;
-    for (auto [i, type] : llvm::enumerate(op.getIteratorTypesArray()))
-      if (type == utils::IteratorType::parallel)
-        interchange.push_back(i);
-    for (auto [i, type] : llvm::enumerate(op.getIteratorTypesArray()))
-      if (type != utils::IteratorType::parallel)
-        interchange.push_back(i);
-    scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(context, *sizes));
-    options.setInterchange(interchange);
-    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(op.getOperation()), options);
-    if (failed(tiled))
+    FailureOr<SmallVector<Operation *>> tiles = tile(rewriter, op, *sizes);
+    if (failed(tiles))
       continue;
-    rewriter.replaceOp(op, tiled->replacements);
 
-    for (Operation *tile : tiled->tiledOps) {
+    for (Operation *tile : *tiles) {
       // The tile without its unit loops: vectors of rank 1 (2 for the
       // M rows of a contraction), reductions of extent 1 gone.
       auto generic = dyn_cast<linalg::GenericOp>(tile);
@@ -402,6 +600,17 @@ void TileAndVectorize::runOnOperation() {
     }
   }
 
+  // Keep accumulators in registers across reduction loops: hoist the
+  // matching slices (those of packed matmuls, whose rank-reduced slices
+  // would fold into transfers that do not match) and, below, the matching
+  // transfer_read/transfer_write pairs (innermost loops first).
+  auto hoistAccumulators = [&] {
+    function.walk([&](scf::ForOp loop) {
+      (void)hoistLoopInvariantSubsets(rewriter, loop);
+    });
+  };
+  hoistAccumulators();
+
   // Transfers with permutation maps become plain transfers and transposes;
   // transfers read and write through the tiles' slices.
   {
@@ -414,11 +623,7 @@ void TileAndVectorize::runOnOperation() {
     (void)applyPatternsGreedily(function, std::move(patterns));
   }
 
-  // Keep accumulators in registers across reduction loops: hoist the
-  // matching transfer_read/transfer_write pairs (innermost loops first).
-  function.walk([&](LoopLikeOpInterface loop) {
-    (void)hoistLoopInvariantSubsets(rewriter, loop);
-  });
+  hoistAccumulators();
 
   // Reductions along the vector become ordered vector.reduction ops
   // (sequential sums, as the scalar loops), multi-dimensional math ops are

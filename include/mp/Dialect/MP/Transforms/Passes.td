@@ -200,9 +200,14 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     dimension, then the one the outputs have. Contractions whose vector loop
     is their N loop are tiled over M, N and K by `matmul-tile-sizes`: M rows
     of N-vectors accumulated over K one step at a time (K > 1 is reduced in
-    order inside the tile); contractions whose operands are both contiguous
-    along K (A·Bᵀ, as in a linear layer) first get their N·K operand
-    transposed (a `linalg.transpose`, exact) so that they are such matmuls.
+    order inside the tile). Their N operand (B of A·B or of A·Bᵀ) is first
+    packed into panels of N-tile columns, `[N/16, ..., K, 16]` (a
+    `tensor.expand_shape` and a `linalg.transpose`: values moved exactly),
+    with a new outermost loop over the panels: each K step reads one
+    contiguous panel row, and all M tiles of a panel run while it is in
+    cache (contractions with a single panel or an M extent below 4 M tiles
+    are not packed; those whose operands are both contiguous along K get
+    their N·K operand transposed instead).
     The other operations are tiled by `tile-sizes`: the last size for the
     vector loop, the sizes before it for the parallel loops before it. A
     tile size that does not divide its loop's extent is lowered to the
@@ -225,6 +230,14 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     into the accumulator. Operations on FP8 tensors are not vectorised
     (their conversions are lowered elementwise).
 
+    With `parallel`, the leading parallel tile loops of an operation of at
+    least 8192 iterations (as many of them as make 64 tiles, or all) are one
+    `scf.forall` instead of `scf.for` loops, the other loops inside it as
+    before; mp-cpu-pipeline's `threads` runs its iterations on threads
+    (OpenMP). Each output element is still computed by one iteration, with
+    its reductions in order inside it, so the bits do not depend on how the
+    iterations are shared among threads.
+
     ```mlir
     // linalg.matmul ins(tensor<64x784xf32>, tensor<784x256xf32>) becomes
     // scf.for %m step 4 / scf.for %n step 16 around a vector<4x16xf32>
@@ -244,7 +257,10 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     ListOption<"tileSizes", "tile-sizes", "int64_t",
                "Tile sizes of the other linalg operations: the last one for "
                "the vector loop, the ones before for the parallel loops "
-               "before it (default 16)">
+               "before it (default 16)">,
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Make the outermost parallel tile loops of every operation of at "
+           "least 8192 iterations one scf.forall (default: false)">
   ];
 }
 

@@ -1,0 +1,88 @@
+#!/usr/bin/python3
+"""The CPU matmul kernels of mp-cpu-pipeline side by side with PyTorch.
+
+    tools/bench/cpu_matmul.py [--build DIR] [--cpu-pipeline-options=OPTIONS]
+        [--threads N]
+
+Times one f32 contraction at a time, JIT-compiled in process by the Python
+engine (mixedprec.compiler: mp-cpu-pipeline, then -O3) and called on numpy
+arrays, against PyTorch eager on the same arrays and threads
+(torch.set_num_threads): the linear layer's A·Bᵀ (mp.linear) at the
+transformer block's shapes (1024 tokens, d_model 256, MLP 1024), a plain
+A·B, and the weight gradient's Aᵀ·B. Prints ms, GFLOP/s, the ratio and the
+largest difference from PyTorch's result (a rounding difference: PyTorch
+sums in another order); never asserts. Each is called once first, then 5
+times.
+"""
+
+import argparse
+import ctypes
+import os
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools", "bench"))
+from machine import cpu_name  # noqa: E402
+
+parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+parser.add_argument("--build", default=os.environ.get("MP_BUILD_DIR", os.path.join(ROOT, "build")))
+parser.add_argument("--cpu-pipeline-options", default="")
+parser.add_argument("--threads", type=int, default=1)
+args = parser.parse_args()
+sys.path.insert(0, os.path.join(args.build, "python_packages"))
+from mixedprec.compiler import Session, memref_descriptor  # noqa: E402
+import torch  # noqa: E402
+
+torch.set_num_threads(args.threads)
+opts = args.cpu_pipeline_options
+if args.threads != 1:
+    opts = (opts + " threads=%d" % args.threads).strip()
+print("CPU: %s; %d thread(s); mp-cpu-pipeline{%s}" % (cpu_name(), args.threads, opts))
+cases = [("linear", 1024, 256, 1024), ("linear", 1024, 1024, 256), ("matmul", 1024, 256, 1024), ("matmulT_A", 256, 1024, 1024)]
+rng = np.random.default_rng(0)
+for kind, M, K, N in cases:
+    if kind == "linear":
+        text = f"""func.func @f(%x: tensor<{M}x{K}xf32>, %w: tensor<{N}x{K}xf32>, %b: tensor<{N}xf32>) -> tensor<{M}x{N}xf32> {{
+  %y = mp.linear %x, %w, %b acc(f32) : (tensor<{M}x{K}xf32>, tensor<{N}x{K}xf32>, tensor<{N}xf32>) -> tensor<{M}x{N}xf32>
+  return %y : tensor<{M}x{N}xf32> }}"""
+        arrays = [rng.random((M, K)).astype(np.float32), rng.random((N, K)).astype(np.float32), rng.random(N).astype(np.float32)]
+        tf = lambda: torch.nn.functional.linear(ta[0], ta[1], ta[2])
+    elif kind == "matmul":
+        text = f"""func.func @f(%x: tensor<{M}x{K}xf32>, %w: tensor<{K}x{N}xf32>) -> tensor<{M}x{N}xf32> {{
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{M}x{N}xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<{M}x{N}xf32>) -> tensor<{M}x{N}xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<{M}x{K}xf32>, tensor<{K}x{N}xf32>) outs(%i : tensor<{M}x{N}xf32>) -> tensor<{M}x{N}xf32>
+  return %y : tensor<{M}x{N}xf32> }}"""
+        arrays = [rng.random((M, K)).astype(np.float32), rng.random((K, N)).astype(np.float32)]
+        tf = lambda: ta[0] @ ta[1]
+    else:  # A^T B: weight gradient dW = dY^T X: [K,M]^T
+        text = f"""func.func @f(%x: tensor<{K}x{M}xf32>, %w: tensor<{K}x{N}xf32>) -> tensor<{M}x{N}xf32> {{
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{M}x{N}xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<{M}x{N}xf32>) -> tensor<{M}x{N}xf32>
+  %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>] ins(%x, %w : tensor<{K}x{M}xf32>, tensor<{K}x{N}xf32>) outs(%i : tensor<{M}x{N}xf32>) -> tensor<{M}x{N}xf32>
+  return %y : tensor<{M}x{N}xf32> }}"""
+        arrays = [rng.random((K, M)).astype(np.float32), rng.random((K, N)).astype(np.float32)]
+        tf = lambda: ta[0].t() @ ta[1]
+    ta = [torch.from_numpy(a) for a in arrays]
+    s = Session(); m = s.parse(text); e = m.engine(opts)
+    out = np.zeros((M, N), np.float32)
+    descs = [memref_descriptor(a) for a in arrays + [out]]
+    ptrs = (ctypes.c_void_p * len(descs))(*[ctypes.cast(ctypes.pointer(d), ctypes.c_void_p) for d in descs])
+    e.invoke("f", ptrs)
+    ref = tf().numpy()
+    err = np.abs(out - ref).max()
+    reps = 5
+    t0 = time.perf_counter()
+    for _ in range(reps): e.invoke("f", ptrs)
+    ours = (time.perf_counter() - t0) / reps * 1e3
+    tf(); t0 = time.perf_counter()
+    for _ in range(reps): tf()
+    theirs = (time.perf_counter() - t0) / reps * 1e3
+    gf = 2 * M * N * K / 1e6
+    print(f"{kind:10s} M{M} K{K} N{N}: ours {ours:7.2f} ms ({gf/ours:5.1f} GF/s)  torch {theirs:7.2f} ms ({gf/theirs:5.1f} GF/s) ratio {theirs/ours:.2f}x  maxerr {err:.2g}", flush=True)
+    e.close(); m.close(); s.close()
