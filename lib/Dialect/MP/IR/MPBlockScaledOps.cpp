@@ -28,11 +28,6 @@ Diagnostic &operator<<(Diagnostic &diag, const Shape &s) {
       s.dims, [&](int64_t d) { diag << d; }, [&] { diag << ", "; });
   return diag << "]";
 }
-InFlightDiagnostic &&operator<<(InFlightDiagnostic &&diag, const Shape &s) {
-  if (Diagnostic *d = diag.getUnderlyingDiagnostic())
-    *d << s;
-  return std::move(diag);
-}
 } // namespace
 
 static bool isBlockLength(int64_t length) {
