@@ -476,28 +476,11 @@ std::unique_ptr<Pass> mlir::mp::createDeviceBuffersPass(
 void mlir::mp::buildDeviceResidentStep(OpPassManager &pm,
                                        const GPUPipelineOptions &options) {
   // mp → linalg on tensors, fused as on the CPU.
-  pm.addPass(createConvertMPToLinalg());
-  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
-  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  buildMPToLinalgOnTensors(pm);
 
   // Buffers as mp-cpu-pipeline makes them: the caller passes every argument
   // and result buffer (device memory, by the mp.device_resident contract).
-  pm.addPass(createMPExportEntryPoints());
-  bufferization::OneShotBufferizePassOptions bufferization;
-  bufferization.bufferizeFunctionBoundaries = true;
-  bufferization.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
-  pm.addPass(createCanonicalizerPass());
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-  bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addPass(createConvertBufferizationToMemRefPass());
-  pm.addPass(createCanonicalizerPass());
+  buildCallerAllocatedBuffers(pm);
 
   // Loops → kernels: 256 threads per block, one element per thread.
   // No canonicalization until the loops are kernels: it would inline the

@@ -46,8 +46,7 @@
 using namespace mlir;
 using namespace mlir::mp;
 
-void mlir::mp::buildCPUPipeline(OpPassManager &pm,
-                                const CPUPipelineOptions &options) {
+void mlir::mp::buildMPToLinalgOnTensors(OpPassManager &pm) {
   // mp → linalg, tensor, arith, math and scf on tensors; arith and math on
   // tensors → linalg.generic.
   pm.addPass(createConvertMPToLinalg());
@@ -55,6 +54,34 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
+
+void mlir::mp::buildCallerAllocatedBuffers(
+    OpPassManager &pm,
+    llvm::function_ref<void(OpPassManager &)> afterBufferization) {
+  pm.addPass(createMPExportEntryPoints());
+  bufferization::OneShotBufferizePassOptions bufferization;
+  bufferization.bufferizeFunctionBoundaries = true;
+  bufferization.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  if (afterBufferization)
+    afterBufferization(pm);
+  // Folds the loop-carried buffers of tiled loops, so that results are
+  // their allocations and become the out-parameters without a copy.
+  pm.addPass(createCanonicalizerPass());
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::mp::buildCPUPipeline(OpPassManager &pm,
+                                const CPUPipelineOptions &options) {
+  buildMPToLinalgOnTensors(pm);
 
   // Tiles and vectors, still on tensors.
   if (options.vectorize) {
@@ -78,24 +105,10 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createMPLegalizeMPI(mpi));
 
   // Buffers: the caller passes every argument and result buffer.
-  pm.addPass(createMPExportEntryPoints());
-  bufferization::OneShotBufferizePassOptions bufferization;
-  bufferization.bufferizeFunctionBoundaries = true;
-  bufferization.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
-  if (options.threads != 1)
-    pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
-  // Folds the loop-carried buffers of tiled loops, so that results are
-  // their allocations and become the out-parameters without a copy.
-  pm.addPass(createCanonicalizerPass());
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-  bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addPass(createConvertBufferizationToMemRefPass());
-  pm.addPass(createCanonicalizerPass());
+  buildCallerAllocatedBuffers(pm, [&](OpPassManager &pm) {
+    if (options.threads != 1)
+      pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+  });
   // One function per loop nest: LLVM's cost stays linear in the ops.
   pm.addPass(createOutlineLoopNestsPass());
 

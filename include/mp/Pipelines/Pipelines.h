@@ -12,6 +12,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "mp/Conversion/MPToNVVM/MPToNVVM.h"
 
 namespace mlir::mp {
@@ -181,6 +182,21 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
 /// the rest of the functions through mp-cpu-pipeline, gpu-to-llvm, and
 /// gpu-module-to-binary.
 void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
+
+/// The first steps mp-cpu-pipeline and mp-gpu-pipeline{device-resident}
+/// share: mp to linalg (and arith/math on tensors to linalg.generic) on
+/// tensors, elementwise ops fused, canonicalized.
+void buildMPToLinalgOnTensors(OpPassManager &pm);
+
+/// The buffers both pipelines make: entry points exported, one-shot
+/// bufferization across function boundaries with identity layouts, results
+/// turned into trailing out-parameters (the caller allocates every buffer),
+/// ownership-based deallocation, bufferization ops to memref.
+/// `afterBufferization`, when given, adds passes right after one-shot
+/// bufferization.
+void buildCallerAllocatedBuffers(
+    OpPassManager &pm,
+    llvm::function_ref<void(OpPassManager &)> afterBufferization = {});
 
 /// The part of mp-gpu-pipeline{device-resident} after convert-mp-to-nvvm:
 /// the rest of the step to linalg, bufferized, as GPU kernels (linalg to
