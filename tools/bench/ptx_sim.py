@@ -43,6 +43,17 @@ it can (`warps`): a kernel that reads a stage before waiting for it, or
 refills a stage another warp still reads, computes a wrong result in one of
 the modes.
 
+The generated one-element-per-thread kernels of the device-resident step
+(mp-gpu-pipeline{device-resident}) and the libdevice code linked into them:
+`.func` definitions and `call.uni` with `.param` call sequences (each call a
+new register frame); f64 add/sub/mul/fma/div/sqrt/rcp/neg/abs/min/max;
+fma and the directed roundings (.rz/.rm/.rp) of add/sub/mul/fma computed
+exactly and rounded once (round_dyadic); .ftz on f32; ex2.approx,
+sqrt.approx and rcp.approx.ftz.f64, whose bits the ISA leaves unspecified
+(see their handlers for the value chosen); cvt between f32, f64 and
+integers with .rn/.rz/.rm/.rp, .rni/.rzi/.rmi/.rpi, .sat and .ftz; setp on
+f64; bfe as the ISA defines it (signed fields sign-extend).
+
 Only the instruction forms LLVM's NVPTX back end emits for these kernels are
 supported; anything else stops the simulation with an error naming the
 instruction. The simulator is meant for small problems (seconds per block).
@@ -1155,7 +1166,10 @@ class BlockSimulator:
         base = parts[0]
         f = lambda x: f64_from_bits(self.value(thread, x, 64))
         mode = next((m for m in parts[1:-1] if m in ("rn", "rz", "rm", "rp")), "rn")
-        if base in ("add", "sub", "mul", "fma"):
+        if base in ("add", "sub", "mul") and mode == "rn":
+            a, b = f(o[1]), f(o[2])  # Python's double arithmetic rounds to nearest
+            result = a + b if base == "add" else a - b if base == "sub" else a * b
+        elif base in ("add", "sub", "mul", "fma"):
             a, b = f(o[1]), f(o[2])
             if base == "sub":
                 b = -b
@@ -1279,10 +1293,11 @@ class BlockSimulator:
 
     @staticmethod
     def ex2_f32(a):
-        """ex2.approx(.ftz).f32: 2**a. The ISA bounds the error (2 ulp, and
-        ex2(-inf) = +0, ex2(+inf) = +inf, NaN to NaN) but does not specify the
-        bits: here 2**a computed in double and rounded once to f32 (the f32
-        nearest 2**a but where 2**a lies within 2**-29 ulp of a tie)."""
+        """ex2.approx(.ftz).f32: 2**a. The ISA bounds the error (and gives
+        ex2(-inf) = +0, ex2(+inf) = +inf, NaN for NaN) but not the bits:
+        here 2**a computed in double and rounded once to f32, the correctly
+        rounded value except where 2**a lies within about 2**-29 ulp of a
+        tie between two f32 values."""
         if math.isnan(a):
             return math.nan
         try:
@@ -1293,9 +1308,9 @@ class BlockSimulator:
     @staticmethod
     def sqrt_f32(a):
         """sqrt.rn.f32 and sqrt.approx(.ftz).f32: sqrt.rn rounds to nearest;
-        sqrt.approx's bits are not specified (relative error 2**-23): here it
-        is the correctly rounded value too (the double square root rounded to
-        f32 is correctly rounded)."""
+        the ISA bounds sqrt.approx's error but not its bits: here it is the
+        correctly rounded value too (the double square root rounded to f32
+        is correctly rounded)."""
         if math.isnan(a) or a < 0:
             return math.nan
         return math.sqrt(a)
