@@ -1170,15 +1170,7 @@ class BlockSimulator:
             a, b = f(o[1]), f(o[2])  # Python's double arithmetic rounds to nearest
             result = a + b if base == "add" else a - b if base == "sub" else a * b
         elif base in ("add", "sub", "mul", "fma"):
-            a, b = f(o[1]), f(o[2])
-            if base == "sub":
-                b = -b
-            terms = ([[a, b], [f(o[3])]] if base == "fma" else
-                     [[a, b]] if base == "mul" else [[a], [b]])
-            result = round_exact(terms, mode, F64_FORMAT)
-            if result is None:
-                result = (a * b + f(o[3]) if base == "fma" else
-                          a * b if base == "mul" else a + b)
+            result = self.float_rounded(ins, base, mode, f, F64_FORMAT)
         elif mode != "rn":
             raise SimulationError(f"unsupported instruction: {ins.text}")
         elif base == "div":
@@ -1235,7 +1227,7 @@ class BlockSimulator:
                                           F32_FORMAT)
         mode = next((m for m in parts[1:-1] if m in ("rn", "rz", "rm", "rp")), "rn")
         if base in ("add", "sub", "mul", "fma") and (mode != "rn" or base == "fma"):
-            result = self.float32_rounded(ins, base, mode, f)
+            result = self.float_rounded(ins, base, mode, f, F32_FORMAT)
         elif mode != "rn":
             raise SimulationError(f"unsupported instruction: {ins.text}")
         elif base == "ex2":
@@ -1276,16 +1268,17 @@ class BlockSimulator:
         thread.regs[o[0]] = bits_from_f32(result)
 
     @staticmethod
-    def float32_rounded(ins, base, mode, f):
-        """add/sub/mul with .rz/.rm/.rp and fma (any mode) on f32: the exact
-        result rounded once (no double rounding through a double)."""
+    def float_rounded(ins, base, mode, f, fmt):
+        """add/sub/mul with .rz/.rm/.rp and fma (any mode) on f32 or f64: the
+        exact result rounded once to fmt (no double rounding through a
+        double)."""
         o = ins.operands
         a, b = f(o[1]), f(o[2])
         if base == "sub":
             b = -b
         terms = ([[a, b], [f(o[3])]] if base == "fma" else
                  [[a, b]] if base == "mul" else [[a], [b]])
-        result = round_exact(terms, mode, F32_FORMAT)
+        result = round_exact(terms, mode, fmt)
         if result is None:
             result = (a * b + f(o[3]) if base == "fma" else
                       a * b if base == "mul" else a + b)
