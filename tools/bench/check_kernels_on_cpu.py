@@ -367,7 +367,7 @@ def simulate_and_compare(case, args, name, description, kernel, shared_symbols,
                 params.append(memory.allocate(payload))
         params += [m, n, k, m * k, k * n, m * n]
         if description.get("mainloop") == "tma-warp-specialized":
-            params += tensor_maps(memory, description, case, a_address, b_address)
+            params += tensor_maps(memory, description, case, params[0], params[1])
         block_m, block_n, _ = description["block"]
         grid = (-(-n // block_n), -(-m // block_m), batch)
         try:
