@@ -473,6 +473,37 @@ std::unique_ptr<Pass> mlir::mp::createDeviceBuffersPass(
   return std::make_unique<DeviceBuffers>(std::move(target));
 }
 
+namespace {
+
+/// Rewrites the kernels' f32 math.sqrt to the intrinsic llvm.nvvm.sqrt.rn.f,
+/// the correctly rounded sqrt.rn.f32 (the CPU's sqrtss): convert-gpu-to-nvvm
+/// would call libdevice's __nv_sqrtf, whose __nvvm_reflect("__CUDA_PREC_SQRT")
+/// the NVVM target leaves 0, which selects sqrt.approx.f32 (and it refuses
+/// llvm.intr.sqrt). libdevice's f64 __nv_sqrt is sqrt.rn.f64 already.
+struct PreciseSqrt
+    : public PassWrapper<PreciseSqrt, OperationPass<gpu::GPUModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PreciseSqrt)
+  StringRef getArgument() const override { return "mp-device-precise-sqrt"; }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<LLVM::LLVMDialect>();
+  }
+  void runOnOperation() override {
+    getOperation().walk([](math::SqrtOp op) {
+      if (!op.getType().isF32())
+        return;
+      OpBuilder builder(op);
+      op.replaceAllUsesWith(LLVM::CallIntrinsicOp::create(
+                                builder, op.getLoc(), op.getType(),
+                                builder.getStringAttr("llvm.nvvm.sqrt.rn.f"),
+                                ValueRange{op.getOperand()})
+                                .getResult(0));
+      op.erase();
+    });
+  }
+};
+
+} // namespace
+
 void mlir::mp::buildDeviceResidentStep(OpPassManager &pm,
                                        const GPUPipelineOptions &options) {
   // mp → linalg on tensors, fused as on the CPU.
@@ -500,7 +531,8 @@ void mlir::mp::buildDeviceResidentStep(OpPassManager &pm,
 
   // The kernels: the same exact roundings as the CPU lowering (integer
   // expansions of bf16 and FP8 conversions, math on narrow floats in f32);
-  // convert-gpu-to-nvvm lowers the remaining math to libdevice.
+  // convert-gpu-to-nvvm lowers the remaining math to libdevice, but for sqrt
+  // (PreciseSqrt).
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
@@ -511,6 +543,7 @@ void mlir::mp::buildDeviceResidentStep(OpPassManager &pm,
   expand.includeBf16 = true;
   kernels.addPass(arith::createArithExpandOpsPass(expand));
   kernels.addPass(createMPExpandFP8Conversions());
+  kernels.addPass(std::make_unique<PreciseSqrt>());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createCanonicalizerPass());

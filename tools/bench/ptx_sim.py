@@ -43,6 +43,17 @@ it can (`warps`): a kernel that reads a stage before waiting for it, or
 refills a stage another warp still reads, computes a wrong result in one of
 the modes.
 
+The generated one-element-per-thread kernels of the device-resident step
+(mp-gpu-pipeline{device-resident}) and the libdevice code linked into them:
+`.func` definitions and `call.uni` with `.param` call sequences (each call a
+new register frame); f64 add/sub/mul/fma/div/sqrt/rcp/neg/abs/min/max;
+fma and the directed roundings (.rz/.rm/.rp) of add/sub/mul/fma computed
+exactly and rounded once (round_dyadic); .ftz on f32; ex2.approx,
+sqrt.approx and rcp.approx.ftz.f64, whose bits the ISA leaves unspecified
+(see their handlers for the value chosen); cvt between f32, f64 and
+integers with .rn/.rz/.rm/.rp, .rni/.rzi/.rmi/.rpi, .sat and .ftz; setp on
+f64; bfe as the ISA defines it (signed fields sign-extend).
+
 Only the instruction forms LLVM's NVPTX back end emits for these kernels are
 supported; anything else stops the simulation with an error naming the
 instruction. The simulator is meant for small problems (seconds per block).
@@ -110,6 +121,92 @@ def tf32_rna_bits(bits):
     if (bits & 0x7F800000) == 0x7F800000:
         return bits & 0xFFFFE000 | (0x1000 if bits & 0x7FFFFF else 0)
     return ((bits + 0x1000) & 0xFFFFE000) & MASK[32]
+
+
+def f64_from_bits(bits):
+    return struct.unpack("<d", struct.pack("<Q", bits & MASK[64]))[0]
+
+
+def bits_from_f64(value):
+    return struct.unpack("<Q", struct.pack("<d", value))[0]
+
+
+# IEEE binary formats: (significand bits with the hidden one, exponent of the
+# smallest normal, exponent of the largest finite).
+F32_FORMAT, F64_FORMAT = (24, -126, 127), (53, -1022, 1023)
+
+
+def dyadic(value):
+    """A finite float as (n, e) with value = n * 2**e exactly."""
+    mantissa, exponent = math.frexp(value)
+    return int(mantissa * (1 << 53)), exponent - 53
+
+
+def round_dyadic(n, e, mode, fmt):
+    """n * 2**e rounded once to the format fmt in PTX rounding mode `mode`
+    (rn: nearest even, rz: toward zero, rm: toward -inf, rp: toward +inf),
+    with gradual underflow and IEEE overflow; returned as a Python float
+    (exact: both formats fit in a double). An exact zero is +0."""
+    if n == 0:
+        return 0.0
+    precision, emin, emax = fmt
+    negative, magnitude = n < 0, abs(n)
+    leading = e + magnitude.bit_length() - 1
+    quantum = max(leading, emin) - (precision - 1)
+    if e >= quantum:
+        m = magnitude << (e - quantum)
+        inexact = False
+    else:
+        shift = quantum - e
+        m, rest = magnitude >> shift, magnitude & ((1 << shift) - 1)
+        half = 1 << (shift - 1)
+        inexact = rest != 0
+        if mode == "rn":
+            m += rest > half or (rest == half and m & 1)
+        elif mode == ("rm" if negative else "rp"):
+            m += inexact
+        elif mode not in ("rz", "rm", "rp"):
+            raise SimulationError(f"unknown rounding mode {mode}")
+    if m.bit_length() - 1 + quantum > emax:
+        away = mode == "rn" or mode == ("rm" if negative else "rp")
+        result = math.inf if away else math.ldexp((1 << precision) - 1,
+                                                  emax - precision + 1)
+    else:
+        result = math.ldexp(m, quantum)
+    return -result if negative else result
+
+
+def round_exact(terms, mode, fmt):
+    """Rounds the exact sum of `terms` (lists of finite float factors: each
+    term is their exact product) once to fmt; None when a factor is not
+    finite (the caller then takes the IEEE double result, whose special
+    values are the same)."""
+    pieces = []
+    for factors in terms:
+        if not all(math.isfinite(x) for x in factors):
+            return None
+        n, e = 1, 0
+        for x in factors:
+            xn, xe = dyadic(x)
+            n, e = n * xn, e + xe
+        pieces.append((n, e))
+    total_e = min(e for _, e in pieces)
+    total_n = sum(n << (e - total_e) for n, e in pieces)
+    if total_n == 0:
+        # IEEE 754 6.3: an exact zero sum is +0 (-0 rounding toward -inf)
+        # unless every term is a zero of the same sign.
+        signs = {math.copysign(1.0, math.prod(factors)) for factors in terms}
+        if len(signs) == 1 and all(0.0 in factors for factors in terms):
+            return next(iter(signs)) * 0.0
+        return -0.0 if mode == "rm" else 0.0
+    return round_dyadic(total_n, total_e, mode, fmt)
+
+
+def flush_subnormal(value, fmt):
+    """.ftz: a subnormal of fmt becomes a zero of the same sign."""
+    if value and abs(value) < 2.0 ** fmt[1]:
+        return math.copysign(0.0, value)
+    return value
 
 
 def _fp8_table(exponent_bits, mantissa_bits, finite_only):
@@ -245,6 +342,7 @@ class Kernel:
         self.params = params  # [(ptx type, name)]
         self.instructions = []
         self.labels = {}
+        self.functions = {}  # name: (first instruction, params, returns)
 
 
 def split_operands(text):
@@ -279,30 +377,74 @@ def parse_ptx(text):
         while depth:
             depth += {"{": 1, "}": -1}.get(text[end], 0)
             end += 1
-        for statement in _statements(text[match.end() : end - 1]):
-            statement = statement.strip()
-            if not statement:
-                continue
-            label = re.match(r"^(\$?\w+):$", statement)
-            if label:
-                kernel.labels[label.group(1)] = len(kernel.instructions)
-                continue
-            if statement.startswith("."):
-                continue  # .reg, .shared declarations
-            guard, negated = None, False
-            guard_match = re.match(r"^@(!?)(%?\w+)\s+(.*)$", statement, re.S)
-            if guard_match:
-                negated = guard_match.group(1) == "!"
-                guard = guard_match.group(2)
-                statement = guard_match.group(3)
-            parts = statement.split(None, 1)
-            opcode = parts[0]
-            operands = split_operands(parts[1]) if len(parts) > 1 else []
-            kernel.instructions.append(
-                Instruction(guard, negated, opcode, operands, statement)
-            )
+        _parse_body(text[match.end() : end - 1], kernel)
         kernels[kernel.name] = kernel
+    functions = _parse_functions(text)
+    for kernel in kernels.values():
+        for function in functions:
+            _append_function(kernel, function)
     return kernels, shared_symbols
+
+
+def _parse_body(body, kernel):
+    """Appends the instructions and labels of a kernel or function body."""
+    for statement in _statements(body):
+        statement = statement.strip()
+        if not statement:
+            continue
+        label = re.match(r"^(\$?\w+):$", statement)
+        if label:
+            kernel.labels[label.group(1)] = len(kernel.instructions)
+            continue
+        if statement.startswith("."):
+            continue  # .reg, .shared declarations
+        guard, negated = None, False
+        guard_match = re.match(r"^@(!?)(%?\w+)\s+(.*)$", statement, re.S)
+        if guard_match:
+            negated = guard_match.group(1) == "!"
+            guard = guard_match.group(2)
+            statement = guard_match.group(3)
+        parts = statement.split(None, 1)
+        opcode = parts[0]
+        operands = split_operands(parts[1]) if len(parts) > 1 else []
+        kernel.instructions.append(
+            Instruction(guard, negated, opcode, operands, statement)
+        )
+
+
+def _parse_functions(text):
+    """The `.func` definitions of a module (libdevice's internal functions
+    such as __internal_accurate_pow) as Kernel objects whose params are the
+    formal parameters; `returns` lists the formal return parameters."""
+    functions = []
+    for match in re.finditer(
+            r"\.func\s+(?:\(([^)]*)\)\s*)?(\w+)\s*\(([^)]*)\)\s*\{", text):
+        function = Kernel(match.group(2), re.findall(
+            r"\.param\s+\.(\w+)\s+(?:\.align\s+\d+\s+)?(\w+)", match.group(3)))
+        function.returns = re.findall(r"\.param\s+\.\w+\s+(\w+)",
+                                      match.group(1) or "")
+        depth, end = 1, match.end()
+        while depth:
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            end += 1
+        _parse_body(text[match.end() : end - 1], function)
+        functions.append(function)
+    return functions
+
+
+def _append_function(kernel, function):
+    """Places a function's instructions after the kernel's: `call` jumps to
+    kernel.functions[name] = (first instruction, formal parameter names,
+    formal return names)."""
+    start = len(kernel.instructions)
+    kernel.instructions.extend(function.instructions)
+    for label, index in function.labels.items():
+        if label in kernel.labels:
+            raise SimulationError(f"label {label} of function {function.name} "
+                                  f"repeats one of kernel {kernel.name}")
+        kernel.labels[label] = start + index
+    kernel.functions[function.name] = (
+        start, [name for _, name in function.params], function.returns)
 
 
 def _statements(body):
@@ -425,7 +567,7 @@ def signed(value, bits):
 
 class Thread:
     __slots__ = ("tid", "regs", "pc", "waiting", "done", "groups", "open_group",
-                 "mma_queue", "wgmma_inflight")
+                 "mma_queue", "wgmma_inflight", "frames", "param_space")
 
     def __init__(self, tid):
         self.tid = tid
@@ -439,6 +581,8 @@ class Thread:
         # wgmma accumulator registers of groups not yet retired: register ->
         # the group's index in the warpgroup's WgmmaGroups.
         self.wgmma_inflight = {}
+        self.frames = []  # calls: (return pc, caller registers, caller params)
+        self.param_space = {}  # .param variables of call sequences
 
 
 COLLECTIVE_PREFIXES = ("bar.sync", "ldmatrix", "mma.sync", "wgmma.mma_async",
@@ -652,7 +796,13 @@ class BlockSimulator:
             thread.pc = self.kernel.labels[o[0]]
             return
         if base == "ret":
-            thread.done = True
+            if thread.frames:
+                self.return_from_call(thread)
+            else:
+                thread.done = True
+            return
+        if base == "call":
+            self.call(thread, ins)
             return
         if base == "mov":
             width = bits_of(parts[1])
@@ -672,13 +822,22 @@ class BlockSimulator:
         elif base == "ld" and parts[1] == "param":
             width = bits_of(parts[-1])
             name = o[1].strip("[]")
-            regs[o[0]] = self.params[name] & MASK[width]
+            if name in thread.param_space:
+                regs[o[0]] = thread.param_space[name] & MASK[width]
+            else:
+                regs[o[0]] = self.params[name] & MASK[width]
+        elif base == "st" and parts[1] == "param":
+            name = o[0].strip("[]")
+            if "+" in name:
+                raise SimulationError(f"unsupported instruction: {ins.text}")
+            thread.param_space[name] = self.value(thread, o[1], bits_of(parts[-1])) \
+                & MASK[bits_of(parts[-1])]
         elif base == "cvta":
             regs[o[0]] = self.value(thread, o[1], 64)
         elif base == "selp" or (base in (
                 "add", "sub", "mul", "mad", "min", "max", "shl", "shr", "and",
                 "or", "xor", "not", "neg", "bfe", "div", "rem")
-                and parts[-1] not in ("f32", "f16", "bf16")):
+                and parts[-1] not in ("f32", "f64", "f16", "bf16")):
             self.integer_op(thread, ins, parts)
         elif base == "setp":
             self.setp(thread, ins, parts)
@@ -772,6 +931,9 @@ class BlockSimulator:
                 barrier.phase += 1
                 barrier.pending = barrier.count
         elif base in ("add", "sub", "mul", "fma", "max", "min", "neg", "abs",
+                      "rcp", "div", "sqrt") and parts[-1] == "f64":
+            self.float64_op(thread, ins, parts)
+        elif base in ("add", "sub", "mul", "fma", "max", "min", "neg", "abs",
                       "ex2", "rcp", "div", "sqrt", "copysign"):
             self.float_op(thread, ins, parts)
         else:
@@ -800,8 +962,13 @@ class BlockSimulator:
             regs[o[0]] = v(o[1]) if self.value(thread, o[3]) else v(o[2])
             return
         if base == "bfe":
-            value, start, length = v(o[1]), v(o[2], 32), v(o[3], 32)
-            regs[o[0]] = (value >> start) & ((1 << length) - 1)
+            value, start, length = v(o[1]), v(o[2], 32) & 0xFF, v(o[3], 32) & 0xFF
+            field = (value >> start) & ((1 << length) - 1) if start < width else 0
+            if is_signed and length:  # the field's top bit (or the sign) extends
+                top = min(start + length, width) - 1
+                if (value >> top) & 1:
+                    field |= mask ^ ((1 << max(top - start + 1, 0)) - 1)
+            regs[o[0]] = field & mask
             return
         if base == "mul" and parts[1] == "wide":
             a, b = v(o[1]), v(o[2])
@@ -871,7 +1038,8 @@ class BlockSimulator:
         a = self.value(thread, o[1], width)
         b = self.value(thread, o[2], width)
         if type_name.startswith("f"):
-            a, b = f32_from_bits(a), f32_from_bits(b)
+            decode = f64_from_bits if width == 64 else f32_from_bits
+            a, b = decode(a), decode(b)
             unordered = math.isnan(a) or math.isnan(b)
             table = {"eq": a == b, "ne": a != b and not unordered, "lt": a < b,
                      "le": a <= b, "gt": a > b, "ge": a >= b, "num": not unordered,
@@ -909,8 +1077,132 @@ class BlockSimulator:
             regs[o[0]] = bits_from_f32(f16_from_bits(value))
         elif destination == "f32" and source == "bf16":
             regs[o[0]] = (value & 0xFFFF) << 16
+        elif destination[0] == "f" or source[0] == "f":
+            regs[o[0]] = self.cvt_float(ins, modifiers, destination, source, value)
         else:
             raise SimulationError(f"unsupported conversion: {ins.text} {modifiers}")
+
+    def cvt_float(self, ins, modifiers, destination, source, value):
+        """cvt between f32, f64 and integers (PTX ISA, "cvt"): .rn/.rz/.rm/.rp
+        round a float result once, .rni/.rzi/.rmi/.rpi round to an integer
+        (a float-to-integer conversion saturates, NaN gives 0), .sat clamps
+        a float result to [0, 1] (NaN to 0), .ftz flushes f32 subnormals."""
+        formats = {"f32": F32_FORMAT, "f64": F64_FORMAT}
+        ftz = "ftz" in modifiers
+        rounding = next((m for m in modifiers if m.startswith("r")), None)
+        if source in formats:
+            x = (f64_from_bits if source == "f64" else f32_from_bits)(value)
+            if ftz and source == "f32":
+                x = flush_subnormal(x, F32_FORMAT)
+        elif source[0] in "us":
+            bits = int(source[1:])
+            x = signed(value, bits) if source[0] == "s" else value & MASK[bits]
+        else:
+            raise SimulationError(f"unsupported conversion: {ins.text}")
+        integral = rounding in ("rni", "rzi", "rmi", "rpi")
+        if integral and math.isfinite(x):
+            x = math.copysign(float({"rni": round, "rzi": math.trunc, "rmi": math.floor,
+                                     "rpi": math.ceil}[rounding](x)), x)
+        if destination[0] in "us":
+            if not integral:
+                raise SimulationError(f"unsupported conversion: {ins.text}")
+            bits = int(destination[1:])
+            low, high = ((-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+                         if destination[0] == "s" else (0, (1 << bits) - 1))
+            result = 0 if math.isnan(x) else int(min(max(x, low), high))
+            return result & MASK[bits]
+        fmt = formats.get(destination)
+        if fmt is None:
+            raise SimulationError(f"unsupported conversion: {ins.text}")
+        if isinstance(x, int):
+            x = round_dyadic(x, 0, rounding or "rn", fmt)
+        elif math.isfinite(x) and x:
+            x = round_dyadic(*dyadic(x), "rn" if integral else rounding or "rn", fmt)
+        if "sat" in modifiers:
+            x = 0.0 if math.isnan(x) else min(max(x, 0.0), 1.0)
+        if ftz and destination == "f32":
+            x = flush_subnormal(x, F32_FORMAT)
+        return bits_from_f64(x) if destination == "f64" else bits_from_f32(x)
+
+    def call(self, thread, ins):
+        """call[.uni] (returns), name, (arguments): a new register frame; the
+        callee's formal parameters get the caller's .param arguments."""
+        match = re.match(r"^call(?:\.uni)?\s+(?:\(([^)]*)\)\s*,\s*)?(\w+)"
+                         r"\s*(?:,\s*\(([^)]*)\))?\s*$", ins.text, re.S)
+        if not match or match.group(2) not in self.kernel.functions:
+            raise SimulationError(f"unsupported call: {ins.text}")
+        start, formals, returns = self.kernel.functions[match.group(2)]
+        names = lambda group: [x.strip() for x in (group or "").split(",") if x.strip()]
+        actuals, results = names(match.group(3)), names(match.group(1))
+        if len(actuals) != len(formals) or len(results) != len(returns):
+            raise SimulationError(f"call with {len(actuals)} arguments and "
+                                  f"{len(results)} results: {ins.text}")
+        try:
+            callee = {f: thread.param_space[a] for f, a in zip(formals, actuals)}
+        except KeyError as missing:
+            raise SimulationError(f"call argument {missing} not stored: {ins.text}")
+        thread.frames.append((thread.pc + 1, thread.regs, thread.param_space,
+                              list(zip(results, returns))))
+        thread.regs, thread.param_space, thread.pc = {}, callee, start
+
+    def return_from_call(self, thread):
+        pc, regs, caller, results = thread.frames.pop()
+        for result, formal in results:
+            if formal not in thread.param_space:
+                raise SimulationError(f"return without a value in {formal}")
+            caller[result] = thread.param_space[formal]
+        thread.regs, thread.param_space, thread.pc = regs, caller, pc
+
+    def float64_op(self, thread, ins, parts):
+        """f64 arithmetic: add/sub/mul/fma with .rn/.rz/.rm/.rp (rounded once,
+        exactly), div.rn, sqrt.rn, rcp.rn, neg, abs, min, max and
+        rcp.approx.ftz.f64. PTX ISA: rcp.approx.ftz.f64 takes the top 32 bits
+        of its operand (the low 32 bits ignored), computes an approximate
+        reciprocal and returns it with the low 32 bits zeroed, subnormals
+        flushed to zero; the bits of the approximation are not specified:
+        here the reciprocal of the truncated operand is rounded to nearest
+        and then truncated to its top 32 bits."""
+        o = ins.operands
+        base = parts[0]
+        f = lambda x: f64_from_bits(self.value(thread, x, 64))
+        mode = next((m for m in parts[1:-1] if m in ("rn", "rz", "rm", "rp")), "rn")
+        if base in ("add", "sub", "mul") and mode == "rn":
+            a, b = f(o[1]), f(o[2])  # Python's double arithmetic rounds to nearest
+            result = a + b if base == "add" else a - b if base == "sub" else a * b
+        elif base in ("add", "sub", "mul", "fma"):
+            result = self.float_rounded(ins, base, mode, f, F64_FORMAT)
+        elif mode != "rn":
+            raise SimulationError(f"unsupported instruction: {ins.text}")
+        elif base == "div":
+            a, b = f(o[1]), f(o[2])
+            result = (a / b if b else math.copysign(math.inf, a) * math.copysign(1, b)
+                      if a and not math.isnan(a) else math.nan)
+        elif base == "sqrt":
+            a = f(o[1])
+            result = math.sqrt(a) if a >= 0 else math.nan
+        elif base == "rcp" and "approx" in parts:
+            a = flush_subnormal(f64_from_bits(self.value(thread, o[1], 64)
+                                              & 0xFFFFFFFF00000000), F64_FORMAT)
+            result = 1 / a if a else math.copysign(math.inf, a)
+            if math.isfinite(result):
+                result = flush_subnormal(f64_from_bits(
+                    bits_from_f64(result) & 0xFFFFFFFF00000000), F64_FORMAT)
+        elif base == "rcp":
+            a = f(o[1])
+            result = 1 / a if a else math.copysign(math.inf, a)
+        elif base == "neg":
+            result = -f(o[1])
+        elif base == "abs":
+            result = abs(f(o[1]))
+        elif base in ("max", "min"):
+            a, b = f(o[1]), f(o[2])
+            if math.isnan(a) or math.isnan(b):
+                result = b if math.isnan(a) else a
+            else:
+                result = max(a, b) if base == "max" else min(a, b)
+        else:
+            raise SimulationError(f"unsupported instruction: {ins.text}")
+        thread.regs[o[0]] = bits_from_f64(result)
 
     def float_op(self, thread, ins, parts):
         o = ins.operands
@@ -930,7 +1222,19 @@ class BlockSimulator:
             return
         if parts[-1] != "f32":
             raise SimulationError(f"unsupported instruction: {ins.text}")
-        if base == "add":
+        if "ftz" in parts:
+            f = lambda x: flush_subnormal(f32_from_bits(self.value(thread, x)),
+                                          F32_FORMAT)
+        mode = next((m for m in parts[1:-1] if m in ("rn", "rz", "rm", "rp")), "rn")
+        if base in ("add", "sub", "mul", "fma") and (mode != "rn" or base == "fma"):
+            result = self.float_rounded(ins, base, mode, f, F32_FORMAT)
+        elif mode != "rn":
+            raise SimulationError(f"unsupported instruction: {ins.text}")
+        elif base == "ex2":
+            result = self.ex2_f32(f(o[1]))
+        elif base == "sqrt":
+            result = self.sqrt_f32(f(o[1]))
+        elif base == "add":
             result = f(o[1]) + f(o[2])
         elif base == "sub":
             result = f(o[1]) - f(o[2])
@@ -959,7 +1263,50 @@ class BlockSimulator:
             result = math.copysign(f(o[2]), f(o[1]))
         else:
             raise SimulationError(f"unsupported instruction: {ins.text}")
+        if "ftz" in parts:
+            result = flush_subnormal(round_f32(result), F32_FORMAT)
         thread.regs[o[0]] = bits_from_f32(result)
+
+    @staticmethod
+    def float_rounded(ins, base, mode, f, fmt):
+        """add/sub/mul with .rz/.rm/.rp and fma (any mode) on f32 or f64: the
+        exact result rounded once to fmt (no double rounding through a
+        double)."""
+        o = ins.operands
+        a, b = f(o[1]), f(o[2])
+        if base == "sub":
+            b = -b
+        terms = ([[a, b], [f(o[3])]] if base == "fma" else
+                 [[a, b]] if base == "mul" else [[a], [b]])
+        result = round_exact(terms, mode, fmt)
+        if result is None:
+            result = (a * b + f(o[3]) if base == "fma" else
+                      a * b if base == "mul" else a + b)
+        return result
+
+    @staticmethod
+    def ex2_f32(a):
+        """ex2.approx(.ftz).f32: 2**a. The ISA bounds the error (and gives
+        ex2(-inf) = +0, ex2(+inf) = +inf, NaN for NaN) but not the bits:
+        here 2**a computed in double and rounded once to f32, the correctly
+        rounded value except where 2**a lies within about 2**-29 ulp of a
+        tie between two f32 values."""
+        if math.isnan(a):
+            return math.nan
+        try:
+            return 2.0 ** a
+        except OverflowError:
+            return math.inf
+
+    @staticmethod
+    def sqrt_f32(a):
+        """sqrt.rn.f32 and sqrt.approx(.ftz).f32: sqrt.rn rounds to nearest;
+        the ISA bounds sqrt.approx's error but not its bits: here it is the
+        correctly rounded value too (the double square root rounded to f32
+        is correctly rounded)."""
+        if math.isnan(a) or a < 0:
+            return math.nan
+        return math.sqrt(a)
 
     # -- mbarriers and tcgen05.mma -------------------------------------------
 
