@@ -151,12 +151,7 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createUBToLLVMConversionPass());
+  buildStandardToLLVM(pm);
   // mpi has no conversion pass of its own, only convert-to-llvm's interface.
   ConvertToLLVMPassOptions mpiToLLVM;
   mpiToLLVM.filterDialects = {"mpi"};
@@ -181,6 +176,15 @@ static std::string getCUDAToolkit(StringRef toolkit) {
   if (llvm::sys::fs::is_directory("/usr/local/cuda"))
     return "/usr/local/cuda";
   return "";
+}
+
+void mlir::mp::buildStandardToLLVM(OpPassManager &pm) {
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
 }
 
 void mlir::mp::buildGPUPipeline(OpPassManager &pm,

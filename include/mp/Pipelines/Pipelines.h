@@ -198,6 +198,11 @@ void buildCallerAllocatedBuffers(
     OpPassManager &pm,
     llvm::function_ref<void(OpPassManager &)> afterBufferization = {});
 
+/// The standard conversions to the LLVM dialect both pipelines' host code
+/// ends with: finalize-memref-to-llvm, arith, index, func, cf and ub to LLVM
+/// (what precedes them lowers vectors, math and affine).
+void buildStandardToLLVM(OpPassManager &pm);
+
 /// The part of mp-gpu-pipeline{device-resident} after convert-mp-to-nvvm:
 /// the rest of the step to linalg, bufferized, as GPU kernels (linalg to
 /// parallel loops, mapped onto blocks and threads, outlined) on device
