@@ -185,6 +185,7 @@ void mlir::mp::buildStandardToLLVM(OpPassManager &pm) {
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createInlineCInterfaceCalleesPass());
 }
 
 void mlir::mp::buildGPUPipeline(OpPassManager &pm,

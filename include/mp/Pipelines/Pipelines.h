@@ -66,6 +66,12 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// that LLVM sees many small functions (lib/Pipelines/OutlineLoopNests.cpp).
 std::unique_ptr<Pass> createOutlineLoopNestsPass();
 
+/// The step of mp-cpu-pipeline that marks each function behind a
+/// `_mlir_ciface_` wrapper `always_inline`, so that LLVM never selects a call
+/// with every memref descriptor field as an argument
+/// (lib/Pipelines/InlineCInterfaceCallees.cpp).
+std::unique_ptr<Pass> createInlineCInterfaceCalleesPass();
+
 //===----------------------------------------------------------------------===//
 // mp-gpu-pipeline
 //===----------------------------------------------------------------------===//
@@ -200,7 +206,8 @@ void buildCallerAllocatedBuffers(
 
 /// The standard conversions to the LLVM dialect both pipelines' host code
 /// ends with: finalize-memref-to-llvm, arith, index, func, cf and ub to LLVM
-/// (what precedes them lowers vectors, math and affine).
+/// (what precedes them lowers vectors, math and affine), then the functions
+/// behind C interfaces marked always_inline.
 void buildStandardToLLVM(OpPassManager &pm);
 
 /// The part of mp-gpu-pipeline{device-resident} after convert-mp-to-nvvm:
