@@ -954,6 +954,19 @@ Value FunctionRewriter::drawRandomBits(ArrayRef<int64_t> shape) {
     Value streamBit = arith::ConstantOp::create(
         builder, loc, builder.getI64IntegerAttr(kNVFP4StreamBit));
     Value streamSeed = arith::XOrIOp::create(builder, loc, rngSeed, streamBit);
+    // In a data-parallel step each process draws its own bits, as
+    // mp-data-parallel gives the step's other rng states: rank << 32 XORed
+    // into the seed too (that pass ran first and did not see this state).
+    if (SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+            func, builder.getStringAttr(kDataParallelGrid))) {
+      Value rank = shard::ProcessLinearIndexOp::create(
+          builder, loc, kDataParallelGrid);
+      Value shifted = arith::ShLIOp::create(
+          builder, loc, arith::IndexCastUIOp::create(builder, loc, i64, rank),
+          arith::ConstantOp::create(builder, loc,
+                                    builder.getI64IntegerAttr(32)));
+      streamSeed = arith::XOrIOp::create(builder, loc, streamSeed, shifted);
+    }
     rngState =
         tensor::InsertOp::create(builder, loc, streamSeed, rngArgument, zero);
   } else {
