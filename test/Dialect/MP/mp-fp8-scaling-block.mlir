@@ -11,6 +11,8 @@
 // RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{recipe=fp8-block})' | FileCheck %s --check-prefix=BLOCK
 // RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{recipe=fp8-block weight-blocks=1d format=hybrid})' | FileCheck %s --check-prefix=BLOCK1D
 // RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{recipe=nvfp4})' | FileCheck %s --check-prefix=NV
+// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{recipe=nvfp4 disable-stochastic-rounding=true})' | FileCheck %s --check-prefix=NVNOSR
+// RUN: mp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(mp-autodiff),mp-fp8-scaling{recipe=nvfp4 disable-rht=true})' | FileCheck %s --check-prefix=NVNORHT
 // Through mp-mixed-precision-pipeline: fp8=<recipe> selects it, with the
 // recipe's default format (E4M3 gradients for mxfp8); bf16 operands are
 // quantised from their f32 sources.
@@ -86,7 +88,13 @@ func.func @mlp64(%w1: tensor<64x64xf32> {mp.param}, %w2: tensor<64x64xf32> {mp.p
 // NV-SAME: %[[W2:[a-z0-9]+]]: tensor<64x64xf32> {mp.param}, %{{[a-z0-9]+}}: tensor<64xf32> {mp.param}
 // NV-SAME: %[[RNG:[a-z0-9]+]]: tensor<2xi64> {mp.state = "rng"})
 // NV-SAME: tensor<16x64xf32> {mp.updates = 3 : i64}, tensor<2xi64> {mp.updates = 6 : i64})
-// NV-NEXT: %[[BITS:.*]], %[[S1:.*]] = mp.random_bits %[[RNG]] : tensor<32x64xi32>
+// The recipe's own stream: the seed word with its top bit flipped.
+// NV-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// NV-NEXT: %[[SEED:.*]] = tensor.extract %[[RNG]][%[[C0]]] : tensor<2xi64>
+// NV-NEXT: %[[BIT:.*]] = arith.constant -9223372036854775808 : i64
+// NV-NEXT: %[[KEY:.*]] = arith.xori %[[SEED]], %[[BIT]] : i64
+// NV-NEXT: %[[STREAM:.*]] = tensor.insert %[[KEY]] into %[[RNG]][%[[C0]]] : tensor<2xi64>
+// NV-NEXT: %[[BITS:.*]], %[[S1:.*]] = mp.random_bits %[[STREAM]] : tensor<32x64xi32>
 // NV-NEXT: %[[BITST:.*]], %[[S2:.*]] = mp.random_bits %[[S1]] : tensor<64x32xi32>
 // NV:      %[[A1:.*]] = mp.relu
 // NV-NEXT: %[[AX:.*]] = mp.amax %[[A1]] : tensor<32x64xf32>
@@ -128,11 +136,13 @@ func.func @mlp64(%w1: tensor<64x64xf32> {mp.param}, %w2: tensor<64x64xf32> {mp.p
 // NV:      %[[XTQ:.*]], %[[XTS:.*]] = mp.block_quantize %{{.*}} global %{{.*}} : tensor<64x32xf32> -> tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>
 // NV-NEXT: mp.scaled_matmul %[[GTQ]] scales %[[GTS]], %[[XTQ]] scales %[[XTS]] transpose_rhs acc(f32) : tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>, tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN> -> tensor<64x64xf32>
 // The rng state is returned (forward state: no select on a skipped step).
-// NV:      return {{.*}}, %[[S2]] : tensor<f32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<16x64xf32>, tensor<2xi64>
+// The returned state: the argument's seed, the advanced offset.
+// NV:      %[[NEXT:.*]] = tensor.insert %[[SEED]] into %[[S2]][%{{.*}}] : tensor<2xi64>
+// NV-NEXT: return {{.*}}, %[[NEXT]] : tensor<f32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<16x64xf32>, tensor<2xi64>
 
 // REPORT-LABEL: mp-precision-report @mlp64
 // REPORT:      block-scaled tensors: 5 (6144 bytes of data, 548 bytes of scales)
-// REPORT-NEXT:   f4E2M1FN 1x16 blocks of f8E4M3FN scales and an f32 tensor scale {{.*}}mp-fp8-scaling-block.mlir:[[#@LINE-104]]:9 (result of mp.relu) -> mp.scaled_matmul: 1024 + 132 bytes
+// REPORT-NEXT:   f4E2M1FN 1x16 blocks of f8E4M3FN scales and an f32 tensor scale {{.*}}mp-fp8-scaling-block.mlir:[[#@LINE-112]]:9 (result of mp.relu) -> mp.scaled_matmul: 1024 + 132 bytes
 // REPORT-NEXT:   f4E2M1FN 16x16 blocks of f8E4M3FN scales and an f32 tensor scale {{.*}} (argument 1) -> mp.scaled_matmul: 2048 + 20 bytes
 // REPORT-NEXT:   f4E2M1FN 1x16 blocks of f8E4M3FN scales and an f32 tensor scale, stochastic rounding {{.*}} (result of mp.relu_grad) -> mp.scaled_matmul: 1024 + 132 bytes
 // REPORT-NEXT:   f4E2M1FN 1x16 blocks of f8E4M3FN scales and an f32 tensor scale, stochastic rounding {{.*}} (result of mp.reshape) -> mp.scaled_matmul: 1024 + 132 bytes
@@ -164,9 +174,37 @@ func.func @mlp64(%w1: tensor<64x64xf32> {mp.param}, %w2: tensor<64x64xf32> {mp.p
 // step, it is returned as it advanced.
 // PIPENV-LABEL: func.func @mlp64(
 // PIPENV-SAME: %[[RNG:[a-z0-9]+]]: tensor<2xi64> {mp.state = "rng"})
-// PIPENV:      %{{.*}}, %[[S1:.*]] = mp.random_bits %[[RNG]] : tensor<32x64xi32>
+// PIPENV:      %[[SEED:.*]] = tensor.extract %[[RNG]]
+// PIPENV:      %[[STREAM:.*]] = tensor.insert %{{.*}} into %[[RNG]]
+// PIPENV-NEXT: %{{.*}}, %[[S1:.*]] = mp.random_bits %[[STREAM]] : tensor<32x64xi32>
 // PIPENV-NEXT: %{{.*}}, %[[S2:.*]] = mp.random_bits %[[S1]] : tensor<64x32xi32>
-// PIPENV:      return {{.*}}, %[[S2]] :
+// PIPENV:      %[[NEXT:.*]] = tensor.insert %[[SEED]] into %[[S2]]
+// PIPENV-NEXT: return {{.*}}, %[[NEXT]] :
+
+// disable-stochastic-rounding (TE's disable_stochastic_rounding): every copy
+// rounds to nearest, no rng state; the Hadamard transform stays.
+// NVNOSR-LABEL: func.func @mlp64(
+// NVNOSR-NOT:   mp.state = "rng"
+// NVNOSR-NOT:   random
+// NVNOSR:       mp.matmul %{{.*}}, %{{.*}} acc(f32) : tensor<128x16xf32>, tensor<16x16xf32> -> tensor<128x16xf32>
+// NVNOSR:       mp.block_quantize %{{.*}} global %{{.*}} : tensor<64x32xf32> -> tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>
+// NVNOSR:       return
+// NVNOSR-NOT:   tensor<2xi64>
+
+// disable-rht (TE's disable_rht): the wgrad GEMM takes dy and x column-wise
+// (16x1 blocks along the batch) as they are; dy's copies are still rounded
+// stochastically, each with its own draw.
+// NVNORHT-LABEL: func.func @mlp64(
+// NVNORHT-SAME:  %[[RNG:[a-z0-9]+]]: tensor<2xi64> {mp.state = "rng"})
+// NVNORHT:       %[[B1:.*]], %[[S1:.*]] = mp.random_bits %{{.*}} : tensor<32x64xi32>
+// NVNORHT-NEXT:  %[[B2:.*]], %{{.*}} = mp.random_bits %[[S1]] : tensor<32x64xi32>
+// NVNORHT-NOT:   tensor<16x16xf32>
+// NVNORHT:       %[[GQ:.*]], %[[GS:.*]] = mp.block_quantize %[[DY:.*]] global %{{.*}} random(%[[B1]] : tensor<32x64xi32>) : tensor<32x64xf32> -> tensor<32x64xf4E2M1FN>, tensor<32x4xf8E4M3FN>
+// NVNORHT:       %[[GCQ:.*]], %[[GCS:.*]] = mp.block_quantize %[[DY]] global %{{.*}} random(%[[B2]] : tensor<32x64xi32>) : tensor<32x64xf32> -> tensor<32x64xf4E2M1FN>, tensor<2x64xf8E4M3FN>
+// NVNORHT:       %[[XCQ:.*]], %[[XCS:.*]] = mp.block_quantize %{{.*}} global %{{.*}} : tensor<32x64xf32> -> tensor<32x64xf4E2M1FN>, tensor<2x64xf8E4M3FN>
+// NVNORHT-NEXT:  mp.scaled_matmul %[[GCQ]] scales %[[GCS]], %[[XCQ]] scales %[[XCS]] transpose_lhs acc(f32) : {{.*}} -> tensor<64x64xf32>
+// NVNORHT-NOT:   tensor<16x16xf32>
+// NVNORHT:       return
 
 // -----
 

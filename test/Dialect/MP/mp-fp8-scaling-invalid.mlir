@@ -19,6 +19,8 @@
 // RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=mxfp8 ops=linear,batch_matmul})' 2>&1 | FileCheck %s --check-prefix=BLOCKOPS
 // RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=nvfp4 amax-history-len=16})' 2>&1 | FileCheck %s --check-prefix=CURRENT
 // RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=mxfp8 power-2-scale=true})' 2>&1 | FileCheck %s --check-prefix=POW2
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=mxfp8 disable-rht=true})' 2>&1 | FileCheck %s --check-prefix=NVOPT
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=delayed disable-stochastic-rounding=true})' 2>&1 | FileCheck %s --check-prefix=NVOPT
 // The same through mp-mixed-precision-pipeline's fp8 options.
 // RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=sometimes" 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=current fp8-amax-history-len=16" 2>&1 | FileCheck %s --check-prefix=CURRENT
@@ -30,6 +32,7 @@
 // NVFORMATPIPE: error: mp-fp8-scaling: format does not apply to recipe=nvfp4 (f4E2M1FN data), got 'hybrid'
 // BLOCKS: error: mp-fp8-scaling: weight-blocks must be 'default', '1d' or '2d', got '3d'
 // BLOCKSTENSOR: error: mp-fp8-scaling: weight-blocks applies to recipe=mxfp8, fp8-block and nvfp4 only
+// NVOPT: error: mp-fp8-scaling: disable-stochastic-rounding and disable-rht apply to recipe=nvfp4 only
 // BLOCKMARGIN: error: mp-fp8-scaling: margin applies to recipe=delayed and current only
 // BLOCKOPS: error: mp-fp8-scaling: ops=batch_matmul applies to recipe=delayed and current only
 // CURRENT: error: mp-fp8-scaling: amax-history-len and amax-compute apply to recipe=delayed only

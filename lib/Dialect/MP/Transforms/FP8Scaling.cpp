@@ -44,6 +44,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -87,6 +88,14 @@ struct FP8Config {
   /// quantised in square tiles of that length instead.
   int64_t blockLength = 0;
   bool weightTiles = false;
+  /// fp8-block: a dimension that is not a multiple of the block ends in a
+  /// partial block (the operand is padded with zeros to whole blocks).
+  bool partialBlocks = false;
+  /// nvfp4: stochastic rounding of gradients and the random Hadamard
+  /// transform of the wgrad operands (TE's disable_stochastic_rounding and
+  /// disable_rht, negated).
+  bool stochasticRounding = false;
+  bool hadamardTransform = false;
 
   bool isBlockScaled() const { return blockLength != 0; }
 };
@@ -211,6 +220,9 @@ private:
   Value applyHadamard(Value value, int64_t dim);
   /// The next random bits of the recipe's rng state, of shape `shape`.
   Value drawRandomBits(ArrayRef<int64_t> shape);
+  /// fp8-block: rank-2 `value` padded with zeros at the end of each
+  /// dimension to a multiple of `block` (TE's partial blocks).
+  Value padToBlocks(Value value, ArrayRef<int64_t> block);
   /// Replaces `op` by `product` (f32) times `inverse` (if any), plus the
   /// bias of a `linear`, cast and reshaped to `op`'s result type.
   void finishContraction(Operation *op, Value product, Value inverse);
@@ -235,8 +247,10 @@ private:
   /// Block-scaled operands already built, by (f32 source, block shape,
   /// Hadamard transform), so that a copy is shared by the GEMMs that need it.
   std::map<std::tuple<void *, int64_t, int64_t, bool>, BlockTensor> blockCache;
-  /// NVFP4: the rng state argument and its current value.
+  /// NVFP4: the rng state argument, its seed word and the current state
+  /// of the recipe's own stream.
   BlockArgument rngArgument;
+  Value rngSeed;
   Value rngState;
 };
 
@@ -295,6 +309,14 @@ FailureOr<FP8Config> FP8ScalingPass::validateOptions(Location loc) {
                 "only");
   config.weightTiles = weightBlocks == "2d" || (weightBlocks == "default" &&
                                                 config.recipe != Recipe::mxfp8);
+  config.partialBlocks = config.recipe == Recipe::fp8Block;
+  if (config.recipe != Recipe::nvfp4 &&
+      (disableStochasticRounding || disableRht))
+    return fail("disable-stochastic-rounding and disable-rht apply to "
+                "recipe=nvfp4 only");
+  config.stochasticRounding =
+      config.recipe == Recipe::nvfp4 && !disableStochasticRounding;
+  config.hadamardTransform = config.recipe == Recipe::nvfp4 && !disableRht;
   // Other values than the defaults are a mistake with the current recipe.
   if (!config.delayed && (amaxHistoryLen != 1024 || amaxCompute != "max"))
     return fail("amax-history-len and amax-compute apply to recipe=delayed "
@@ -766,7 +788,11 @@ void FunctionRewriter::finishSignature() {
         builder.getDictionaryAttr(builder.getNamedAttr(
             MPDialect::kUpdatesAttrName,
             builder.getI64IntegerAttr(rngArgument.getArgNumber()))));
-    results.push_back(rngState);
+    // The recipe's stream returns to the argument's seed (see
+    // drawRandomBits).
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    results.push_back(
+        tensor::InsertOp::create(builder, loc, rngSeed, rngState, zero));
   }
   returnOp->setOperands(results);
 }
@@ -783,6 +809,10 @@ static constexpr int kHadamardSigns[16] = {1,  1,  1,  -1, 1,  -1, -1, -1,
 
 /// NVFP4's global encode scale numerator: E4M3 max · E2M1 max.
 static constexpr float kNVFP4ScaleMax = 448.0f * 6.0f;
+
+/// XORed into the seed word of NVFP4's rng stream: the top bit of the key
+/// word k1 (mp-data-parallel's rank streams use the low bits of k1).
+static constexpr int64_t kNVFP4StreamBit = std::numeric_limits<int64_t>::min();
 
 SmallVector<int64_t, 2> FunctionRewriter::getBlockShape(Role role,
                                                         int64_t dim) const {
@@ -807,6 +837,8 @@ std::string FunctionRewriter::checkBlockShapes(const BlockGemm &gemm) const {
       os << name << " has rank " << shape.size() << ", not 2";
       return false;
     }
+    if (config.partialBlocks)
+      return true;
     SmallVector<int64_t, 2> block = getBlockShape(role, dim);
     for (int64_t k = 0; k < 2; ++k)
       if (shape[k] % block[k] != 0) {
@@ -907,11 +939,36 @@ Value FunctionRewriter::drawRandomBits(ArrayRef<int64_t> shape) {
   // The draws are made at the top of the function, one after the other, so
   // that they dominate every quantisation whatever order the layers come in.
   OpBuilder::InsertionGuard guard(builder);
-  auto stateType = RankedTensorType::get({2}, builder.getI64Type());
+  Type i64 = builder.getI64Type();
+  auto stateType = RankedTensorType::get({2}, i64);
   if (!rngArgument) {
     rngArgument = addState(stateType, "rng", {});
-    rngState = rngArgument;
     builder.setInsertionPointToStart(&func.front());
+    // The recipe's own Philox stream: the argument [seed, offset] with the
+    // top bit of the key word k1 = seed[63:32] flipped, so that its bits
+    // are independent of a dropout's that mp-run seeds from the same
+    // --seed; the returned state carries the argument's seed again.
+    Location loc = func.getLoc();
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    rngSeed = tensor::ExtractOp::create(builder, loc, rngArgument, zero);
+    Value streamBit = arith::ConstantOp::create(
+        builder, loc, builder.getI64IntegerAttr(kNVFP4StreamBit));
+    Value streamSeed = arith::XOrIOp::create(builder, loc, rngSeed, streamBit);
+    // In a data-parallel step each process draws its own bits, as
+    // mp-data-parallel gives the step's other rng states: rank << 32 XORed
+    // into the seed too (that pass ran first and did not see this state).
+    if (SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+            func, builder.getStringAttr(kDataParallelGrid))) {
+      Value rank = shard::ProcessLinearIndexOp::create(
+          builder, loc, kDataParallelGrid);
+      Value shifted = arith::ShLIOp::create(
+          builder, loc, arith::IndexCastUIOp::create(builder, loc, i64, rank),
+          arith::ConstantOp::create(builder, loc,
+                                    builder.getI64IntegerAttr(32)));
+      streamSeed = arith::XOrIOp::create(builder, loc, streamSeed, shifted);
+    }
+    rngState =
+        tensor::InsertOp::create(builder, loc, streamSeed, rngArgument, zero);
   } else {
     builder.setInsertionPointAfter(rngState.getDefiningOp());
   }
@@ -920,6 +977,29 @@ Value FunctionRewriter::drawRandomBits(ArrayRef<int64_t> shape) {
       RankedTensorType::get(shape, builder.getI32Type()), stateType, rngState);
   rngState = draw.getNewState();
   return draw.getResult();
+}
+
+Value FunctionRewriter::padToBlocks(Value value, ArrayRef<int64_t> block) {
+  // TE's blockwise kernels read the elements past the end of a partial block
+  // as zeros (its amax is over the elements that exist) and keep
+  // ceil(n / 128) scales; zero padding gives the same scales, and the
+  // padded products are zeros, dropped again after the GEMM.
+  Location loc = value.getLoc();
+  for (int64_t k = 0; k < 2; ++k) {
+    auto type = cast<RankedTensorType>(value.getType());
+    int64_t size = type.getDimSize(k), rest = size % block[k];
+    if (rest == 0)
+      continue;
+    SmallVector<int64_t, 2> padShape(type.getShape());
+    padShape[k] = block[k] - rest;
+    auto padType = type.clone(padShape);
+    Value zeros = arith::ConstantOp::create(
+        builder, loc,
+        DenseElementsAttr::get(padType,
+                               builder.getZeroAttr(type.getElementType())));
+    value = ConcatOp::create(builder, loc, ValueRange{value, zeros}, k);
+  }
+  return value;
 }
 
 BlockTensor FunctionRewriter::quantiseBlocks(Value value, Role role,
@@ -940,6 +1020,8 @@ BlockTensor FunctionRewriter::quantiseBlocks(Value value, Role role,
     return it->second;
 
   Value input = hadamard ? applyHadamard(source, dim) : source;
+  if (config.partialBlocks)
+    input = padToBlocks(input, block);
   auto inputType = cast<RankedTensorType>(input.getType());
   Type dataElement, scaleElement;
   switch (config.recipe) {
@@ -965,7 +1047,7 @@ BlockTensor FunctionRewriter::quantiseBlocks(Value value, Role role,
     result.global = createGlobalScale(input);
     // TE rounds NVFP4 gradients stochastically, inputs and weights to
     // nearest.
-    if (role == Role::gradient)
+    if (role == Role::gradient && config.stochasticRounding)
       bits = drawRandomBits(inputType.getShape());
   }
   auto quantise =
@@ -1022,7 +1104,7 @@ void FunctionRewriter::rewriteBlockLayer(FP8Layer &layer) {
           lhsType.clone(ArrayRef<int64_t>{lhsType.getNumElements() / k, k}),
           lhs);
     }
-    bool hadamard = config.recipe == Recipe::nvfp4 && gemm.weightGradient;
+    bool hadamard = config.hadamardTransform && gemm.weightGradient;
     bool transposeLhs = gemm.transposeLhs, transposeRhs = gemm.transposeRhs;
     BlockTensor lhsBlocks =
         quantiseBlocks(lhs, gemm.lhsRole, transposeLhs ? 0 : 1, hadamard);
@@ -1043,6 +1125,17 @@ void FunctionRewriter::rewriteBlockLayer(FP8Layer &layer) {
         lhsBlocks.scales, rhsBlocks.data, rhsBlocks.scales,
         transposeLhs ? builder.getUnitAttr() : UnitAttr(),
         transposeRhs ? builder.getUnitAttr() : UnitAttr(), TypeAttr::get(f32));
+    // Padded operands (partial blocks): the product of the zero rows and
+    // columns is dropped.
+    auto unpadded = cast<RankedTensorType>(lhs.getType());
+    int64_t rows = unpadded.getDimSize(gemm.transposeLhs ? 1 : 0);
+    int64_t cols = cast<RankedTensorType>(gemm.rhs.getType())
+                       .getDimSize(gemm.transposeRhs ? 0 : 1);
+    if (rows != m || cols != n)
+      product = SliceOp::create(builder, loc, product,
+                                ArrayRef<int64_t>{0, 0},
+                                ArrayRef<int64_t>{rows, cols},
+                                ArrayRef<int64_t>{1, 1});
     Value inverse;
     if (lhsBlocks.global)
       inverse = createInverseProduct(lhsBlocks.global, rhsBlocks.global);

@@ -432,6 +432,18 @@ def add_block_cases(module):
     quantize(module, 'fp8-block 128x128', bits, [128, 128], [128, 128],
              ref.E4M3, 'f32')
 
+    # MXFP8 2-D weights (TE's enable_2d_quantization): 32x32 tiles, one of
+    # them zero (scale 2^-127), one with a NaN (scale 0xFF), one holding
+    # FLT_MAX (scale 2^120, the largest a finite tile gets).
+    bits = random_values(rng, 64 * 64, -12, 12)
+    for i in range(32):
+        for j in range(32):
+            bits[i * 64 + 32 + j] = 0
+    bits[40 * 64 + 3] = 0x7FC00000
+    bits[50 * 64 + 40] = 0x7F7FFFFF
+    quantize(module, 'mxfp8 e4m3 32x32', bits, [64, 64], [32, 32], ref.E4M3,
+             'f8E8M0FNU')
+
 
 def scaled_matmul(module, name, a, b, transpose_a, transpose_b, result):
     ta, sa = a.types()

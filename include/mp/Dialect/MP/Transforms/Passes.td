@@ -445,9 +445,17 @@ def MPFP8Scaling : Pass<"mp-fp8-scaling", "ModuleOp"> {
       skipped step), and the weight-gradient GEMM's operands transformed by
       TE's 16×16 random Hadamard matrix (its sign vector, scaled by 1/4)
       along the contraction dimension first; the product is multiplied by
-      `1/(g_a·g_b)`. A layer whose GEMM has a contraction dimension (or a
-      weight tile dimension) that is not a multiple of the block stays in
-      its precision with a warning. No amax history, no other state.
+      `1/(g_a·g_b)`; `disable-stochastic-rounding` and `disable-rht` turn
+      the two off as TE's recipe fields do. The NVFP4 stream is the rng
+      argument's with the top bit of its seed flipped, independent of a
+      dropout's. fp8-block gives a dimension that is not a multiple of 128
+      a partial last block, as TE's kernels do: the operand is padded with
+      zeros to whole blocks (the scales of a partial block are those of its
+      elements) and the GEMM's result sliced back. With mxfp8 and nvfp4 a
+      layer whose GEMM has a contraction dimension (or a weight tile
+      dimension) that is not a multiple of the block stays in its precision
+      with a warning (TE's MXFP8 and NVFP4 quantizers refuse such shapes).
+      No amax history, no other state.
     - **Skipped steps.** When the function has an `mp.skipped` result
       (mp-loss-scaling), each new state result selects its argument on a
       skipped step, like every other `mp.updates` result.
@@ -505,6 +513,16 @@ def MPFP8Scaling : Pass<"mp-fp8-scaling", "ModuleOp"> {
            "Raise a smaller amax to this value first (recipe=current only; "
            "Transformer Engine's amax_epsilon, >= 0)"
            " (default: 0)">,
+    Option<"disableStochasticRounding", "disable-stochastic-rounding",
+           "bool", /*default=*/"false",
+           "recipe=nvfp4: round gradients to nearest too (Transformer "
+           "Engine's disable_stochastic_rounding, "
+           "NVTE_NVFP4_DISABLE_STOCHASTIC_ROUNDING)"
+           " (default: false)">,
+    Option<"disableRht", "disable-rht", "bool", /*default=*/"false",
+           "recipe=nvfp4: no random Hadamard transform of the wgrad operands "
+           "(Transformer Engine's disable_rht, NVTE_NVFP4_DISABLE_RHT)"
+           " (default: false)">,
     Option<"reduceAmax", "reduce-amax", "bool", /*default=*/"true",
            "recipe=delayed in a data-parallel module (mp-data-parallel's "
            "grid): all-reduce each amax (max) over the grid, so every "
