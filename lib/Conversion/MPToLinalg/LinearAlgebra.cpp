@@ -10,7 +10,8 @@
 //                   dimensions collapsed; the bias is added to the
 //                   accumulator before the single rounding;
 //   conv2d        → zero padding (one scattering generic), im2col (one
-//                   copying linalg.generic) and linalg.matmul (groups 1)
+//                   copying linalg.generic writing the matrix, no reshape
+//                   and no copy after it) and linalg.matmul (groups 1)
 //                   or linalg.batch_matmul over the groups (grouped and
 //                   depthwise), then one generic that transposes the
 //                   product to NCHW, adds the bias in the accumulator and
@@ -259,10 +260,11 @@ struct LinearOpLowering : OpConversionPattern<LinearOp> {
 /// A copy of `tensor` (bufferization.alloc_tensor copy(...), a memcpy into
 /// a new buffer once bufferized) that linalg's reshape propagation and
 /// elementwise fusion do not look through. Without it, the reshape between
-/// an im2col and its matrix product turns the product into a generic with
-/// one loop per convolution dimension, into which the im2col is then fused:
-/// the naive convolution loop nest again, which the CPU pipeline cannot
-/// vectorise.
+/// a copying generic (the filter gradient's transposed dY) and its matrix
+/// product turns the product into a generic with one loop per dimension of
+/// the copy, into which the copy is then fused: a loop nest the CPU
+/// pipeline cannot vectorise. (buildIm2Col needs none: it writes its matrix
+/// directly.)
 Value buildFusionBarrier(OpBuilder &b, Location loc, Value tensor) {
   return bufferization::AllocTensorOp::create(
              b, loc, cast<RankedTensorType>(tensor.getType()), ValueRange{},
@@ -386,46 +388,82 @@ Value buildPadded(OpBuilder &b, Location loc, Value input,
 /// `outputSpatial` (OH, OW), one per group: col[g][(c, kh, kw)][(n, oh, ow)]
 /// = input[n, g·C/G + c, oh·sh + kh·dh, ow·sw + kw·dw], a tensor
 /// [G, C/G·KH·KW, N·OH·OW] — or, `transposed`, [G, N·OH·OW, C/G·KH·KW];
-/// without the G dimension for one group. One copying linalg.generic over
-/// the 7 dimensions (its input map is affine, not a permutation: plain
-/// loops, contiguous along ow for stride 1), reshaped behind a fusion
-/// barrier.
+/// without the G dimension (and its loop) for one group. One copying
+/// linalg.generic over the loops ([g,] c, kh, kw, n, oh, ow) (or ([g,] n,
+/// oh, ow, c, kh, kw)) whose input map is affine and whose output map
+/// linearises (c, kh, kw) and (n, oh, ow) into the matrix indices: no
+/// reshape follows, so linalg's reshape propagation has nothing to push into
+/// the product (which would turn it into a generic with one loop per
+/// convolution dimension, the im2col fused in: the naive convolution loop
+/// nest the CPU pipeline cannot vectorise), and the matrix is written once.
+/// Loops that no operand indexes as a plain dimension (kh, kw, oh, ow, and
+/// g and c when grouped) take their extents from a second input that is
+/// only read for its shape, an empty tensor [[G, C/G,] KH, KW, OH, OW], as
+/// the window operand of linalg's pooling ops.
 Value buildIm2Col(OpBuilder &b, Location loc, Value input,
                   ArrayRef<int64_t> kernel, ArrayRef<int64_t> outputSpatial,
                   ArrayRef<int64_t> strides, ArrayRef<int64_t> dilation,
                   int64_t groups, bool transposed) {
   auto inputType = cast<RankedTensorType>(input.getType());
+  Type elementType = inputType.getElementType();
   int64_t batch = inputType.getDimSize(0);
   int64_t groupChannels = inputType.getDimSize(1) / groups;
   // Loop positions: the patch element (c, kh, kw) and the output pixel
-  // (n, oh, ow), in the order of the result's dimensions.
-  unsigned patch = transposed ? 4 : 1, pixel = transposed ? 1 : 4;
+  // (n, oh, ow), in the order of the result's dimensions, after g.
+  unsigned first = groups == 1 ? 0 : 1;
+  unsigned numLoops = first + 6;
+  unsigned patch = first + (transposed ? 3 : 0);
+  unsigned pixel = first + (transposed ? 0 : 3);
   MLIRContext *context = b.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  AffineExpr g = d(0), c = d(patch), kh = d(patch + 1), kw = d(patch + 2),
+  AffineExpr c = d(patch), kh = d(patch + 1), kw = d(patch + 2),
              n = d(pixel), oh = d(pixel + 1), ow = d(pixel + 2);
+  AffineExpr channel = groups == 1 ? c : d(0) * groupChannels + c;
   AffineMap inputMap = AffineMap::get(
-      7, 0,
-      {n, groups == 1 ? c : g * groupChannels + c,
-       oh * strides[0] + kh * dilation[0], ow * strides[1] + kw * dilation[1]},
+      numLoops, 0,
+      {n, channel, oh * strides[0] + kh * dilation[0],
+       ow * strides[1] + kw * dilation[1]},
       context);
-  SmallVector<int64_t> patchShape{groupChannels, kernel[0], kernel[1]};
-  SmallVector<int64_t> pixelShape{batch, outputSpatial[0], outputSpatial[1]};
-  SmallVector<int64_t> shape{groups};
-  llvm::append_range(shape, transposed ? pixelShape : patchShape);
-  llvm::append_range(shape, transposed ? patchShape : pixelShape);
-  Value col = buildCopy(b, loc, input, inputMap, shape);
+  SmallVector<int64_t> windowShape;
+  SmallVector<AffineExpr> windowExprs;
+  if (groups != 1) {
+    windowShape.append({groups, groupChannels});
+    windowExprs.append({d(0), c});
+  }
+  windowShape.append(
+      {kernel[0], kernel[1], outputSpatial[0], outputSpatial[1]});
+  windowExprs.append({kh, kw, oh, ow});
+  Value window = createEmptyTensor(b, loc, windowShape, elementType);
 
+  AffineExpr patchIndex = (c * kernel[0] + kh) * kernel[1] + kw;
+  AffineExpr pixelIndex = (n * outputSpatial[0] + oh) * outputSpatial[1] + ow;
   int64_t patchSize = groupChannels * kernel[0] * kernel[1];
   int64_t pixels = batch * outputSpatial[0] * outputSpatial[1];
   SmallVector<int64_t> matrixShape;
-  if (groups != 1)
+  SmallVector<AffineExpr> matrixIndices;
+  if (groups != 1) {
     matrixShape.push_back(groups);
-  if (transposed)
+    matrixIndices.push_back(d(0));
+  }
+  if (transposed) {
     matrixShape.append({pixels, patchSize});
-  else
+    matrixIndices.append({pixelIndex, patchIndex});
+  } else {
     matrixShape.append({patchSize, pixels});
-  return buildFusionBarrier(b, loc, reshapeTensor(b, loc, col, matrixShape));
+    matrixIndices.append({patchIndex, pixelIndex});
+  }
+  return buildGeneric(
+             b, loc,
+             {{input, inputMap},
+              {window, AffineMap::get(numLoops, 0, windowExprs, context)}},
+             {{createEmptyTensor(b, loc, matrixShape, elementType),
+               AffineMap::get(numLoops, 0, matrixIndices, context)}},
+             SmallVector<utils::IteratorType>(numLoops,
+                                              utils::IteratorType::parallel),
+             elementType,
+             [](OpBuilder &, Location, ValueRange in,
+                ValueRange) -> SmallVector<Value> { return {in[0]}; })
+      .front();
 }
 
 /// Matrix products of a convolution with at least this many filters per
