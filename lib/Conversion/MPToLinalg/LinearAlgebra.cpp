@@ -35,7 +35,9 @@
 //                   im2col, per group, summed over (n, oh, ow), n
 //                   outermost, read back as FCHW by one rounding generic.
 // FP8 operands are extended to the accumulator type once before the
-// contraction (exact, so the result is the same as extending in the loop).
+// contraction (exact, so the result is the same as extending in the loop);
+// so are the f16/bf16 operands of convolutions accumulating in f32, in the
+// copies that make them (im2col, filter matrix, transposed gradient).
 // `compute tf32` first rounds the f32 operands to TF32 (10-bit mantissa,
 // nearest with ties away from zero, as cvt.rna.tf32.f32) in integer
 // arithmetic.
@@ -272,11 +274,26 @@ Value buildFusionBarrier(OpBuilder &b, Location loc, Value tensor) {
       .getResult();
 }
 
+/// The element type a convolution's operand copies (im2col, filter matrix,
+/// transposed gradient) write for a contraction accumulating in `accType`:
+/// f16 and bf16 become f32 when the accumulator is f32 (exact, and the
+/// product extends its operands to the accumulator anyway, so the bits are
+/// the same), so that the contraction's inner loop multiplies floats
+/// instead of extending the same 16-bit elements once per use; other types
+/// stay (FP8 operands are widened by buildContraction).
+Type getConvOperandType(Type elementType, Type accType) {
+  if (isa<Float16Type, BFloat16Type>(elementType) && accType.isF32())
+    return accType;
+  return elementType;
+}
+
 /// A copying linalg.generic over the identity of `shape`, reading `source`
-/// with `map` (any affine map).
+/// with `map` (any affine map), its elements extended to `elementType`
+/// (the source's by default).
 Value buildCopy(OpBuilder &b, Location loc, Value source, AffineMap map,
-                ArrayRef<int64_t> shape) {
-  Type elementType = cast<RankedTensorType>(source.getType()).getElementType();
+                ArrayRef<int64_t> shape, Type elementType = {}) {
+  if (!elementType)
+    elementType = cast<RankedTensorType>(source.getType()).getElementType();
   return buildGeneric(
              b, loc, {{source, map}},
              {identityOperand(createEmptyTensor(b, loc, shape, elementType))},
@@ -292,12 +309,13 @@ Value buildCopy(OpBuilder &b, Location loc, Value source, AffineMap map,
 /// [G, F/G, C/G·KH·KW] (or [F, C/G·KH·KW] for one group), element (g, f,
 /// (c, kh, kw)) read from `filter` at `filterMap`(g·F/G + f, c, kh, kw) —
 /// or, `transposed`, [G, C/G·KH·KW, F/G] (the right operand of a
-/// pixel-major product, buildConv2D). `filterShape` is the logical [F, C/G,
-/// KH, KW]; `filterMap` the identity or, for the input gradient, the flip of
-/// the forward filter.
+/// pixel-major product, buildConv2D), its elements of getConvOperandType
+/// for `accType`. `filterShape` is the logical [F, C/G, KH, KW];
+/// `filterMap` the identity or, for the input gradient, the flip of the
+/// forward filter.
 Value buildFilterMatrix(OpBuilder &b, Location loc, Value filter,
                         AffineMap filterMap, ArrayRef<int64_t> filterShape,
-                        int64_t groups, bool transposed) {
+                        int64_t groups, bool transposed, Type accType) {
   MLIRContext *context = b.getContext();
   int64_t groupFilters = filterShape[0] / groups;
   int64_t kernelH = filterShape[2], kernelW = filterShape[3];
@@ -319,7 +337,10 @@ Value buildFilterMatrix(OpBuilder &b, Location loc, Value filter,
     shape.append({patchSize, groupFilters});
   else
     shape.append({groupFilters, patchSize});
-  return buildCopy(b, loc, filter, filterMap.compose(logical), shape);
+  Type elementType = getConvOperandType(
+      cast<RankedTensorType>(filter.getType()).getElementType(), accType);
+  return buildCopy(b, loc, filter, filterMap.compose(logical), shape,
+                   elementType);
 }
 
 /// `input` (NCHW) with `inputDilation − 1` zeros between the elements of
@@ -399,13 +420,15 @@ Value buildPadded(OpBuilder &b, Location loc, Value input,
 /// Loops that no operand indexes as a plain dimension (kh, kw, oh, ow, and
 /// g and c when grouped) take their extents from a second input that is
 /// only read for its shape, an empty tensor [[G, C/G,] KH, KW, OH, OW], as
-/// the window operand of linalg's pooling ops.
+/// the window operand of linalg's pooling ops. The matrix has elements of
+/// getConvOperandType for `accType`.
 Value buildIm2Col(OpBuilder &b, Location loc, Value input,
                   ArrayRef<int64_t> kernel, ArrayRef<int64_t> outputSpatial,
                   ArrayRef<int64_t> strides, ArrayRef<int64_t> dilation,
-                  int64_t groups, bool transposed) {
+                  int64_t groups, bool transposed, Type accType) {
   auto inputType = cast<RankedTensorType>(input.getType());
-  Type elementType = inputType.getElementType();
+  Type elementType =
+      getConvOperandType(inputType.getElementType(), accType);
   int64_t batch = inputType.getDimSize(0);
   int64_t groupChannels = inputType.getDimSize(1) / groups;
   // Loop positions: the patch element (c, kh, kw) and the output pixel
@@ -433,7 +456,8 @@ Value buildIm2Col(OpBuilder &b, Location loc, Value input,
   windowShape.append(
       {kernel[0], kernel[1], outputSpatial[0], outputSpatial[1]});
   windowExprs.append({kh, kw, oh, ow});
-  Value window = createEmptyTensor(b, loc, windowShape, elementType);
+  Value window = createEmptyTensor(b, loc, windowShape,
+                                   inputType.getElementType());
 
   AffineExpr patchIndex = (c * kernel[0] + kh) * kernel[1] + kw;
   AffineExpr pixelIndex = (n * outputSpatial[0] + oh) * outputSpatial[1] + ow;
@@ -516,9 +540,9 @@ Value buildConv2D(OpBuilder &b, Location loc, Value input,
   bool pixelMajor = isPixelMajor(filterShape[0] / groups);
   input = buildPadded(b, loc, input, inputDilation, padLow, padHigh);
   Value col = buildIm2Col(b, loc, input, kernel, outputSpatial, strides,
-                          dilation, groups, /*transposed=*/pixelMajor);
+                          dilation, groups, /*transposed=*/pixelMajor, accType);
   Value matrix = buildFilterMatrix(b, loc, filter, filterMap, filterShape,
-                                   groups, /*transposed=*/pixelMajor);
+                                   groups, /*transposed=*/pixelMajor, accType);
   return buildContraction(b, loc, pixelMajor ? col : matrix,
                           pixelMajor ? matrix : col, /*transposeLhs=*/false,
                           /*transposeRhs=*/false, accType,
@@ -696,7 +720,7 @@ struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
     Value col = buildIm2Col(rewriter, loc, input, kernel,
                             gradShape.drop_front(2), op.getStrides(),
                             op.getDilation(), groups,
-                            /*transposed=*/!pixelMajor);
+                            /*transposed=*/!pixelMajor, op.getAccType());
 
     // dY [N, F, OH, OW] as [G, (n, oh, ow), F/G] (no G for one group).
     MLIRContext *context = rewriter.getContext();
@@ -705,7 +729,8 @@ struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
         5, 0, {d(1), d(0) * groupFilters + d(4), d(2), d(3)}, context);
     Value gradT = buildCopy(
         rewriter, loc, adaptor.getGradOutput(), gradMap,
-        {groups, batch, gradShape[2], gradShape[3], groupFilters});
+        {groups, batch, gradShape[2], gradShape[3], groupFilters},
+        getConvOperandType(gradType.getElementType(), op.getAccType()));
     SmallVector<int64_t> gradMatrixShape;
     if (groups != 1)
       gradMatrixShape.push_back(groups);

@@ -174,9 +174,10 @@ func.func @linear_f32_no_bias(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>) -
 // (n, oh, ow, c, kh, kw) with an affine input map, an empty window
 // [KH, KW, OH, OW] giving the extents of kh, kw, oh, ow, and an output map
 // linearising the pixel and the patch element (no reshape, no copy), times
-// the filter as [C·KH·KW, F] in one linalg.matmul into f32, then one
-// generic reading the product [N·OH·OW, F] transposed to NCHW, adding the
-// bias and rounding once.
+// the filter as [C·KH·KW, F] in one linalg.matmul into f32 (both copies
+// extend the f16 elements to f32 once), then one generic reading the
+// product [N·OH·OW, F] transposed to NCHW, adding the bias and rounding
+// once.
 // CHECK-DAG: #[[$COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d1 * 2 + d4, d2 * 2 + d5)>
 // CHECK-DAG: #[[$WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5, d1, d2)>
 // CHECK-DAG: #[[$COLT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> ((d0 * 16 + d1) * 16 + d2, (d3 * 3 + d4) * 3 + d5)>
@@ -197,12 +198,14 @@ func.func @linear_f32_no_bias(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>) -
 // CHECK-NEXT:        linalg.yield %[[V]] : f16
 // CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<3x3x16x16xf16>
 // CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$COL]], #[[$WIN]], #[[$COLT]]]
-// CHECK-SAME:      ins(%[[PAD]], %[[WINDOW]] : tensor<8x3x34x34xf16>, tensor<3x3x16x16xf16>) outs(%{{.*}} : tensor<2048x27xf16>)
-// CHECK:           ^bb0(%[[IN:.*]]: f16, %{{.*}}: f16, %{{.*}}: f16):
-// CHECK-NEXT:        linalg.yield %[[IN]] : f16
+// CHECK-SAME:      ins(%[[PAD]], %[[WINDOW]] : tensor<8x3x34x34xf16>, tensor<3x3x16x16xf16>) outs(%{{.*}} : tensor<2048x27xf32>)
+// CHECK:           ^bb0(%[[IN:.*]]: f16, %{{.*}}: f16, %{{.*}}: f32):
+// CHECK-NEXT:        %[[WIDE:.*]] = arith.extf %[[IN]] : f16 to f32
+// CHECK:             linalg.yield %[[WIDE]] : f32
 // CHECK:         %[[FILTER:.*]] = linalg.generic {indexing_maps = [#[[$FMAT]], {{.*}}]
-// CHECK-SAME:      ins(%[[W]] : tensor<16x3x3x3xf16>) outs(%{{.*}} : tensor<27x16xf16>)
-// CHECK:         %[[MM:.*]] = linalg.matmul ins(%[[COL]], %[[FILTER]] : tensor<2048x27xf16>, tensor<27x16xf16>) outs(%{{.*}} : tensor<2048x16xf32>)
+// CHECK-SAME:      ins(%[[W]] : tensor<16x3x3x3xf16>) outs(%{{.*}} : tensor<27x16xf32>)
+// CHECK:           arith.extf %{{.*}} : f16 to f32
+// CHECK:         %[[MM:.*]] = linalg.matmul ins(%[[COL]], %[[FILTER]] : tensor<2048x27xf32>, tensor<27x16xf32>) outs(%{{.*}} : tensor<2048x16xf32>)
 // CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[$NCHW]], #[[$CHAN]], {{.*}}]
 // CHECK-SAME:      ins(%[[MM]], %[[B]] : tensor<2048x16xf32>, tensor<16xf16>) outs(%{{.*}} : tensor<8x16x16x16xf16>)
 // CHECK:           arith.extf %{{.*}} : f16 to f32
@@ -290,9 +293,9 @@ func.func @conv2d_grad_input_grouped(%dy: tensor<1x6x8x8xf32>, %w: tensor<6x2x3x
 // Filter gradient with 8 filters per group: the padded input's im2col [G,
 // C/G·KH·KW, N·OH·OW] and the gradient transposed to [G, N·OH·OW, F/G]
 // (reshaped behind a barrier), one linalg.batch_matmul col · dYᵀ reducing over the
-// pixels into f32 [G, C/G·KH·KW, F/G], then one generic over the FCHW
-// result reading it at (f floordiv 8, (c·3 + kh)·3 + kw, f mod 8) and
-// rounding once.
+// pixels into f32 [G, C/G·KH·KW, F/G] (the copies extend the f16
+// elements to f32), then one generic over the FCHW result reading it at
+// (f floordiv 8, (c·3 + kh)·3 + kw, f mod 8) and rounding once.
 // CHECK-DAG: #[[$GCOL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0 * 2 + d1, d5 * 2 + d2, d6 * 2 + d3)>
 // CHECK-DAG: #[[$DYT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d0 * 8 + d4, d2, d3)>
 // CHECK-DAG: #[[$FCHW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0 floordiv 8, (d1 * 3 + d2) * 3 + d3, d0 mod 8)>
@@ -300,11 +303,11 @@ func.func @conv2d_grad_input_grouped(%dy: tensor<1x6x8x8xf32>, %w: tensor<6x2x3x
 // CHECK-SAME:    %[[DY:.*]]: tensor<8x16x16x16xf16>, %[[X:.*]]: tensor<8x4x32x32xf16>)
 // CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8x4x34x34xf16>)
 // CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$GCOL]], {{.*}}]
-// CHECK-SAME:      ins(%[[PAD]], %{{.*}} : tensor<8x4x34x34xf16>, tensor<2x2x3x3x16x16xf16>) outs(%{{.*}} : tensor<2x18x2048xf16>)
+// CHECK-SAME:      ins(%[[PAD]], %{{.*}} : tensor<8x4x34x34xf16>, tensor<2x2x3x3x16x16xf16>) outs(%{{.*}} : tensor<2x18x2048xf32>)
 // CHECK:         %[[DYT:.*]] = linalg.generic {indexing_maps = [#[[$DYT]], {{.*}}]
-// CHECK-SAME:      ins(%[[DY]] : tensor<8x16x16x16xf16>) outs(%{{.*}} : tensor<2x8x16x16x8xf16>)
-// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x2048x8xf16>
-// CHECK:         %[[DW:.*]] = linalg.batch_matmul ins(%[[COL]], %[[DYB]] : tensor<2x18x2048xf16>, tensor<2x2048x8xf16>) outs(%{{.*}} : tensor<2x18x8xf32>)
+// CHECK-SAME:      ins(%[[DY]] : tensor<8x16x16x16xf16>) outs(%{{.*}} : tensor<2x8x16x16x8xf32>)
+// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x2048x8xf32>
+// CHECK:         %[[DW:.*]] = linalg.batch_matmul ins(%[[COL]], %[[DYB]] : tensor<2x18x2048xf32>, tensor<2x2048x8xf32>) outs(%{{.*}} : tensor<2x18x8xf32>)
 // CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[$FCHW]], {{.*}}]
 // CHECK-SAME:      ins(%[[DW]] : tensor<2x18x8xf32>) outs(%{{.*}} : tensor<16x2x3x3xf16>)
 // CHECK:           arith.truncf %{{.*}} : f32 to f16
