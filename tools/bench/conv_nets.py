@@ -16,12 +16,14 @@ images, 10 classes, cross entropy, Adam lr 1e-3):
               32), ReLU; flatten; linear 6272->10 (mobilenet-style)
 
     PYTHONPATH=build/python_packages tools/bench/conv_nets.py \\
-        [--models small-cnn,resnet,depthwise] [--steps N] [--modes fp32,bf16]
-        [--cpu-pipeline-options=...]
+        [--models small-cnn,resnet,depthwise] [--steps N]
+        [--modes fp32,bf16,fp16] [--cpu-pipeline-options=...]
 
 Each row: our ms/step, PyTorch's, PyTorch's time over ours (the step-rate
 ratio, > 1 when we are faster), the largest relative loss difference over
-the steps, and the Trainer's compile seconds. Prints figures, never asserts.
+the steps, and the Trainer's compile seconds; fp16 rows (FP16 AMP) are ours
+only, PyTorch's CPU autocast having no f16. tools/bench/cpu_scale.py's Part 2
+runs `resnet` through measure(). Prints figures, never asserts.
 """
 
 import argparse
@@ -87,7 +89,17 @@ MODELS = {"small-cnn": small_cnn, "resnet": resnet, "depthwise": depthwise}
 BATCH = 32
 
 
-def bench(name, mode, steps, cpu_options):
+def measure(name, mode, steps, cpu_options="", threads=1):
+    """Trains model `name` for `steps` steps (after a warm-up step) in `mode`
+    ("fp32", "bf16" or "fp16" AMP) with the Trainer (mp-cpu-pipeline options
+    `cpu_options`, plus threads=`threads` when it is not 1) and, alternately,
+    PyTorch eager on `threads` threads from the same initial weights and
+    batches. Returns (our ms/step, PyTorch's ms/step, the largest relative
+    loss difference, the Trainer's compile seconds); PyTorch's figures are
+    None in fp16 (its CPU autocast has no f16)."""
+    torch.set_num_threads(threads)
+    if threads != 1:
+        cpu_options = " ".join(filter(None, [cpu_options, f"threads={threads}"]))
     torch.manual_seed(0)
     model = MODELS[name]().train()
     reference = copy.deepcopy(model)
@@ -100,9 +112,17 @@ def bench(name, mode, steps, cpu_options):
                for _ in range(steps + 1)]
     start = time.time()
     step = mpt.import_train_step(model, *batches[0], loss_fn, optimizer)
-    trainer = mpt.Trainer(step, compute_type="bf16" if mode == "bf16" else "f32",
+    trainer = mpt.Trainer(step, compute_type={"fp32": "f32", "bf16": "bf16",
+                                              "fp16": "f16"}[mode],
                           cpu_pipeline_options=cpu_options)
     compile_seconds = time.time() - start
+    if mode == "fp16":
+        trainer.step(*batches[0])
+        start = time.perf_counter()
+        for x, y in batches[1:]:
+            trainer.step(x, y)
+        ours = (time.perf_counter() - start) / steps * 1e3
+        return ours, None, None, compile_seconds
 
     def torch_step(x, y):
         ref_optimizer.zero_grad()
@@ -116,6 +136,15 @@ def bench(name, mode, steps, cpu_options):
         return float(loss)
 
     ours, theirs, worst = time_side_by_side(trainer, torch_step, batches)
+    return ours, theirs, worst, compile_seconds
+
+
+def bench(name, mode, steps, cpu_options):
+    ours, theirs, worst, compile_seconds = measure(name, mode, steps, cpu_options)
+    if theirs is None:
+        print(f"{name:10s} {mode:5s} {ours:9.2f} {'-':>9s} {'-':>8s} "
+              f"{'-':>10s} {compile_seconds:9.1f}", flush=True)
+        return
     print(f"{name:10s} {mode:5s} {ours:9.2f} {theirs:9.2f} {theirs / ours:7.2f}x "
           f"{worst:10.1e} {compile_seconds:9.1f}", flush=True)
 

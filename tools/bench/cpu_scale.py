@@ -5,6 +5,7 @@ step times side by side with PyTorch, measured in one run.
     tools/bench/cpu_scale.py [--build DIR] [--layers 1,2,4,8,16]
         [--d-models 64,256] [--steps N] [--skip-scale] [--skip-steps]
         [--cpu-pipeline-options=OPTIONS] [--threads 1,2] [--modes FP32,BF16]
+        [--models mlp,block,conv]
 
 Part 1, scale: for each d_model and N of the bench transformer of
 tools/bench/autocast_casts.py (N pre-LayerNorm blocks, batch 2, sequence
@@ -26,7 +27,12 @@ FP32, BF16 AMP (ours: mp-mixed-precision-pipeline{compute-type=bf16};
 PyTorch: torch.autocast("cpu", dtype=torch.bfloat16)) and FP16 AMP (ours
 only: PyTorch's CPU autocast has no f16), with the ratios. Both sides run
 random data of the same shapes (the step time does not depend on the
-values).
+values). The third model is the ResNet-style conv net of
+tools/bench/conv_nets.py (`resnet`: conv-BN-ReLU blocks, batch 32,
+1x28x28, Adam), imported from PyTorch and trained by mixedprec.torch.Trainer
+in process (mp-cpu-pipeline with threads=N) alternately with PyTorch eager,
+from the same initial weights on the same batches (conv_nets.measure; the
+Python package of --build). --models picks the rows' models.
 
 With --threads 1,2 each row is run on each thread count (mp-run --threads,
 torch.set_num_threads), and `vs 1` is our 1-thread ms/step over this one's
@@ -34,7 +40,8 @@ torch.set_num_threads), and `vs 1` is our 1-thread ms/step over this one's
 
 Prints figures, never asserts. The compiler's own build type matters for
 the compile times (a Debug -O0 mp-opt is several times slower than a
-Release one); the JIT-compiled step is -O3 either way.
+Release one); the JIT-compiled step is LLVM -O2 either way (mp-run's and the
+Trainer's default opt level).
 """
 
 import argparse
@@ -216,9 +223,11 @@ def steps(args, tmp):
             1, dims=dict(B=B, S=S, D=D, H=H, F=F, V=V), labels_2d=True))
     models = [("MLP 784-256-10 b64 Adam",
                os.path.join(ROOT, "docs/examples/mlp_train_step.mlir"),
-               args.steps * 10),
-              ("block d256 s128 b8 AdamW", block, args.steps)]
-    for name, source, count in models:
+               args.steps * 10, "mlp"),
+              ("block d256 s128 b8 AdamW", block, args.steps, "block")]
+    for name, source, count, key in models:
+        if key not in args.models:
+            continue
         for mode, compute in (("FP32", "f32"), ("BF16", "bf16"),
                               ("FP16", "f16")):
             if mode not in args.modes:
@@ -238,11 +247,33 @@ def steps(args, tmp):
                 theirs = (None if mode == "FP16" else
                           torch_model_ms(torch, source == block, mode, count,
                                          (B, S, D, H, F, V)))
-                print("%-34s %-5s %7d %9.2f %9s %8s %6s" % (
-                    name, mode, threads, ours,
-                    "%.2f" % theirs if theirs else "-",
-                    "%.2fx" % (theirs / ours) if theirs else "-",
-                    "%.2fx" % (one / ours) if one else "-"), flush=True)
+                print_row(name, mode, threads, ours, theirs, one)
+    if "conv" in args.models:
+        conv_steps(args)
+
+
+def print_row(name, mode, threads, ours, theirs, one):
+    """One row of Part 2: ms/step, ratios (PyTorch's `theirs` may be None)."""
+    print("%-34s %-5s %7d %9.2f %9s %8s %6s" % (
+        name, mode, threads, ours, "%.2f" % theirs if theirs else "-",
+        "%.2fx" % (theirs / ours) if theirs else "-",
+        "%.2fx" % (one / ours) if one else "-"), flush=True)
+
+
+def conv_steps(args):
+    """Part 2's rows of the conv net (conv_nets.measure, in process)."""
+    sys.path.insert(0, os.path.join(args.build, "python_packages"))
+    import conv_nets  # noqa: E402
+    name = "resnet conv-BN-ReLU b32 Adam"
+    for mode in args.modes:
+        one = None
+        for threads in args.threads:
+            ours, theirs, _, _ = conv_nets.measure(
+                "resnet", mode.lower(), args.steps, args.cpu_pipeline_options,
+                threads)
+            if threads == 1:
+                one = ours
+            print_row(name, mode, threads, ours, theirs, one)
 
 
 def torch_model_ms(torch, is_block, mode, count, dims):
@@ -286,6 +317,9 @@ def main():
                         help="thread counts of Part 2's rows")
     parser.add_argument("--modes", default="FP32,BF16,FP16",
                         type=lambda s: s.split(","))
+    parser.add_argument("--models", default="mlp,block,conv",
+                        type=lambda s: s.split(","),
+                        help="Part 2's models: mlp, block, conv")
     args = parser.parse_args()
     print("CPU: %s, %d cores; build type of %s: %s" % (
         cpu_name(), os.cpu_count(), args.build, build_type(args.build)))

@@ -22,7 +22,7 @@ def ConvertMPToLinalg : Pass<"convert-mp-to-linalg"> {
     (`linalg.matmul`, `linalg.batch_matmul`, `linalg.transpose`,
     `linalg.broadcast`, `linalg.fill`), `linalg.generic` for elementwise and
     reduction computations and for the im2col of convolutions (which become
-    matrix products behind a `bufferization.alloc_tensor` copy), tensor ops for shapes (`tensor.collapse_shape`,
+    matrix products, the im2col written directly as the matrix), tensor ops for shapes (`tensor.collapse_shape`,
     `expand_shape`, `extract_slice`, `insert_slice`, `concat`, `pad`), `scf.for`
     for the scatter of `mp.embedding_grad`, and arith/math on scalars.
     Function signatures and their `mp.*` argument and result attributes are

@@ -9,24 +9,35 @@
 //   linear        → linalg.matmul with the weight transposed, leading input
 //                   dimensions collapsed; the bias is added to the
 //                   accumulator before the single rounding;
-//   conv2d        → tensor.pad, im2col (one copying linalg.generic into
-//                   [G, C/G·KH·KW, N·OH·OW]) and linalg.matmul (groups 1)
+//   conv2d        → zero padding (one scattering generic), im2col (one
+//                   copying linalg.generic writing the matrix, no reshape
+//                   and no copy after it) and linalg.matmul (groups 1)
 //                   or linalg.batch_matmul over the groups (grouped and
 //                   depthwise), then one generic that transposes the
 //                   product to NCHW, adds the bias in the accumulator and
-//                   rounds once; each output element is summed over
-//                   (c, kh, kw), c outermost, as linalg.conv_2d_nchw_fchw
-//                   does, so the contraction tiling and vectorisation of
-//                   the CPU pipeline apply to convolutions;
+//                   rounds once. With at least 8 filters per group the
+//                   product is pixel-major, im2colᵀ [N·OH·OW, C/G·KH·KW]
+//                   times the filter [C/G·KH·KW, F/G], so that the operand
+//                   the CPU pipeline packs into panels is the small filter;
+//                   narrower groups (depthwise) keep filter × im2col
+//                   [C/G·KH·KW, N·OH·OW], vectorised along the pixels.
+//                   Either way each output element is summed over (c, kh,
+//                   kw), c outermost, as linalg.conv_2d_nchw_fchw does, so
+//                   the orientation changes no bit and the contraction
+//                   tiling and vectorisation of the CPU pipeline apply to
+//                   convolutions;
 //   conv2d_grad_input  → the transposed convolution: the gradient dilated by
-//                   the strides (tensor.insert_slice into zeros), padded, and
+//                   the strides (scattered into zeros), padded, and
 //                   convolved as above with the flipped, channel-transposed
 //                   filter;
-//   conv2d_grad_filter → the transposed gradient times the transposed
-//                   im2col of the padded input, per group, summed over
-//                   (n, oh, ow), n outermost.
+//   conv2d_grad_filter → im2col times the transposed gradient (at least 8
+//                   filters per group) or the gradient times the transposed
+//                   im2col, per group, summed over (n, oh, ow), n
+//                   outermost, read back as FCHW by one rounding generic.
 // FP8 operands are extended to the accumulator type once before the
-// contraction (exact, so the result is the same as extending in the loop).
+// contraction (exact, so the result is the same as extending in the loop);
+// so are the f16/bf16 operands of convolutions accumulating in f32, in the
+// copies that make them (im2col, filter matrix, transposed gradient).
 // `compute tf32` first rounds the f32 operands to TF32 (10-bit mantissa,
 // nearest with ties away from zero, as cvt.rna.tf32.f32) in integer
 // arithmetic.
@@ -251,10 +262,11 @@ struct LinearOpLowering : OpConversionPattern<LinearOp> {
 /// A copy of `tensor` (bufferization.alloc_tensor copy(...), a memcpy into
 /// a new buffer once bufferized) that linalg's reshape propagation and
 /// elementwise fusion do not look through. Without it, the reshape between
-/// an im2col and its matrix product turns the product into a generic with
-/// one loop per convolution dimension, into which the im2col is then fused:
-/// the naive convolution loop nest again, which the CPU pipeline cannot
-/// vectorise.
+/// a copying generic (the filter gradient's transposed dY) and its matrix
+/// product turns the product into a generic with one loop per dimension of
+/// the copy, into which the copy is then fused: a loop nest the CPU
+/// pipeline cannot vectorise. (buildIm2Col needs none: it writes its matrix
+/// directly.)
 Value buildFusionBarrier(OpBuilder &b, Location loc, Value tensor) {
   return bufferization::AllocTensorOp::create(
              b, loc, cast<RankedTensorType>(tensor.getType()), ValueRange{},
@@ -262,11 +274,26 @@ Value buildFusionBarrier(OpBuilder &b, Location loc, Value tensor) {
       .getResult();
 }
 
+/// The element type a convolution's operand copies (im2col, filter matrix,
+/// transposed gradient) write for a contraction accumulating in `accType`:
+/// f16 and bf16 become f32 when the accumulator is f32 (exact, and the
+/// product extends its operands to the accumulator anyway, so the bits are
+/// the same), so that the contraction's inner loop multiplies floats
+/// instead of extending the same 16-bit elements once per use; other types
+/// stay (FP8 operands are widened by buildContraction).
+Type getConvOperandType(Type elementType, Type accType) {
+  if (isa<Float16Type, BFloat16Type>(elementType) && accType.isF32())
+    return accType;
+  return elementType;
+}
+
 /// A copying linalg.generic over the identity of `shape`, reading `source`
-/// with `map` (any affine map).
+/// with `map` (any affine map), its elements extended to `elementType`
+/// (the source's by default).
 Value buildCopy(OpBuilder &b, Location loc, Value source, AffineMap map,
-                ArrayRef<int64_t> shape) {
-  Type elementType = cast<RankedTensorType>(source.getType()).getElementType();
+                ArrayRef<int64_t> shape, Type elementType = {}) {
+  if (!elementType)
+    elementType = cast<RankedTensorType>(source.getType()).getElementType();
   return buildGeneric(
              b, loc, {{source, map}},
              {identityOperand(createEmptyTensor(b, loc, shape, elementType))},
@@ -278,20 +305,23 @@ Value buildCopy(OpBuilder &b, Location loc, Value source, AffineMap map,
       .front();
 }
 
-/// The filter of a convolution as the left operand of its matrix product:
+/// The filter of a convolution as an operand of its matrix product:
 /// [G, F/G, C/G·KH·KW] (or [F, C/G·KH·KW] for one group), element (g, f,
-/// (c, kh, kw)) read from `filter` at `filterMap`(g·F/G + f, c, kh, kw).
-/// `filterShape` is the logical [F, C/G, KH, KW]; `filterMap` the identity
-/// or, for the input gradient, the flip of the forward filter.
+/// (c, kh, kw)) read from `filter` at `filterMap`(g·F/G + f, c, kh, kw) —
+/// or, `transposed`, [G, C/G·KH·KW, F/G] (the right operand of a
+/// pixel-major product, buildConv2D), its elements of getConvOperandType
+/// for `accType`. `filterShape` is the logical [F, C/G, KH, KW];
+/// `filterMap` the identity or, for the input gradient, the flip of the
+/// forward filter.
 Value buildFilterMatrix(OpBuilder &b, Location loc, Value filter,
                         AffineMap filterMap, ArrayRef<int64_t> filterShape,
-                        int64_t groups) {
+                        int64_t groups, bool transposed, Type accType) {
   MLIRContext *context = b.getContext();
   int64_t groupFilters = filterShape[0] / groups;
   int64_t kernelH = filterShape[2], kernelW = filterShape[3];
   unsigned numLoops = groups == 1 ? 2 : 3;
-  AffineExpr f = getAffineDimExpr(numLoops - 2, context);
-  AffineExpr k = getAffineDimExpr(numLoops - 1, context);
+  AffineExpr f = getAffineDimExpr(numLoops - (transposed ? 1 : 2), context);
+  AffineExpr k = getAffineDimExpr(numLoops - (transposed ? 2 : 1), context);
   if (groups != 1)
     f = getAffineDimExpr(0, context) * groupFilters + f;
   AffineMap logical = AffineMap::get(
@@ -299,11 +329,18 @@ Value buildFilterMatrix(OpBuilder &b, Location loc, Value filter,
       {f, k.floorDiv(kernelH * kernelW), (k.floorDiv(kernelW)) % kernelH,
        k % kernelW},
       context);
+  int64_t patchSize = filterShape[1] * kernelH * kernelW;
   SmallVector<int64_t> shape;
   if (groups != 1)
     shape.push_back(groups);
-  shape.append({groupFilters, filterShape[1] * kernelH * kernelW});
-  return buildCopy(b, loc, filter, filterMap.compose(logical), shape);
+  if (transposed)
+    shape.append({patchSize, groupFilters});
+  else
+    shape.append({groupFilters, patchSize});
+  Type elementType = getConvOperandType(
+      cast<RankedTensorType>(filter.getType()).getElementType(), accType);
+  return buildCopy(b, loc, filter, filterMap.compose(logical), shape,
+                   elementType);
 }
 
 /// `input` (NCHW) with `inputDilation − 1` zeros between the elements of
@@ -372,57 +409,114 @@ Value buildPadded(OpBuilder &b, Location loc, Value input,
 /// `outputSpatial` (OH, OW), one per group: col[g][(c, kh, kw)][(n, oh, ow)]
 /// = input[n, g·C/G + c, oh·sh + kh·dh, ow·sw + kw·dw], a tensor
 /// [G, C/G·KH·KW, N·OH·OW] — or, `transposed`, [G, N·OH·OW, C/G·KH·KW];
-/// without the G dimension for one group. One copying linalg.generic over
-/// the 7 dimensions (its input map is affine, not a permutation: plain
-/// loops, contiguous along ow for stride 1), reshaped behind a fusion
-/// barrier.
+/// without the G dimension (and its loop) for one group. One copying
+/// linalg.generic over the loops ([g,] c, kh, kw, n, oh, ow) (or ([g,] n,
+/// oh, ow, c, kh, kw)) whose input map is affine and whose output map
+/// linearises (c, kh, kw) and (n, oh, ow) into the matrix indices: no
+/// reshape follows, so linalg's reshape propagation has nothing to push into
+/// the product (which would turn it into a generic with one loop per
+/// convolution dimension, the im2col fused in: the naive convolution loop
+/// nest the CPU pipeline cannot vectorise), and the matrix is written once.
+/// Loops that no operand indexes as a plain dimension (kh, kw, oh, ow, and
+/// g and c when grouped) take their extents from a second input that is
+/// only read for its shape, an empty tensor [[G, C/G,] KH, KW, OH, OW], as
+/// the window operand of linalg's pooling ops. The matrix has elements of
+/// getConvOperandType for `accType`.
 Value buildIm2Col(OpBuilder &b, Location loc, Value input,
                   ArrayRef<int64_t> kernel, ArrayRef<int64_t> outputSpatial,
                   ArrayRef<int64_t> strides, ArrayRef<int64_t> dilation,
-                  int64_t groups, bool transposed) {
+                  int64_t groups, bool transposed, Type accType) {
   auto inputType = cast<RankedTensorType>(input.getType());
+  Type elementType =
+      getConvOperandType(inputType.getElementType(), accType);
   int64_t batch = inputType.getDimSize(0);
   int64_t groupChannels = inputType.getDimSize(1) / groups;
   // Loop positions: the patch element (c, kh, kw) and the output pixel
-  // (n, oh, ow), in the order of the result's dimensions.
-  unsigned patch = transposed ? 4 : 1, pixel = transposed ? 1 : 4;
+  // (n, oh, ow), in the order of the result's dimensions, after g.
+  unsigned first = groups == 1 ? 0 : 1;
+  unsigned numLoops = first + 6;
+  unsigned patch = first + (transposed ? 3 : 0);
+  unsigned pixel = first + (transposed ? 0 : 3);
   MLIRContext *context = b.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  AffineExpr g = d(0), c = d(patch), kh = d(patch + 1), kw = d(patch + 2),
+  AffineExpr c = d(patch), kh = d(patch + 1), kw = d(patch + 2),
              n = d(pixel), oh = d(pixel + 1), ow = d(pixel + 2);
+  AffineExpr channel = groups == 1 ? c : d(0) * groupChannels + c;
   AffineMap inputMap = AffineMap::get(
-      7, 0,
-      {n, groups == 1 ? c : g * groupChannels + c,
-       oh * strides[0] + kh * dilation[0], ow * strides[1] + kw * dilation[1]},
+      numLoops, 0,
+      {n, channel, oh * strides[0] + kh * dilation[0],
+       ow * strides[1] + kw * dilation[1]},
       context);
-  SmallVector<int64_t> patchShape{groupChannels, kernel[0], kernel[1]};
-  SmallVector<int64_t> pixelShape{batch, outputSpatial[0], outputSpatial[1]};
-  SmallVector<int64_t> shape{groups};
-  llvm::append_range(shape, transposed ? pixelShape : patchShape);
-  llvm::append_range(shape, transposed ? patchShape : pixelShape);
-  Value col = buildCopy(b, loc, input, inputMap, shape);
+  SmallVector<int64_t> windowShape;
+  SmallVector<AffineExpr> windowExprs;
+  if (groups != 1) {
+    windowShape.append({groups, groupChannels});
+    windowExprs.append({d(0), c});
+  }
+  windowShape.append(
+      {kernel[0], kernel[1], outputSpatial[0], outputSpatial[1]});
+  windowExprs.append({kh, kw, oh, ow});
+  Value window = createEmptyTensor(b, loc, windowShape,
+                                   inputType.getElementType());
 
+  AffineExpr patchIndex = (c * kernel[0] + kh) * kernel[1] + kw;
+  AffineExpr pixelIndex = (n * outputSpatial[0] + oh) * outputSpatial[1] + ow;
   int64_t patchSize = groupChannels * kernel[0] * kernel[1];
   int64_t pixels = batch * outputSpatial[0] * outputSpatial[1];
   SmallVector<int64_t> matrixShape;
-  if (groups != 1)
+  SmallVector<AffineExpr> matrixIndices;
+  if (groups != 1) {
     matrixShape.push_back(groups);
-  if (transposed)
+    matrixIndices.push_back(d(0));
+  }
+  if (transposed) {
     matrixShape.append({pixels, patchSize});
-  else
+    matrixIndices.append({pixelIndex, patchIndex});
+  } else {
     matrixShape.append({patchSize, pixels});
-  return buildFusionBarrier(b, loc, reshapeTensor(b, loc, col, matrixShape));
+    matrixIndices.append({patchIndex, pixelIndex});
+  }
+  return buildGeneric(
+             b, loc,
+             {{input, inputMap},
+              {window, AffineMap::get(numLoops, 0, windowExprs, context)}},
+             {{createEmptyTensor(b, loc, matrixShape, elementType),
+               AffineMap::get(numLoops, 0, matrixIndices, context)}},
+             SmallVector<utils::IteratorType>(numLoops,
+                                              utils::IteratorType::parallel),
+             elementType,
+             [](OpBuilder &, Location, ValueRange in,
+                ValueRange) -> SmallVector<Value> { return {in[0]}; })
+      .front();
+}
+
+/// Matrix products of a convolution with at least this many filters per
+/// group are pixel-major (buildConv2D): the filters are the product's N
+/// dimension, which the CPU pipeline vectorises, so fewer would leave the
+/// vectors part empty.
+constexpr int64_t kMinPixelMajorFilters = 8;
+
+/// True when the products of a convolution with `groupFilters` filters per
+/// group are pixel-major: output pixels as rows, filters as columns.
+bool isPixelMajor(int64_t groupFilters) {
+  return groupFilters >= kMinPixelMajorFilters;
 }
 
 /// A convolution of the NCHW `input` by a filter of logical shape
 /// `filterShape` [F, C/G, KH, KW] read from `filter` with `filterMap`
 /// (buildFilterMatrix), into a zero accumulator of `accType`, as im2col and
-/// one matrix product per group: filter [F/G, C/G·KH·KW] times col
-/// [C/G·KH·KW, N·OH·OW] (linalg.matmul for one group, linalg.batch_matmul
-/// over the groups otherwise). The input is first dilated by
-/// `inputDilation` and padded by `padLow`/`padHigh` (buildPadded). Each output element is summed in the
-/// order of linalg.conv_2d_nchw_fchw: over (c, kh, kw), c outermost.
-/// Returns the accumulator, [G, F/G, N·OH·OW] ([F, N·OH·OW] for one group),
+/// one matrix product per group (linalg.matmul for one group,
+/// linalg.batch_matmul over the groups otherwise). With F/G of at least
+/// kMinPixelMajorFilters the product is pixel-major: the transposed im2col
+/// [N·OH·OW, C/G·KH·KW] times the transposed filter [C/G·KH·KW, F/G], so
+/// that the operand the CPU pipeline packs into panels is the small filter,
+/// not the im2col; else the filter [F/G, C/G·KH·KW] times col [C/G·KH·KW,
+/// N·OH·OW] (depthwise and other narrow groups, vectorised along the
+/// pixels). The input is first dilated by `inputDilation` and padded by
+/// `padLow`/`padHigh` (buildPadded). Either way each output element is
+/// summed in the order of linalg.conv_2d_nchw_fchw: over (c, kh, kw), c
+/// outermost, so the bits do not depend on the orientation. Returns the
+/// accumulator, [G, N·OH·OW, F/G] or [G, F/G, N·OH·OW] (no G for one group),
 /// and sets `outputShape` to [N, F, OH, OW]; buildConvResult makes the NCHW
 /// result.
 Value buildConv2D(OpBuilder &b, Location loc, Value input,
@@ -443,20 +537,22 @@ Value buildConv2D(OpBuilder &b, Location loc, Value input,
   }
   outputShape.assign({inputType.getDimSize(0), filterShape[0],
                       outputSpatial[0], outputSpatial[1]});
+  bool pixelMajor = isPixelMajor(filterShape[0] / groups);
   input = buildPadded(b, loc, input, inputDilation, padLow, padHigh);
   Value col = buildIm2Col(b, loc, input, kernel, outputSpatial, strides,
-                          dilation, groups, /*transposed=*/false);
-  Value matrix =
-      buildFilterMatrix(b, loc, filter, filterMap, filterShape, groups);
-  return buildContraction(b, loc, matrix, col, /*transposeLhs=*/false,
+                          dilation, groups, /*transposed=*/pixelMajor, accType);
+  Value matrix = buildFilterMatrix(b, loc, filter, filterMap, filterShape,
+                                   groups, /*transposed=*/pixelMajor, accType);
+  return buildContraction(b, loc, pixelMajor ? col : matrix,
+                          pixelMajor ? matrix : col, /*transposeLhs=*/false,
                           /*transposeRhs=*/false, accType,
                           /*batched=*/groups != 1);
 }
 
 /// The NCHW result [N, F, OH, OW] (`outputShape`) of a convolution with
-/// `groups` groups from its accumulator `acc` (buildConv2D): one generic
-/// that reads it transposed, adds `bias` [F] (if any) in the accumulator's
-/// type and rounds once to `resultElementType`.
+/// `groups` groups from its accumulator `acc` (buildConv2D, pixel-major or
+/// not): one generic that reads it transposed, adds `bias` [F] (if any) in
+/// the accumulator's type and rounds once to `resultElementType`.
 Value buildConvResult(OpBuilder &b, Location loc, Value acc, Value bias,
                       int64_t groups, ArrayRef<int64_t> outputShape,
                       Type resultElementType) {
@@ -466,7 +562,8 @@ Value buildConvResult(OpBuilder &b, Location loc, Value acc, Value bias,
   MLIRContext *context = b.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   // Loops (n, [g,] f, oh, ow) over the result ([N, G, F/G, OH, OW] when
-  // grouped), the accumulator read at ([g,] f, (n, oh, ow)).
+  // grouped), the accumulator read at ([g,] pixel, f) or ([g,] f, pixel),
+  // pixel = (n, oh, ow).
   unsigned numLoops = groups == 1 ? 4 : 5;
   AffineExpr n = d(0), oh = d(numLoops - 2), ow = d(numLoops - 1);
   AffineExpr f = d(numLoops - 3);
@@ -474,7 +571,10 @@ Value buildConvResult(OpBuilder &b, Location loc, Value acc, Value bias,
   SmallVector<AffineExpr> accIndices;
   if (groups != 1)
     accIndices.push_back(d(1));
-  accIndices.append({f, pixel});
+  if (isPixelMajor(groupFilters))
+    accIndices.append({pixel, f});
+  else
+    accIndices.append({f, pixel});
   SmallVector<MappedOperand> inputs{
       {acc, AffineMap::get(numLoops, 0, accIndices, context)}};
   if (bias)
@@ -585,12 +685,17 @@ struct Conv2DGradInputOpLowering : OpConversionPattern<Conv2DGradInputOp> {
 };
 
 /// The filter gradient as one matrix product per group of the gradient and
-/// the transposed im2col of the padded input: dW[g][f][(c, kh, kw)] =
-/// Σ over (n, oh, ow) of dY[n, g·F/G + f, oh, ow] · col[g][(n, oh, ow)][(c,
-/// kh, kw)], summed in that order, n outermost, as the correlation loop nest
-/// (f, c, kh, kw, n, oh, ow) does. Both operands have the reduction
-/// outermost (dYᵀ·col), so the product is a row of outer products per
-/// reduction step.
+/// the im2col of the padded input: dW[g][f][(c, kh, kw)] = Σ over (n, oh,
+/// ow) of dY[n, g·F/G + f, oh, ow] · col[g][(c, kh, kw)][(n, oh, ow)],
+/// summed in that order, n outermost, as the correlation loop nest (f, c,
+/// kh, kw, n, oh, ow) does. The gradient is transposed to dYᵀ [G, N·OH·OW,
+/// F/G]; with F/G of at least kMinPixelMajorFilters the product is col ·
+/// dYᵀ [G, C/G·KH·KW, F/G] (the filters are the N dimension the CPU
+/// pipeline vectorises, and the operand it packs is dYᵀ, F/G columns wide),
+/// else dYᵀᵀ · colᵀ [G, F/G, C/G·KH·KW] with the transposed im2col (both
+/// operands with the reduction outermost: a row of outer products per
+/// reduction step). One generic over the FCHW result reads the accumulator
+/// at its (g, k, f) or (g, f, k) and rounds once.
 struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -608,12 +713,14 @@ struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
     int64_t pixels = batch * gradShape[2] * gradShape[3];
     SmallVector<int64_t> kernel{resultType.getDimSize(2),
                                 resultType.getDimSize(3)};
+    bool pixelMajor = isPixelMajor(groupFilters);
 
     Value input = buildPadded(rewriter, loc, adaptor.getInput(), {1, 1},
                               padding, padding);
     Value col = buildIm2Col(rewriter, loc, input, kernel,
                             gradShape.drop_front(2), op.getStrides(),
-                            op.getDilation(), groups, /*transposed=*/true);
+                            op.getDilation(), groups,
+                            /*transposed=*/!pixelMajor, op.getAccType());
 
     // dY [N, F, OH, OW] as [G, (n, oh, ow), F/G] (no G for one group).
     MLIRContext *context = rewriter.getContext();
@@ -622,7 +729,8 @@ struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
         5, 0, {d(1), d(0) * groupFilters + d(4), d(2), d(3)}, context);
     Value gradT = buildCopy(
         rewriter, loc, adaptor.getGradOutput(), gradMap,
-        {groups, batch, gradShape[2], gradShape[3], groupFilters});
+        {groups, batch, gradShape[2], gradShape[3], groupFilters},
+        getConvOperandType(gradType.getElementType(), op.getAccType()));
     SmallVector<int64_t> gradMatrixShape;
     if (groups != 1)
       gradMatrixShape.push_back(groups);
@@ -630,16 +738,36 @@ struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
     gradT = buildFusionBarrier(
         rewriter, loc, reshapeTensor(rewriter, loc, gradT, gradMatrixShape));
 
-    Value acc = buildContraction(rewriter, loc, gradT, col,
-                                 /*transposeLhs=*/true, /*transposeRhs=*/false,
-                                 op.getAccType(), /*batched=*/groups != 1);
-    auto accType = cast<RankedTensorType>(acc.getType());
-    Value result = roundToResult(
-        rewriter, loc, acc,
-        RankedTensorType::get(accType.getShape(), resultType.getElementType()));
-    result = buildFusionBarrier(rewriter, loc, result);
-    rewriter.replaceOp(
-        op, reshapeTensor(rewriter, loc, result, resultType.getShape()));
+    Value acc =
+        pixelMajor
+            ? buildContraction(rewriter, loc, col, gradT,
+                               /*transposeLhs=*/false, /*transposeRhs=*/false,
+                               op.getAccType(), /*batched=*/groups != 1)
+            : buildContraction(rewriter, loc, gradT, col,
+                               /*transposeLhs=*/true, /*transposeRhs=*/false,
+                               op.getAccType(), /*batched=*/groups != 1);
+
+    // dW[f, c, kh, kw] = acc[[g,] k, f'] or acc[[g,] f', k], g = f / (F/G),
+    // f' = f mod F/G, k = (c·KH + kh)·KW + kw.
+    AffineExpr f = d(0), c = d(1), kh = d(2), kw = d(3);
+    AffineExpr k = (c * kernel[0] + kh) * kernel[1] + kw;
+    AffineExpr groupFilter = groups == 1 ? f : f % groupFilters;
+    SmallVector<AffineExpr> accIndices;
+    if (groups != 1)
+      accIndices.push_back(f.floorDiv(groupFilters));
+    if (pixelMajor)
+      accIndices.append({k, groupFilter});
+    else
+      accIndices.append({groupFilter, k});
+    Value result =
+        buildElementwise(
+            rewriter, loc, {{acc, AffineMap::get(4, 0, accIndices, context)}},
+            TypeRange{resultType},
+            [](OpBuilder &, Location, ValueRange in,
+               ValueRange) -> SmallVector<Value> { return {in[0]}; },
+            cast<RankedTensorType>(acc.getType()).getElementType())
+            .front();
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

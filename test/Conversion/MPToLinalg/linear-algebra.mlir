@@ -169,15 +169,20 @@ func.func @linear_f32_no_bias(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>) -
 
 // conv2d: the zero padding by one generic that scatters the input into a
 // zero tensor (output map (n, c, h + 1, w + 1); the payload reads the zero
-// it replaces, so the fill stays), im2col by a copying generic with an affine input map into
-// [C·KH·KW] x [N·OH·OW], reshaped behind bufferization.alloc_tensor copy
-// (no reshape propagation into the product), the filter as [F, C·KH·KW],
-// one linalg.matmul into f32, then one generic reading the product
-// transposed to NCHW, adding the bias and rounding once.
-// CHECK-DAG: #[[$COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d1, d5 * 2 + d2, d6 * 2 + d3)>
-// CHECK-DAG: #[[$ID7:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
-// CHECK-DAG: #[[$FMAT:.*]] = affine_map<(d0, d1) -> (d0, d1 floordiv 9, (d1 floordiv 3) mod 3, d1 mod 3)>
-// CHECK-DAG: #[[$NCHW:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, (d0 * 16 + d2) * 16 + d3)>
+// it replaces, so the fill stays); 16 filters (at least 8): pixel-major,
+// the transposed im2col [N·OH·OW] x [C·KH·KW] by one copying generic over
+// (n, oh, ow, c, kh, kw) with an affine input map, an empty window
+// [KH, KW, OH, OW] giving the extents of kh, kw, oh, ow, and an output map
+// linearising the pixel and the patch element (no reshape, no copy), times
+// the filter as [C·KH·KW, F] in one linalg.matmul into f32 (both copies
+// extend the f16 elements to f32 once), then one generic reading the
+// product [N·OH·OW, F] transposed to NCHW, adding the bias and rounding
+// once.
+// CHECK-DAG: #[[$COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d1 * 2 + d4, d2 * 2 + d5)>
+// CHECK-DAG: #[[$WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5, d1, d2)>
+// CHECK-DAG: #[[$COLT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> ((d0 * 16 + d1) * 16 + d2, (d3 * 3 + d4) * 3 + d5)>
+// CHECK-DAG: #[[$FMAT:.*]] = affine_map<(d0, d1) -> (d1, d0 floordiv 9, (d0 floordiv 3) mod 3, d0 mod 3)>
+// CHECK-DAG: #[[$NCHW:.*]] = affine_map<(d0, d1, d2, d3) -> ((d0 * 16 + d2) * 16 + d3, d1)>
 // CHECK-DAG: #[[$CHAN:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[$SCATTER:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>
@@ -191,15 +196,18 @@ func.func @linear_f32_no_bias(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>) -
 // CHECK-NEXT:        %[[ORD:.*]] = arith.cmpf ord, %[[IN]], %[[IN]] : f16
 // CHECK-NEXT:        %[[V:.*]] = arith.select %[[ORD]], %[[IN]], %[[SUM]] : f16
 // CHECK-NEXT:        linalg.yield %[[V]] : f16
-// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$COL]], #[[$ID7]]]
-// CHECK-SAME:      ins(%[[PAD]] : tensor<8x3x34x34xf16>) outs(%{{.*}} : tensor<1x3x3x3x8x16x16xf16>)
-// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %[[COL]] {{\[}}[0, 1, 2, 3], [4, 5, 6]] : tensor<1x3x3x3x8x16x16xf16> into tensor<27x2048xf16>
-// CHECK:         %[[BARRIER:.*]] = bufferization.alloc_tensor() copy(%[[FLAT]]) : tensor<27x2048xf16>
+// CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<3x3x16x16xf16>
+// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$COL]], #[[$WIN]], #[[$COLT]]]
+// CHECK-SAME:      ins(%[[PAD]], %[[WINDOW]] : tensor<8x3x34x34xf16>, tensor<3x3x16x16xf16>) outs(%{{.*}} : tensor<2048x27xf32>)
+// CHECK:           ^bb0(%[[IN:.*]]: f16, %{{.*}}: f16, %{{.*}}: f32):
+// CHECK-NEXT:        %[[WIDE:.*]] = arith.extf %[[IN]] : f16 to f32
+// CHECK:             linalg.yield %[[WIDE]] : f32
 // CHECK:         %[[FILTER:.*]] = linalg.generic {indexing_maps = [#[[$FMAT]], {{.*}}]
-// CHECK-SAME:      ins(%[[W]] : tensor<16x3x3x3xf16>) outs(%{{.*}} : tensor<16x27xf16>)
-// CHECK:         %[[MM:.*]] = linalg.matmul ins(%[[FILTER]], %[[BARRIER]] : tensor<16x27xf16>, tensor<27x2048xf16>) outs(%{{.*}} : tensor<16x2048xf32>)
+// CHECK-SAME:      ins(%[[W]] : tensor<16x3x3x3xf16>) outs(%{{.*}} : tensor<27x16xf32>)
+// CHECK:           arith.extf %{{.*}} : f16 to f32
+// CHECK:         %[[MM:.*]] = linalg.matmul ins(%[[COL]], %[[FILTER]] : tensor<2048x27xf32>, tensor<27x16xf32>) outs(%{{.*}} : tensor<2048x16xf32>)
 // CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[$NCHW]], #[[$CHAN]], {{.*}}]
-// CHECK-SAME:      ins(%[[MM]], %[[B]] : tensor<16x2048xf32>, tensor<16xf16>) outs(%{{.*}} : tensor<8x16x16x16xf16>)
+// CHECK-SAME:      ins(%[[MM]], %[[B]] : tensor<2048x16xf32>, tensor<16xf16>) outs(%{{.*}} : tensor<8x16x16x16xf16>)
 // CHECK:           arith.extf %{{.*}} : f16 to f32
 // CHECK:           arith.addf
 // CHECK:           arith.truncf %{{.*}} : f32 to f16
@@ -211,22 +219,24 @@ func.func @conv2d(%x: tensor<8x3x32x32xf16>, %w: tensor<16x3x3x3xf16>, %b: tenso
 
 // -----
 
-// Grouped (dilation 2, no padding: no padding generic): im2col per group
-// [G, C/G·KH·KW, N·OH·OW], the filter [G, F/G, C/G·KH·KW], one
+// Grouped (dilation 2, no padding: no padding generic), 3 filters per
+// group (fewer than 8): im2col per group [G, C/G·KH·KW, N·OH·OW] (loops
+// (g, c, kh, kw, n, oh, ow), the window [G, C/G, KH, KW, OH, OW]), the
+// filter [G, F/G, C/G·KH·KW], one
 // linalg.batch_matmul over the groups, the result [N, G, F/G, OH, OW]
 // collapsed to NCHW.
 // CHECK-DAG: #[[$GCOL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0 * 2 + d1, d5 + d2 * 2, d6 + d3 * 2)>
+// CHECK-DAG: #[[$GWIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d5, d6)>
+// CHECK-DAG: #[[$GCOLM:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 * 3 + d2) * 3 + d3, (d4 * 4 + d5) * 4 + d6)>
 // CHECK-DAG: #[[$GFMAT:.*]] = affine_map<(d0, d1, d2) -> (d0 * 3 + d1, d2 floordiv 9, (d2 floordiv 3) mod 3, d2 mod 3)>
 // CHECK-DAG: #[[$GOUT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, (d0 * 4 + d3) * 4 + d4)>
 // CHECK-LABEL: func.func @conv2d_grouped(
 // CHECK-SAME:    %[[X:.*]]: tensor<1x4x8x8xf32>, %[[W:.*]]: tensor<6x2x3x3xf32>)
-// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$GCOL]], {{.*}}]
-// CHECK-SAME:      ins(%[[X]] : tensor<1x4x8x8xf32>) outs(%{{.*}} : tensor<2x2x3x3x1x4x4xf32>)
-// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %[[COL]] {{\[}}[0], [1, 2, 3], [4, 5, 6]] : tensor<2x2x3x3x1x4x4xf32> into tensor<2x18x16xf32>
-// CHECK:         %[[BARRIER:.*]] = bufferization.alloc_tensor() copy(%[[FLAT]])
+// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$GCOL]], #[[$GWIN]], #[[$GCOLM]]]
+// CHECK-SAME:      ins(%[[X]], %{{.*}} : tensor<1x4x8x8xf32>, tensor<2x2x3x3x4x4xf32>) outs(%{{.*}} : tensor<2x18x16xf32>)
 // CHECK:         %[[FILTER:.*]] = linalg.generic {indexing_maps = [#[[$GFMAT]], {{.*}}]
 // CHECK-SAME:      outs(%{{.*}} : tensor<2x3x18xf32>)
-// CHECK:         %[[MM:.*]] = linalg.batch_matmul ins(%[[FILTER]], %[[BARRIER]] : tensor<2x3x18xf32>, tensor<2x18x16xf32>) outs(%{{.*}} : tensor<2x3x16xf32>)
+// CHECK:         %[[MM:.*]] = linalg.batch_matmul ins(%[[FILTER]], %[[COL]] : tensor<2x3x18xf32>, tensor<2x18x16xf32>) outs(%{{.*}} : tensor<2x3x16xf32>)
 // CHECK:         %[[OUT:.*]] = linalg.generic {indexing_maps = [#[[$GOUT]], {{.*}}]
 // CHECK-SAME:      ins(%[[MM]] : tensor<2x3x16xf32>) outs(%{{.*}} : tensor<1x2x3x4x4xf32>)
 // CHECK:         %[[R:.*]] = tensor.collapse_shape %[[OUT]] {{\[}}[0], [1, 2], [3], [4]] : tensor<1x2x3x4x4xf32> into tensor<1x6x4x4xf32>
@@ -239,8 +249,10 @@ func.func @conv2d_grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> t
 // -----
 
 // The transposed convolution: one scattering generic dilates the gradient
-// by the strides and pads it (output map (n, f, 2·h + 1, 2·w + 1)); the filter matrix reads the forward filter flipped with its channels
-// swapped; a stride-1 im2col and linalg.matmul follow.
+// by the strides and pads it (output map (n, f, 2·h + 1, 2·w + 1)); the
+// filter matrix reads the forward filter flipped with its channels swapped;
+// a stride-1 im2col and linalg.matmul follow (3 input channels, the
+// filters of this convolution: filter × im2col).
 // CHECK-DAG: #[[$FLIP:.*]] = affine_map<(d0, d1) -> (d1 floordiv 9, d0, -((d1 floordiv 3) mod 3) + 2, -(d1 mod 3) + 2)>
 // CHECK-DAG: #[[$DILATE:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2 + 1, d3 * 2 + 1)>
 // CHECK-LABEL: func.func @conv2d_grad_input(
@@ -248,11 +260,10 @@ func.func @conv2d_grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> t
 // CHECK:         %[[DIL:.*]] = linalg.generic {indexing_maps = [{{.*}}, #[[$DILATE]]]
 // CHECK-SAME:      ins(%[[DY]] : tensor<8x16x16x16xf32>) outs(%{{.*}} : tensor<8x16x34x34xf32>)
 // CHECK:         %[[COL:.*]] = linalg.generic
-// CHECK-SAME:      ins(%[[DIL]] : tensor<8x16x34x34xf32>) outs(%{{.*}} : tensor<1x16x3x3x8x32x32xf32>)
-// CHECK:         %[[BARRIER:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<144x8192xf32>
+// CHECK-SAME:      ins(%[[DIL]], %{{.*}} : tensor<8x16x34x34xf32>, tensor<3x3x32x32xf32>) outs(%{{.*}} : tensor<144x8192xf32>)
 // CHECK:         %[[FILTER:.*]] = linalg.generic {indexing_maps = [#[[$FLIP]], {{.*}}]
 // CHECK-SAME:      ins(%[[W]] : tensor<16x3x3x3xf32>) outs(%{{.*}} : tensor<3x144xf32>)
-// CHECK:         %[[MM:.*]] = linalg.matmul ins(%[[FILTER]], %[[BARRIER]] : tensor<3x144xf32>, tensor<144x8192xf32>)
+// CHECK:         %[[MM:.*]] = linalg.matmul ins(%[[FILTER]], %[[COL]] : tensor<3x144xf32>, tensor<144x8192xf32>)
 // CHECK:         %[[R:.*]] = linalg.generic
 // CHECK-SAME:      ins(%[[MM]] : tensor<3x8192xf32>) outs(%{{.*}} : tensor<8x3x32x32xf32>)
 // CHECK:         return %[[R]]
@@ -279,30 +290,53 @@ func.func @conv2d_grad_input_grouped(%dy: tensor<1x6x8x8xf32>, %w: tensor<6x2x3x
 
 // -----
 
-// Filter gradient: the padded input's transposed im2col [G, N·OH·OW,
-// C/G·KH·KW] and the gradient transposed to [G, N·OH·OW, F/G], both behind
-// barriers, one linalg.batch_matmul reducing over the pixels (the first
-// dimension of both: dYᵀ·col) into f32, rounded once, reshaped to FCHW.
-// CHECK-DAG: #[[$TCOL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d0 * 2 + d4, d2 * 2 + d5, d3 * 2 + d6)>
+// Filter gradient with 8 filters per group: the padded input's im2col [G,
+// C/G·KH·KW, N·OH·OW] and the gradient transposed to [G, N·OH·OW, F/G]
+// (reshaped behind a barrier), one linalg.batch_matmul col · dYᵀ reducing over the
+// pixels into f32 [G, C/G·KH·KW, F/G] (the copies extend the f16
+// elements to f32), then one generic over the FCHW result reading it at
+// (f floordiv 8, (c·3 + kh)·3 + kw, f mod 8) and rounding once.
+// CHECK-DAG: #[[$GCOL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0 * 2 + d1, d5 * 2 + d2, d6 * 2 + d3)>
 // CHECK-DAG: #[[$DYT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d0 * 8 + d4, d2, d3)>
-// CHECK-DAG: #[[$KM:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
-// CHECK-DAG: #[[$KN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[$FCHW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0 floordiv 8, (d1 * 3 + d2) * 3 + d3, d0 mod 8)>
 // CHECK-LABEL: func.func @conv2d_grad_filter(
 // CHECK-SAME:    %[[DY:.*]]: tensor<8x16x16x16xf16>, %[[X:.*]]: tensor<8x4x32x32xf16>)
 // CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8x4x34x34xf16>)
-// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$TCOL]], {{.*}}]
-// CHECK-SAME:      ins(%[[PAD]] : tensor<8x4x34x34xf16>) outs(%{{.*}} : tensor<2x8x16x16x2x3x3xf16>)
-// CHECK:         %[[COLB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x2048x18xf16>
+// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$GCOL]], {{.*}}]
+// CHECK-SAME:      ins(%[[PAD]], %{{.*}} : tensor<8x4x34x34xf16>, tensor<2x2x3x3x16x16xf16>) outs(%{{.*}} : tensor<2x18x2048xf32>)
 // CHECK:         %[[DYT:.*]] = linalg.generic {indexing_maps = [#[[$DYT]], {{.*}}]
-// CHECK-SAME:      ins(%[[DY]] : tensor<8x16x16x16xf16>) outs(%{{.*}} : tensor<2x8x16x16x8xf16>)
-// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x2048x8xf16>
-// CHECK:         %[[DW:.*]] = linalg.batch_matmul indexing_maps = [#[[$KM]], #[[$KN]], {{.*}}]
-// CHECK-SAME:      ins(%[[DYB]], %[[COLB]] : tensor<2x2048x8xf16>, tensor<2x2048x18xf16>) outs(%{{.*}} : tensor<2x8x18xf32>)
-// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[DW]] : tensor<2x8x18xf32>) outs(%{{.*}} : tensor<2x8x18xf16>)
+// CHECK-SAME:      ins(%[[DY]] : tensor<8x16x16x16xf16>) outs(%{{.*}} : tensor<2x8x16x16x8xf32>)
+// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x2048x8xf32>
+// CHECK:         %[[DW:.*]] = linalg.batch_matmul ins(%[[COL]], %[[DYB]] : tensor<2x18x2048xf32>, tensor<2x2048x8xf32>) outs(%{{.*}} : tensor<2x18x8xf32>)
+// CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[$FCHW]], {{.*}}]
+// CHECK-SAME:      ins(%[[DW]] : tensor<2x18x8xf32>) outs(%{{.*}} : tensor<16x2x3x3xf16>)
 // CHECK:           arith.truncf %{{.*}} : f32 to f16
-// CHECK:         bufferization.alloc_tensor() copy(%[[R]]) : tensor<2x8x18xf16>
-// CHECK:         tensor.expand_shape {{.*}} into tensor<16x2x3x3xf16>
+// CHECK:         return %[[R]]
 func.func @conv2d_grad_filter(%dy: tensor<8x16x16x16xf16>, %x: tensor<8x4x32x32xf16>) -> tensor<16x2x3x3xf16> {
   %0 = mp.conv2d_grad_filter %dy, %x acc(f32) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>, groups = 2 : i64} : (tensor<8x16x16x16xf16>, tensor<8x4x32x32xf16>) -> tensor<16x2x3x3xf16>
   return %0 : tensor<16x2x3x3xf16>
+}
+
+// -----
+
+// Filter gradient with fewer than 8 filters per group (depthwise): the
+// gradient times the transposed im2col [G, N·OH·OW, C/G·KH·KW] (dYᵀᵀ·colᵀ,
+// reducing over the pixels), the FCHW result read at (f, 0, k).
+// CHECK-DAG: #[[$DTCOL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d0 + d4, d2 + d5, d3 + d6)>
+// CHECK-DAG: #[[$DKM:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
+// CHECK-DAG: #[[$DKN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[$DFCHW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, 0, (d1 * 3 + d2) * 3 + d3)>
+// CHECK-LABEL: func.func @conv2d_grad_filter_depthwise(
+// CHECK-SAME:    %[[DY:.*]]: tensor<2x4x8x8xf32>, %[[X:.*]]: tensor<2x4x8x8xf32>)
+// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$DTCOL]], {{.*}}]
+// CHECK-SAME:      outs(%{{.*}} : tensor<4x128x9xf32>)
+// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<4x128x1xf32>
+// CHECK:         %[[DW:.*]] = linalg.batch_matmul indexing_maps = [#[[$DKM]], #[[$DKN]], {{.*}}]
+// CHECK-SAME:      ins(%[[DYB]], %[[COL]] : tensor<4x128x1xf32>, tensor<4x128x9xf32>) outs(%{{.*}} : tensor<4x1x9xf32>)
+// CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[$DFCHW]], {{.*}}]
+// CHECK-SAME:      ins(%[[DW]] : tensor<4x1x9xf32>) outs(%{{.*}} : tensor<4x1x3x3xf32>)
+// CHECK:         return %[[R]]
+func.func @conv2d_grad_filter_depthwise(%dy: tensor<2x4x8x8xf32>, %x: tensor<2x4x8x8xf32>) -> tensor<4x1x3x3xf32> {
+  %0 = mp.conv2d_grad_filter %dy, %x acc(f32) {padding = array<i64: 1, 1>, groups = 4 : i64} : (tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<4x1x3x3xf32>
+  return %0 : tensor<4x1x3x3xf32>
 }

@@ -14,6 +14,13 @@ gradients), row reductions (layer norm, softmax, cross entropy),
 column reductions (bias gradients) and full reductions (the loss). The
 sizes are not multiples of the vector lengths, so tiles shrink to divisors.
 
+A second step per compute type is a small convolutional net (conv_case):
+a strided padded convolution with bias (8 filters: the pixel-major im2col
+product), ReLU, a depthwise convolution (filter-major), and a strided
+convolution to 12 channels whose input gradient is a pixel-major product
+of the dilated gradient; cross entropy over its pixels; mp.grad of every
+filter and the bias, which are the outputs.
+
 usage: vectorize_identity.py MP_OPT RUNNER LOWERING [LOWERING...]
 Each LOWERING is "PASSES|LOWER" (as for random_stream.py): mp-opt passes
 before the lowering and the lowering to LLVM; every one after the first is
@@ -125,30 +132,90 @@ def step_case(ct, rng):
     return mp_exec.Case('step_' + ct, inputs, '\n  '.join(lines), outputs)
 
 
+CONV = [('w1', (8, 3, 3, 3)), ('b1', (8,)), ('w2', (8, 1, 3, 3)),
+        ('w3', (12, 8, 3, 3))]
+
+
+def conv_case(ct, rng):
+    """The convolutional step of compute type `ct` as an mp_exec.Case."""
+    N, X = 2, (2, 3, 9, 9)
+    inputs = [(rng.standard_normal(X).astype(np.float32), 'f32')]
+    for _, shape in CONV:
+        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+        inputs.append(((rng.standard_normal(shape) / np.sqrt(fan_in))
+                       .astype(np.float32), 'f32'))
+    inputs.append((rng.integers(0, 12, N * 9).astype(np.int64), 'i64'))
+    lines = []
+    emit = lines.append
+
+    def low(value, shape):
+        if ct == 'f32':
+            return value
+        name = value.strip('{}%') + '_c'
+        emit(f'%{name} = mp.cast {value} : {t(shape, "f32")} to '
+             f'{t(shape, ct)}')
+        return '%' + name
+
+    x = low('{in0}', X)
+    w1, b1 = low('{in1}', (8, 3, 3, 3)), low('{in2}', (8,))
+    w2, w3 = low('{in3}', (8, 1, 3, 3)), low('{in4}', (12, 8, 3, 3))
+    stride2 = 'padding = array<i64: 1, 1>, strides = array<i64: 2, 2>'
+    emit(f'%c1 = mp.conv2d {x}, {w1}, {b1} acc(f32) {{{stride2}}} : '
+         f'({t(X, ct)}, {t((8, 3, 3, 3), ct)}, {t((8,), ct)}) -> '
+         f'{t((N, 8, 5, 5), ct)}')
+    emit(f'%r1 = mp.relu %c1 : {t((N, 8, 5, 5), ct)}')
+    emit(f'%c2 = mp.conv2d %r1, {w2} acc(f32) {{padding = array<i64: 1, 1>, '
+         f'groups = 8 : i64}} : ({t((N, 8, 5, 5), ct)}, '
+         f'{t((8, 1, 3, 3), ct)}) -> {t((N, 8, 5, 5), ct)}')
+    emit(f'%c3 = mp.conv2d %c2, {w3} acc(f32) {{{stride2}}} : '
+         f'({t((N, 8, 5, 5), ct)}, {t((12, 8, 3, 3), ct)}) -> '
+         f'{t((N, 12, 3, 3), ct)}')
+    emit(f'%c3f = mp.reshape %c3 : {t((N, 12, 3, 3), ct)} to '
+         f'{t((N, 12, 9), ct)}')
+    emit(f'%c3t = mp.transpose %c3f perm [0, 2, 1] : {t((N, 12, 9), ct)}')
+    emit(f'%logits = mp.reshape %c3t : {t((N, 9, 12), ct)} to '
+         f'{t((N * 9, 12), ct)}')
+    logits = '%logits'
+    if ct != 'f32':
+        emit(f'%logits_f = mp.cast %logits : {t((N * 9, 12), ct)} to '
+             f'{t((N * 9, 12), "f32")}')
+        logits = '%logits_f'
+    emit(f'%loss = mp.cross_entropy {logits}, {{in5}} : '
+         f'{t((N * 9, 12), "f32")}, {t((N * 9,), "i64")}')
+    emit(f'{{out1}}, {{out2}}, {{out3}}, {{out4}} = mp.grad %loss wrt '
+         f'{{in1}}, {{in2}}, {{in3}}, {{in4}} : tensor<f32>, '
+         f'{", ".join(t(shape, "f32") for _, shape in CONV)}')
+    emit('{out0} = mp.add %loss, %loss : tensor<f32>, tensor<f32>')
+    outputs = [((), 'f32')] + [(shape, 'f32') for _, shape in CONV]
+    return mp_exec.Case('conv_' + ct, inputs, '\n  '.join(lines), outputs)
+
+
 def main():
     mp_opt, runner = sys.argv[1], sys.argv[2]
     lowerings = sys.argv[3:]
     rng = np.random.default_rng(17)
     failures = 0
     for ct in ('f16', 'bf16', 'f32'):
-        module = mp_exec.build_module([step_case(ct, rng)])
-        runs = []
-        for lowering in lowerings:
-            passes, lower = lowering.split('|', 1)
-            runs.append(mp_exec.run_module(mp_opt, lower, runner, module,
-                                           shlex.split(passes)))
-        loss = mp_exec.from_bits(runs[0][0], 'f32')[0] / 2
-        finite = all(np.isfinite(mp_exec.from_bits(r, 'f32')).all()
-                     for r in runs[0])
-        failures += not finite
-        print(f'{ct}: loss {loss:.4f}, {len(runs[0])} tensors, '
-              f'{"finite" if finite else "NOT FINITE"}')
-        for lowering, run in zip(lowerings[1:], runs[1:]):
-            same = run == runs[0]
-            failures += not same
-            lower = lowering.split('|', 1)[1]
-            label = lower if len(lower) < 72 else lower.split()[0] + ' ...'
-            print(f'{ct}: {"identical" if same else "DIFFERENT"} under {label}')
+        for kind, make in (('', step_case), ('conv ', conv_case)):
+            module = mp_exec.build_module([make(ct, rng)])
+            runs = []
+            for lowering in lowerings:
+                passes, lower = lowering.split('|', 1)
+                runs.append(mp_exec.run_module(mp_opt, lower, runner, module,
+                                               shlex.split(passes)))
+            loss = mp_exec.from_bits(runs[0][0], 'f32')[0] / 2
+            finite = all(np.isfinite(mp_exec.from_bits(r, 'f32')).all()
+                         for r in runs[0])
+            failures += not finite
+            print(f'{kind}{ct}: loss {loss:.4f}, {len(runs[0])} tensors, '
+                  f'{"finite" if finite else "NOT FINITE"}')
+            for lowering, run in zip(lowerings[1:], runs[1:]):
+                same = run == runs[0]
+                failures += not same
+                lower = lowering.split('|', 1)[1]
+                label = lower if len(lower) < 72 else lower.split()[0] + ' ...'
+                print(f'{kind}{ct}: {"identical" if same else "DIFFERENT"} '
+                      f'under {label}')
     print(f'{failures} failures')
     return 1 if failures else 0
 

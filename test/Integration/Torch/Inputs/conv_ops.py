@@ -3,8 +3,9 @@
 LinearAlgebra.cpp) against torch.nn.functional.conv2d, forward and, through
 mp-autodiff, both gradients (mp.conv2d_grad_input, mp.conv2d_grad_filter)
 and the bias gradient: grouped, depthwise (groups = channels, multipliers 1
-and 2), strided, padded, dilated and rectangular cases, in f32, and the
-grouped strided case in f16 and bf16.
+and 2), strided, padded, dilated and rectangular cases, and convolutions
+with at least 8 filters per group (pixel-major products), in f32, and two
+grouped strided cases in f16 and bf16.
 
 Bounds: PyTorch's CPU convolution sums each output element in another order
 than mp (which sums over (c, kh, kw), c outermost, for the forward and the
@@ -67,8 +68,16 @@ checks = [
     conv_check('rectangular s(2,1) p(0,1)', (1, 2, 7, 9), (3, 2, 2, 3),
                torch.float32, stride=(2, 1), padding=(0, 1), bias=False),
     conv_check('dense s1 p0', (3, 3, 6, 6), (5, 3, 3, 3), torch.float32),
+    # At least 8 filters per group: pixel-major products (forward, and with
+    # 8 input channels per group the input gradient too).
+    conv_check('grouped x8 s2 p1', (2, 16, 9, 9), (16, 8, 3, 3),
+               torch.float32, stride=(2, 2), padding=(1, 1), groups=2),
+    conv_check('dense x10 d(1,2) p1', (2, 3, 7, 8), (10, 3, 3, 3),
+               torch.float32, padding=(1, 1), dilation=(1, 2)),
 ]
 for dtype in (torch.float16, torch.bfloat16):
     checks.append(conv_check('grouped s2 p1', (2, 4, 9, 9), (6, 2, 3, 3), dtype,
                              stride=(2, 2), padding=(1, 1), groups=2))
+    checks.append(conv_check('grouped x8 s2 p1', (2, 16, 9, 9), (16, 8, 3, 3),
+                             dtype, stride=(2, 2), padding=(1, 1), groups=2))
 main(checks)
