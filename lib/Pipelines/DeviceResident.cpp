@@ -37,6 +37,7 @@
 #include "mp/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -55,6 +56,7 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -111,6 +113,16 @@ static Value getRootBuffer(Value value) {
   while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
     value = view.getViewSource();
   return value;
+}
+
+/// True for a buffer of its own: an allocation or an argument of a function
+/// (the mp.device_resident contract: the caller passes a buffer per argument
+/// and result, none aliasing another).
+static bool isBuffer(Value root) {
+  if (root.getDefiningOp<memref::AllocOp>())
+    return true;
+  auto argument = dyn_cast<BlockArgument>(root);
+  return argument && isa<func::FuncOp>(argument.getOwner()->getParentOp());
 }
 
 /// The buffer whose aligned pointer `pointer` is (through index_cast and
@@ -284,6 +296,71 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
     return success();
   }
 
+  /// Fuses adjacent loops of `function` with the same iteration space where
+  /// each thread of the second reads only the elements the same thread of
+  /// the first wrote (upstream's scf-parallel-loop-fusion): a producer and
+  /// its elementwise consumers, a reduction and the normalisation that reads
+  /// its row, independent loops over the same shape. The buffers of a run of
+  /// loops are allocated before it and freed after it, so that allocations
+  /// do not separate the loops, and equal bounds become the same constants.
+  void fuseLoops(func::FuncOp function, IRRewriter &rewriter) {
+    Block &body = function.getBody().front();
+    // Identity affine.apply (each loop index of linalgOpToParallelLoops):
+    // the index itself, so that stores and loads name the same value.
+    function.walk([&](affine::AffineApplyOp apply) {
+      if (apply.getAffineMap().isIdentity() && apply->getNumOperands() == 1) {
+        rewriter.replaceAllUsesWith(apply.getResult(), apply->getOperand(0));
+        rewriter.eraseOp(apply);
+      }
+    });
+    // Runs of loops, buffer allocations and deallocations, and pure ops.
+    auto inRun = [](Operation &op) {
+      if (op.hasTrait<OpTrait::IsTerminator>())
+        return false;
+      return isa<scf::ParallelOp, memref::AllocOp, memref::DeallocOp>(op) ||
+             (isMemoryEffectFree(&op) && !op.getNumRegions());
+    };
+    for (auto it = body.begin(); it != body.end();) {
+      if (!inRun(*it)) {
+        ++it;
+        continue;
+      }
+      Operation *first = &*it;
+      SmallVector<Operation *> deallocs;
+      for (; it != body.end() && inRun(*it); ++it) {
+        if (isa<memref::DeallocOp>(*it))
+          deallocs.push_back(&*it);
+      }
+      // `it` ends the run: an op with effects, or the terminator.
+      for (Operation &op : llvm::make_early_inc_range(
+               llvm::make_range(first->getIterator(), it)))
+        if (isa<memref::AllocOp>(op) && &op != first)
+          op.moveBefore(first);
+      for (Operation *dealloc : deallocs)
+        dealloc->moveBefore(&*it);
+    }
+    // The same constants for the same bounds.
+    DenseMap<int64_t, Value> constants;
+    rewriter.setInsertionPointToStart(&body);
+    for (auto loop : body.getOps<scf::ParallelOp>())
+      for (OpOperand &bound : loop->getOpOperands()) {
+        std::optional<int64_t> value = getConstantIntValue(bound.get());
+        if (!value || !bound.get().getType().isIndex())
+          continue;
+        Value &constant = constants[*value];
+        if (!constant)
+          constant =
+              arith::ConstantIndexOp::create(rewriter, loop.getLoc(), *value);
+        bound.set(constant);
+      }
+    // Distinct buffers do not alias (isBuffer); views of one buffer do.
+    auto mayAlias = [](Value a, Value b) {
+      Value rootA = getRootBuffer(a), rootB = getRootBuffer(b);
+      return rootA == rootB || !isBuffer(rootA) || !isBuffer(rootB);
+    };
+    scf::naivelyFuseParallelOps(function.getBody(), mayAlias);
+  }
+
   LogicalResult lowerFunction(func::FuncOp function) {
     if (failed(checkStaticShapes(function)))
       return failure();
@@ -331,15 +408,154 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
     if (!valid)
       return failure();
 
-    for (scf::ParallelOp loop : loops) {
+    fuseLoops(function, rewriter);
+    // Each loop collapsed to one dimension [0, iterations).
+    SmallVector<std::pair<scf::ParallelOp, int64_t>> flat;
+    for (scf::ParallelOp loop :
+         llvm::make_early_inc_range(body.getOps<scf::ParallelOp>())) {
+      int64_t iterations = 1;
+      for (auto [lower, upper, step] : llvm::zip(
+               loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+        std::optional<int64_t> l = getConstantIntValue(lower),
+                               u = getConstantIntValue(upper),
+                               s = getConstantIntValue(step);
+        // Static shapes (checked) give constant bounds.
+        iterations = l && u && s && *s > 0
+                         ? iterations * llvm::divideCeil(std::max<int64_t>(
+                                                             *u - *l, 0),
+                                                         *s)
+                         : -1;
+        if (iterations < 0)
+          break;
+      }
       unsigned rank = loop.getNumLoops();
-      if (rank < 2)
-        continue;
-      std::vector<unsigned> all(rank);
-      std::iota(all.begin(), all.end(), 0);
-      collapseParallelLoops(rewriter, loop, {all});
+      if (rank >= 2) {
+        Operation *next = loop->getNextNode();
+        std::vector<unsigned> all(rank);
+        std::iota(all.begin(), all.end(), 0);
+        collapseParallelLoops(rewriter, loop, {all});
+        loop = cast<scf::ParallelOp>(next->getPrevNode());
+      }
+      flat.emplace_back(loop, iterations);
     }
+    mergeIndependentLoops(flat, rewriter);
     return success();
+  }
+
+  /// Collects the buffers (allocations and arguments) `loop` reads and
+  /// writes; false if it has an effect on anything else or an unknown
+  /// effect.
+  static bool getAccessedBuffers(scf::ParallelOp loop,
+                                 llvm::SmallDenseSet<Value> &reads,
+                                 llvm::SmallDenseSet<Value> &writes) {
+    WalkResult result = loop.getBody()->walk([&](Operation *op) {
+      auto memory = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!memory)
+        return op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                   ? WalkResult::advance()
+                   : WalkResult::interrupt();
+      SmallVector<MemoryEffects::EffectInstance> effects;
+      memory.getEffects(effects);
+      for (const MemoryEffects::EffectInstance &effect : effects) {
+        bool read = isa<MemoryEffects::Read>(effect.getEffect());
+        if (!read && !isa<MemoryEffects::Write>(effect.getEffect()))
+          return WalkResult::interrupt();
+        Value root = effect.getValue() ? getRootBuffer(effect.getValue())
+                                       : Value();
+        if (!root || !isBuffer(root))
+          return WalkResult::interrupt();
+        (read ? reads : writes).insert(root);
+      }
+      return WalkResult::advance();
+    });
+    return !result.wasInterrupted();
+  }
+
+  /// Merges each run of adjacent one-dimensional loops that touch disjoint
+  /// buffers (but for reads of the same buffers), of any sizes, into one
+  /// loop over the largest, each body guarded by its own size: the casts of
+  /// the parameters, the optimizer updates of every parameter.
+  /// `loops` holds the loops of a block in order, with their iteration
+  /// counts (-1: unknown).
+  void mergeIndependentLoops(
+      ArrayRef<std::pair<scf::ParallelOp, int64_t>> loops,
+      IRRewriter &rewriter) {
+    SmallVector<std::pair<scf::ParallelOp, int64_t>> group;
+    llvm::SmallDenseSet<Value> groupReads, groupWrites;
+    auto flush = [&] {
+      if (group.size() > 1)
+        mergeLoops(group, rewriter);
+      group.clear();
+      groupReads.clear();
+      groupWrites.clear();
+    };
+    for (auto [index, entry] : llvm::enumerate(loops)) {
+      auto [loop, iterations] = entry;
+      // Only pure ops between the loops of a group.
+      if (!group.empty()) {
+        for (Operation *between = group.back().first->getNextNode();
+             between && between != loop; between = between->getNextNode())
+          if (!isMemoryEffectFree(between) || between->getNumRegions()) {
+            flush();
+            break;
+          }
+      }
+      llvm::SmallDenseSet<Value> reads, writes;
+      if (iterations < 0 || !getAccessedBuffers(loop, reads, writes)) {
+        flush();
+        continue;
+      }
+      bool independent =
+          llvm::none_of(writes,
+                        [&](Value buffer) {
+                          return groupReads.contains(buffer) ||
+                                 groupWrites.contains(buffer);
+                        }) &&
+          llvm::none_of(reads, [&](Value buffer) {
+            return groupWrites.contains(buffer);
+          });
+      if (!independent)
+        flush();
+      group.emplace_back(loop, iterations);
+      groupReads.insert(reads.begin(), reads.end());
+      groupWrites.insert(writes.begin(), writes.end());
+    }
+    flush();
+  }
+
+  /// Replaces the loops of `group` (one-dimensional, [0, iterations), step
+  /// 1) by one loop over the largest count at the place of the last, each
+  /// body in order under `index < iterations` where its count is smaller.
+  void mergeLoops(ArrayRef<std::pair<scf::ParallelOp, int64_t>> group,
+                  IRRewriter &rewriter) {
+    int64_t iterations = 0;
+    for (auto [loop, count] : group)
+      iterations = std::max(iterations, count);
+    scf::ParallelOp last = group.back().first;
+    Location loc = last.getLoc();
+    rewriter.setInsertionPoint(last);
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value upper = arith::ConstantIndexOp::create(rewriter, loc, iterations);
+    auto merged = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                                          ValueRange{upper}, ValueRange{one});
+    Value index = merged.getInductionVars()[0];
+    for (auto [loop, count] : group) {
+      rewriter.setInsertionPoint(merged.getBody()->getTerminator());
+      if (count < iterations) {
+        Value bound = arith::ConstantIndexOp::create(rewriter, loc, count);
+        Value inside = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::ult, index, bound);
+        auto guard = scf::IfOp::create(rewriter, loc, inside,
+                                       /*withElseRegion=*/false);
+        rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
+      }
+      IRMapping mapping;
+      mapping.map(loop.getInductionVars()[0], index);
+      for (Operation &op : loop.getBody()->without_terminator())
+        rewriter.clone(op, mapping);
+      rewriter.eraseOp(loop);
+    }
   }
 };
 

@@ -7,7 +7,8 @@
 // reduction computes each output element in one thread in ascending order
 // (a column sum is interchanged so that its parallel dimension is the
 // thread's), a full reduction in one thread, so both add in the order of
-// mp-cpu-pipeline{vectorize=false}.
+// mp-cpu-pipeline{vectorize=false}. The fill of a reduction's accumulator
+// is fused into the reduction's kernel.
 
 // RUN: mp-opt %s --mp-gpu-pipeline="chip=sm_80 binary-format=isa" \
 // RUN:   | %python %mp_src_root/tools/bench/ptxas_report.py extract | FileCheck %s
@@ -26,11 +27,10 @@
 // CHECK:         st.global.b16
 // CHECK-LABEL: .entry colsum_kernel(
 // CHECK:         st.global.b32 [%rd{{[0-9]+}}], 0;
-// CHECK-LABEL: .entry colsum_kernel_0(
 // CHECK-COUNT-7: add.rn.f32
 // CHECK-NOT:     add.rn.f32
 // CHECK-LABEL: .entry total_kernel(
-// CHECK-LABEL: .entry total_kernel_1(
+// CHECK:         st.global.b32 [%rd{{[0-9]+}}], 0;
 // CHECK:       $L__BB0_2:
 // CHECK-COUNT-12: add.rn.f32
 // CHECK:         setp.ne.b64 %p2, %rd{{[0-9]+}}, 1200;
