@@ -4,7 +4,7 @@
 // take device pointers and the step's stream, every other op (casts, bias
 // adds, ReLU, softmax cross entropy, its gradient, the column sums of the
 // bias gradients, the all-finite check, Adam with its bias correction, the
-// loss-scale update and the skip decision as a select) runs in 11 generated
+// loss-scale update and the skip decision as a select) runs in 13 generated
 // kernels (its loops fused: mp-gpu-pipeline-device-resident-fusion.mlir), each
 // in its own gpu.module, and the host function only creates one stream, allocates
 // and frees device buffers on it, launches, and synchronises once before it
@@ -44,7 +44,7 @@
 // HOST-NEXT:    llvm.return
 
 // COUNT-LABEL:   llvm.func @train_step(
-// COUNT-COUNT-11: gpu.launch_func <%{{.*}} : !llvm.ptr> @train_step_kernel
+// COUNT-COUNT-13: gpu.launch_func <%{{.*}} : !llvm.ptr> @train_step_kernel
 // COUNT-NOT:      gpu.launch_func
 // COUNT:          llvm.return
 
