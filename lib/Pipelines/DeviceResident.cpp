@@ -36,6 +36,7 @@
 
 #include "mp/Pipelines/Pipelines.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -59,7 +60,6 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/Pass.h"
@@ -246,8 +246,8 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
                                    << kRefusal;
         generic = *generalized;
       }
-      if (!sequentialReductions && succeeded(lowerTreeReduction(generic,
-                                                                rewriter))) {
+      if (!sequentialReductions &&
+          succeeded(lowerTreeReduction(generic, rewriter))) {
         rewriter.eraseOp(generic);
         continue;
       }
@@ -422,9 +422,9 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
           rewriter, loc,
           MemRefType::get({partials}, combiner->getResult(0).getType())));
     Value zero = index(0), one = index(1);
-    auto first = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
-                                         ValueRange{index(partials)},
-                                         ValueRange{one});
+    auto first =
+        scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                                ValueRange{index(partials)}, ValueRange{one});
     rewriter.setInsertionPoint(first.getBody()->getTerminator());
     Value thread = first.getInductionVars()[0];
     // Elements of partial `thread`: ceil((N - thread) / P).
@@ -433,8 +433,8 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
         arith::SubIOp::create(rewriter, loc, index(total + partials - 1),
                               thread),
         index(partials));
-    auto elements = scf::ForOp::create(rewriter, loc, one, count, one,
-                                       combined(thread));
+    auto elements =
+        scf::ForOp::create(rewriter, loc, one, count, one, combined(thread));
     rewriter.setInsertionPointToStart(elements.getBody());
     Value element = arith::AddIOp::create(
         rewriter, loc, thread,
@@ -456,8 +456,8 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
     SmallVector<Value> initial;
     for (Value init : generic.getDpsInits())
       initial.push_back(memref::LoadOp::create(rewriter, loc, init));
-    auto sums = scf::ForOp::create(rewriter, loc, zero, index(partials), one,
-                                   initial);
+    auto sums =
+        scf::ForOp::create(rewriter, loc, zero, index(partials), one, initial);
     rewriter.setInsertionPointToStart(sums.getBody());
     updated.clear();
     for (auto [i, buffer] : llvm::enumerate(buffers))
@@ -644,10 +644,10 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
                                u = getConstantIntValue(upper),
                                s = getConstantIntValue(step);
         // Static shapes (checked) give constant bounds.
-        count = l && u && s && *s > 0
-                    ? count * llvm::divideCeil(std::max<int64_t>(*u - *l, 0),
-                                               *s)
-                    : -1;
+        count =
+            l && u && s && *s > 0
+                ? count * llvm::divideCeil(std::max<int64_t>(*u - *l, 0), *s)
+                : -1;
         if (count < 0)
           break;
       }
@@ -683,8 +683,8 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
         bool read = isa<MemoryEffects::Read>(effect.getEffect());
         if (!read && !isa<MemoryEffects::Write>(effect.getEffect()))
           return WalkResult::interrupt();
-        Value root = effect.getValue() ? getRootBuffer(effect.getValue())
-                                       : Value();
+        Value root =
+            effect.getValue() ? getRootBuffer(effect.getValue()) : Value();
         if (!root || !isBuffer(root))
           return WalkResult::interrupt();
         (read ? reads : writes).insert(root);
@@ -714,8 +714,8 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
                            return readsA.contains(buffer) ||
                                   writesA.contains(buffer);
                          }) &&
-           llvm::none_of(readsB,
-                         [&](Value buffer) { return writesA.contains(buffer); });
+           llvm::none_of(
+               readsB, [&](Value buffer) { return writesA.contains(buffer); });
   }
 
   /// Reorders the loops of each run of `body` (loops with only pure ops
@@ -727,10 +727,12 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
   /// each one-dimensional loop, [0, count) step 1), the loops of a level
   /// become one (mergeLoops): the casts of all parameters, the optimizer
   /// updates of all parameters, the first levels of several reductions.
-  void scheduleLoops(Block &body, const DenseMap<Operation *, int64_t> *iterations,
+  void scheduleLoops(Block &body,
+                     const DenseMap<Operation *, int64_t> *iterations,
                      IRRewriter &rewriter) {
     SmallVector<scf::ParallelOp> run;
-    SmallVector<std::pair<llvm::SmallDenseSet<Value>, llvm::SmallDenseSet<Value>>>
+    SmallVector<
+        std::pair<llvm::SmallDenseSet<Value>, llvm::SmallDenseSet<Value>>>
         accesses;
     auto flush = [&](Operation *end) {
       SmallVector<unsigned> levels;
@@ -932,7 +934,8 @@ struct DeviceBuffers
 
 } // namespace
 
-std::unique_ptr<Pass> mlir::mp::createDeviceLoopsPass(bool sequentialReductions) {
+std::unique_ptr<Pass>
+mlir::mp::createDeviceLoopsPass(bool sequentialReductions) {
   return std::make_unique<DeviceLoops>(sequentialReductions);
 }
 
