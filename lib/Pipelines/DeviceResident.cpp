@@ -36,7 +36,9 @@
 
 #include "mp/Pipelines/Pipelines.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -55,6 +57,7 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -113,6 +116,16 @@ static Value getRootBuffer(Value value) {
   return value;
 }
 
+/// True for a buffer of its own: an allocation or an argument of a function
+/// (the mp.device_resident contract: the caller passes a buffer per argument
+/// and result, none aliasing another).
+static bool isBuffer(Value root) {
+  if (root.getDefiningOp<memref::AllocOp>())
+    return true;
+  auto argument = dyn_cast<BlockArgument>(root);
+  return argument && isa<func::FuncOp>(argument.getOwner()->getParentOp());
+}
+
 /// The buffer whose aligned pointer `pointer` is (through index_cast and
 /// inttoptr, as convert-mp-to-nvvm passes buffers to launchers), if any.
 static Value getPointerBuffer(Value pointer) {
@@ -157,6 +170,17 @@ static bool writesBuffer(Operation *op, Value root) {
 
 struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DeviceLoops)
+
+  DeviceLoops() = default;
+  DeviceLoops(const DeviceLoops &other) : PassWrapper(other) {
+    sequentialReductions = other.sequentialReductions;
+  }
+  explicit DeviceLoops(bool sequentialReductions)
+      : sequentialReductions(sequentialReductions) {}
+
+  /// Full reductions in one thread in the CPU lowering's order, instead of
+  /// lowerTreeReduction's tree.
+  bool sequentialReductions = false;
 
   StringRef getArgument() const override { return "mp-device-loops"; }
   StringRef getDescription() const override {
@@ -204,7 +228,9 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
   }
 
   /// Lowers every linalg op of `function` to an scf.parallel over its
-  /// parallel dimensions around scf.for loops over its reductions.
+  /// parallel dimensions around scf.for loops over its reductions (a full
+  /// reduction to two loops, lowerTreeReduction, unless
+  /// sequentialReductions).
   LogicalResult lowerLinalg(func::FuncOp function, IRRewriter &rewriter) {
     SmallVector<linalg::LinalgOp> ops;
     function.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
@@ -219,6 +245,11 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
                                       "linalg.generic form"
                                    << kRefusal;
         generic = *generalized;
+      }
+      if (!sequentialReductions &&
+          succeeded(lowerTreeReduction(generic, rewriter))) {
+        rewriter.eraseOp(generic);
+        continue;
       }
       // Parallel dimensions first, each group in its order.
       SmallVector<unsigned> order, reductions;
@@ -242,6 +273,205 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
                << "cannot run on the device: no loop nest" << kRefusal;
       rewriter.eraseOp(generic);
     }
+    return success();
+  }
+
+  /// For each result of a full reduction (`generic`: no parallel dimension,
+  /// static sizes, 0-d outputs), the op of its payload that combines the
+  /// accumulator with a value computed from the inputs alone (`acc ⊕ v` or
+  /// `v ⊕ acc`, ⊕ associative and commutative up to rounding); empty if the
+  /// payload has another form.
+  static SmallVector<Operation *> getCombiners(linalg::GenericOp generic) {
+    if (generic.getNumParallelLoops() || !generic.getNumLoops() ||
+        !generic.hasPureBufferSemantics())
+      return {};
+    for (OpOperand &init : generic.getDpsInitsMutable())
+      if (generic.getMatchingIndexingMap(&init).getNumResults())
+        return {};
+    for (int64_t size : generic.getStaticLoopRanges())
+      if (ShapedType::isDynamic(size))
+        return {};
+    Block &payload = generic.getRegion().front();
+    auto yield = cast<linalg::YieldOp>(payload.getTerminator());
+    SmallVector<Operation *> combiners;
+    for (OpOperand &init : generic.getDpsInitsMutable()) {
+      BlockArgument accumulator = generic.getMatchingBlockArgument(&init);
+      Operation *combiner =
+          yield.getOperand(init.getOperandNumber() - generic.getNumDpsInputs())
+              .getDefiningOp();
+      if (!combiner || combiner->getBlock() != &payload ||
+          !isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp,
+               arith::MinimumFOp, arith::MaxNumFOp, arith::MinNumFOp,
+               arith::AddIOp, arith::MulIOp, arith::AndIOp, arith::OrIOp,
+               arith::XOrIOp, arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp,
+               arith::MinUIOp>(combiner) ||
+          !combiner->hasOneUse() || !accumulator.hasOneUse() ||
+          !llvm::is_contained(combiner->getOperands(), accumulator))
+        return {};
+      combiners.push_back(combiner);
+    }
+    // The values combined must not depend on an accumulator.
+    for (Operation *combiner : combiners)
+      for (Value operand : combiner->getOperands()) {
+        SetVector<Operation *> slice;
+        BackwardSliceOptions options;
+        options.inclusive = true;
+        options.filter = [&](Operation *op) {
+          return op->getBlock() == &payload;
+        };
+        if (Operation *def = operand.getDefiningOp())
+          (void)getBackwardSlice(def, &slice, options);
+        for (Operation *op : slice)
+          for (Value used : op->getOperands())
+            if (auto argument = dyn_cast<BlockArgument>(used))
+              if (argument.getOwner() == &payload &&
+                  argument.getArgNumber() >= generic.getNumDpsInputs())
+                return {};
+      }
+    return combiners;
+  }
+
+  /// Lowers a full reduction of N elements (getCombiners) to a fixed tree
+  /// of two loops, a function of N alone: P = ceil(N / ceil(sqrt(N)))
+  /// threads, thread p combining the elements p, p + P, p + 2P, ... (row-
+  /// major order of the reduction indices) in that order into partial p,
+  /// then one thread combining the initial value and partials 0 .. P-1 in
+  /// that order. Fails, changing nothing, where getCombiners fails.
+  LogicalResult lowerTreeReduction(linalg::GenericOp generic,
+                                   IRRewriter &rewriter) {
+    SmallVector<Operation *> combiners = getCombiners(generic);
+    if (combiners.empty())
+      return failure();
+    SmallVector<int64_t> sizes = generic.getStaticLoopRanges();
+    int64_t total = 1;
+    for (int64_t size : sizes)
+      total *= size;
+    if (total < 2)
+      return failure();
+    int64_t chunk = 1;
+    while (chunk * chunk < total)
+      ++chunk;
+    int64_t partials = llvm::divideCeil(total, chunk);
+
+    Location loc = generic.getLoc();
+    rewriter.setInsertionPoint(generic);
+    auto index = [&](int64_t value) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, value);
+    };
+    Block &payload = generic.getRegion().front();
+    unsigned numInputs = generic.getNumDpsInputs();
+    // The payload at flat element `element`: the value each combiner
+    // combines with its accumulator.
+    auto combined = [&](Value element) {
+      SmallVector<Value> loops(sizes.size());
+      for (int64_t d = sizes.size() - 1; d >= 0; --d) {
+        if (d == 0) {
+          loops[d] = element;
+          break;
+        }
+        Value size = index(sizes[d]);
+        loops[d] = arith::RemUIOp::create(rewriter, loc, element, size);
+        element = arith::DivUIOp::create(rewriter, loc, element, size);
+      }
+      IRMapping mapping;
+      for (OpOperand *input : generic.getDpsInputOperands()) {
+        AffineMap map = generic.getMatchingIndexingMap(input);
+        SmallVector<Value> indices;
+        for (unsigned r = 0; r < map.getNumResults(); ++r)
+          indices.push_back(affine::AffineApplyOp::create(
+              rewriter, loc, map.getSubMap({r}), loops));
+        Value value = input->get();
+        if (isa<MemRefType>(value.getType()))
+          value = memref::LoadOp::create(rewriter, loc, value, indices);
+        mapping.map(generic.getMatchingBlockArgument(input), value);
+      }
+      for (Operation &op : payload.without_terminator()) {
+        if (llvm::is_contained(combiners, &op))
+          continue;
+        if (auto dimension = dyn_cast<linalg::IndexOp>(op)) {
+          mapping.map(dimension.getResult(), loops[dimension.getDim()]);
+          continue;
+        }
+        rewriter.clone(op, mapping);
+      }
+      SmallVector<Value> values;
+      for (auto [i, combiner] : llvm::enumerate(combiners)) {
+        BlockArgument accumulator = payload.getArgument(numInputs + i);
+        Value other = combiner->getOperand(0) == accumulator
+                          ? combiner->getOperand(1)
+                          : combiner->getOperand(0);
+        values.push_back(mapping.lookupOrDefault(other));
+      }
+      return values;
+    };
+    // `accumulator ⊕ value` as the payload's combiner `i` writes it.
+    auto combine = [&](unsigned i, Value accumulator, Value value) -> Value {
+      Operation *combiner = combiners[i];
+      BlockArgument argument = payload.getArgument(numInputs + i);
+      IRMapping mapping;
+      mapping.map(argument, accumulator);
+      for (Value operand : combiner->getOperands())
+        if (operand != argument)
+          mapping.map(operand, value);
+      return rewriter.clone(*combiner, mapping)->getResult(0);
+    };
+
+    SmallVector<Value> buffers;
+    for (auto [i, combiner] : llvm::enumerate(combiners))
+      buffers.push_back(memref::AllocOp::create(
+          rewriter, loc,
+          MemRefType::get({partials}, combiner->getResult(0).getType())));
+    Value zero = index(0), one = index(1);
+    auto first =
+        scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                                ValueRange{index(partials)}, ValueRange{one});
+    rewriter.setInsertionPoint(first.getBody()->getTerminator());
+    Value thread = first.getInductionVars()[0];
+    // Elements of partial `thread`: ceil((N - thread) / P).
+    Value count = arith::DivUIOp::create(
+        rewriter, loc,
+        arith::SubIOp::create(rewriter, loc, index(total + partials - 1),
+                              thread),
+        index(partials));
+    auto elements =
+        scf::ForOp::create(rewriter, loc, one, count, one, combined(thread));
+    rewriter.setInsertionPointToStart(elements.getBody());
+    Value element = arith::AddIOp::create(
+        rewriter, loc, thread,
+        arith::MulIOp::create(rewriter, loc, elements.getInductionVar(),
+                              index(partials)));
+    SmallVector<Value> values = combined(element), updated;
+    for (auto [i, value] : llvm::enumerate(values))
+      updated.push_back(combine(i, elements.getRegionIterArg(i), value));
+    scf::YieldOp::create(rewriter, loc, updated);
+    rewriter.setInsertionPointAfter(elements);
+    for (auto [i, buffer] : llvm::enumerate(buffers))
+      memref::StoreOp::create(rewriter, loc, elements.getResult(i), buffer,
+                              ValueRange{thread});
+
+    rewriter.setInsertionPoint(generic);
+    auto second = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                                          ValueRange{one}, ValueRange{one});
+    rewriter.setInsertionPoint(second.getBody()->getTerminator());
+    SmallVector<Value> initial;
+    for (Value init : generic.getDpsInits())
+      initial.push_back(memref::LoadOp::create(rewriter, loc, init));
+    auto sums =
+        scf::ForOp::create(rewriter, loc, zero, index(partials), one, initial);
+    rewriter.setInsertionPointToStart(sums.getBody());
+    updated.clear();
+    for (auto [i, buffer] : llvm::enumerate(buffers))
+      updated.push_back(
+          combine(i, sums.getRegionIterArg(i),
+                  memref::LoadOp::create(rewriter, loc, buffer,
+                                         ValueRange{sums.getInductionVar()})));
+    scf::YieldOp::create(rewriter, loc, updated);
+    rewriter.setInsertionPointAfter(sums);
+    for (auto [i, init] : llvm::enumerate(generic.getDpsInits()))
+      memref::StoreOp::create(rewriter, loc, sums.getResult(i), init);
+    rewriter.setInsertionPoint(generic);
+    for (Value buffer : buffers)
+      memref::DeallocOp::create(rewriter, loc, buffer);
     return success();
   }
 
@@ -282,6 +512,77 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
         replaceAllUsesInRegionWith(value, clone, loop.getRegion());
     }
     return success();
+  }
+
+  /// Fuses adjacent loops of `function` with the same iteration space where
+  /// each thread of the second reads only the elements the same thread of
+  /// the first wrote (upstream's scf-parallel-loop-fusion): a producer and
+  /// its elementwise consumers, a reduction and the normalisation that reads
+  /// its row, independent loops over the same shape. The buffers of a run of
+  /// loops are allocated before it and freed after it, so that allocations
+  /// do not separate the loops, and equal bounds become the same constants.
+  void fuseLoops(func::FuncOp function, IRRewriter &rewriter) {
+    Block &body = function.getBody().front();
+    // Identity affine.apply (each loop index of linalgOpToParallelLoops):
+    // the index itself, so that stores and loads name the same value.
+    function.walk([&](affine::AffineApplyOp apply) {
+      if (apply.getAffineMap().isIdentity() && apply->getNumOperands() == 1) {
+        rewriter.replaceAllUsesWith(apply.getResult(), apply->getOperand(0));
+        rewriter.eraseOp(apply);
+      }
+    });
+    // Runs of loops, buffer allocations and deallocations, and pure ops.
+    auto inRun = [](Operation &op) {
+      if (op.hasTrait<OpTrait::IsTerminator>())
+        return false;
+      return isa<scf::ParallelOp, memref::AllocOp, memref::DeallocOp>(op) ||
+             (isMemoryEffectFree(&op) && !op.getNumRegions());
+    };
+    for (auto it = body.begin(); it != body.end();) {
+      if (!inRun(*it)) {
+        ++it;
+        continue;
+      }
+      Operation *first = &*it;
+      SmallVector<Operation *> deallocs;
+      for (; it != body.end() && inRun(*it); ++it) {
+        if (isa<memref::DeallocOp>(*it))
+          deallocs.push_back(&*it);
+      }
+      // `it` ends the run: an op with effects, or the terminator.
+      for (Operation &op : llvm::make_early_inc_range(
+               llvm::make_range(first->getIterator(), it)))
+        if (isa<memref::AllocOp>(op) && &op != first)
+          op.moveBefore(first);
+      for (Operation *dealloc : deallocs)
+        dealloc->moveBefore(&*it);
+    }
+    // The same constants for the same bounds.
+    DenseMap<int64_t, Value> constants;
+    rewriter.setInsertionPointToStart(&body);
+    for (auto loop : body.getOps<scf::ParallelOp>())
+      for (OpOperand &bound : loop->getOpOperands()) {
+        std::optional<int64_t> value = getConstantIntValue(bound.get());
+        if (!value || !bound.get().getType().isIndex())
+          continue;
+        Value &constant = constants[*value];
+        if (!constant)
+          constant =
+              arith::ConstantIndexOp::create(rewriter, loop.getLoc(), *value);
+        bound.set(constant);
+      }
+    // Distinct buffers do not alias (isBuffer); views of one buffer do.
+    auto mayAlias = [](Value a, Value b) {
+      Value rootA = getRootBuffer(a), rootB = getRootBuffer(b);
+      return rootA == rootB || !isBuffer(rootA) || !isBuffer(rootB);
+    };
+    scf::naivelyFuseParallelOps(function.getBody(), mayAlias);
+    // Then the loops of each run in the order of their dependence levels
+    // (scheduleLoops), which makes the independent halves of interleaved
+    // chains adjacent (the first levels of several full reductions, the
+    // second levels that chain through one flag), and fuse again.
+    scheduleLoops(body, /*iterations=*/nullptr, rewriter);
+    scf::naivelyFuseParallelOps(function.getBody(), mayAlias);
   }
 
   LogicalResult lowerFunction(func::FuncOp function) {
@@ -331,15 +632,184 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
     if (!valid)
       return failure();
 
-    for (scf::ParallelOp loop : loops) {
+    fuseLoops(function, rewriter);
+    // Each loop collapsed to one dimension [0, iterations).
+    DenseMap<Operation *, int64_t> iterations;
+    for (scf::ParallelOp loop :
+         llvm::make_early_inc_range(body.getOps<scf::ParallelOp>())) {
+      int64_t count = 1;
+      for (auto [lower, upper, step] : llvm::zip(
+               loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+        std::optional<int64_t> l = getConstantIntValue(lower),
+                               u = getConstantIntValue(upper),
+                               s = getConstantIntValue(step);
+        // Static shapes (checked) give constant bounds.
+        count =
+            l && u && s && *s > 0
+                ? count * llvm::divideCeil(std::max<int64_t>(*u - *l, 0), *s)
+                : -1;
+        if (count < 0)
+          break;
+      }
       unsigned rank = loop.getNumLoops();
-      if (rank < 2)
-        continue;
-      std::vector<unsigned> all(rank);
-      std::iota(all.begin(), all.end(), 0);
-      collapseParallelLoops(rewriter, loop, {all});
+      if (rank >= 2) {
+        Operation *next = loop->getNextNode();
+        std::vector<unsigned> all(rank);
+        std::iota(all.begin(), all.end(), 0);
+        collapseParallelLoops(rewriter, loop, {all});
+        loop = cast<scf::ParallelOp>(next->getPrevNode());
+      }
+      iterations[loop] = count;
     }
+    scheduleLoops(body, &iterations, rewriter);
     return success();
+  }
+
+  /// Collects the buffers (allocations and arguments) `loop` reads and
+  /// writes; false if it has an effect on anything else or an unknown
+  /// effect.
+  static bool getAccessedBuffers(scf::ParallelOp loop,
+                                 llvm::SmallDenseSet<Value> &reads,
+                                 llvm::SmallDenseSet<Value> &writes) {
+    WalkResult result = loop.getBody()->walk([&](Operation *op) {
+      auto memory = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!memory)
+        return op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                   ? WalkResult::advance()
+                   : WalkResult::interrupt();
+      SmallVector<MemoryEffects::EffectInstance> effects;
+      memory.getEffects(effects);
+      for (const MemoryEffects::EffectInstance &effect : effects) {
+        bool read = isa<MemoryEffects::Read>(effect.getEffect());
+        if (!read && !isa<MemoryEffects::Write>(effect.getEffect()))
+          return WalkResult::interrupt();
+        Value root =
+            effect.getValue() ? getRootBuffer(effect.getValue()) : Value();
+        if (!root || !isBuffer(root))
+          return WalkResult::interrupt();
+        (read ? reads : writes).insert(root);
+      }
+      return WalkResult::advance();
+    });
+    return !result.wasInterrupted();
+  }
+
+  /// True if `a` and `b` touch disjoint buffers but for reads of the same.
+  static bool areIndependent(scf::ParallelOp a, scf::ParallelOp b) {
+    llvm::SmallDenseSet<Value> readsA, writesA, readsB, writesB;
+    if (!getAccessedBuffers(a, readsA, writesA) ||
+        !getAccessedBuffers(b, readsB, writesB))
+      return false;
+    return conflictFree(readsA, writesA, readsB, writesB);
+  }
+
+  /// True if the buffers written on either side are not touched on the
+  /// other.
+  static bool conflictFree(const llvm::SmallDenseSet<Value> &readsA,
+                           const llvm::SmallDenseSet<Value> &writesA,
+                           const llvm::SmallDenseSet<Value> &readsB,
+                           const llvm::SmallDenseSet<Value> &writesB) {
+    return llvm::none_of(writesB,
+                         [&](Value buffer) {
+                           return readsA.contains(buffer) ||
+                                  writesA.contains(buffer);
+                         }) &&
+           llvm::none_of(
+               readsB, [&](Value buffer) { return writesA.contains(buffer); });
+  }
+
+  /// Reorders the loops of each run of `body` (loops with only pure ops
+  /// between them) by dependence level: a loop's level is one more than
+  /// that of the latest level of the earlier loops of the run it conflicts
+  /// with (a buffer one writes and the other touches), 0 if none, so the
+  /// loops of a level are independent, and moving each loop after the loops
+  /// of lower levels keeps every dependence. With `iterations` (the count of
+  /// each one-dimensional loop, [0, count) step 1), the loops of a level
+  /// become one (mergeLoops): the casts of all parameters, the optimizer
+  /// updates of all parameters, the first levels of several reductions.
+  void scheduleLoops(Block &body,
+                     const DenseMap<Operation *, int64_t> *iterations,
+                     IRRewriter &rewriter) {
+    SmallVector<scf::ParallelOp> run;
+    SmallVector<
+        std::pair<llvm::SmallDenseSet<Value>, llvm::SmallDenseSet<Value>>>
+        accesses;
+    auto flush = [&](Operation *end) {
+      SmallVector<unsigned> levels;
+      unsigned numLevels = 0;
+      for (unsigned i = 0; i < run.size(); ++i) {
+        unsigned level = 0;
+        for (unsigned j = 0; j < i; ++j)
+          if (!conflictFree(accesses[j].first, accesses[j].second,
+                            accesses[i].first, accesses[i].second))
+            level = std::max(level, levels[j] + 1);
+        levels.push_back(level);
+        numLevels = std::max(numLevels, level + 1);
+      }
+      for (unsigned level = 0; level < numLevels; ++level) {
+        SmallVector<std::pair<scf::ParallelOp, int64_t>> group;
+        for (unsigned i = 0; i < run.size(); ++i)
+          if (levels[i] == level)
+            group.emplace_back(run[i],
+                               iterations ? iterations->lookup(run[i]) : 0);
+        if (iterations && group.size() > 1) {
+          mergeLoops(group, end, rewriter);
+          continue;
+        }
+        for (auto [loop, count] : group)
+          loop->moveBefore(end);
+      }
+      run.clear();
+      accesses.clear();
+    };
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      auto loop = dyn_cast<scf::ParallelOp>(op);
+      llvm::SmallDenseSet<Value> reads, writes;
+      if (loop && (!iterations || iterations->lookup(loop) > 0) &&
+          getAccessedBuffers(loop, reads, writes)) {
+        run.push_back(loop);
+        accesses.emplace_back(std::move(reads), std::move(writes));
+        continue;
+      }
+      if (isMemoryEffectFree(&op) && !op.getNumRegions() &&
+          !op.hasTrait<OpTrait::IsTerminator>())
+        continue;
+      flush(&op);
+    }
+  }
+
+  /// Replaces the loops of `group` (one-dimensional, [0, iterations), step
+  /// 1) by one loop over the largest count before `end`, each body in order
+  /// under `index < iterations` where its count is smaller.
+  void mergeLoops(ArrayRef<std::pair<scf::ParallelOp, int64_t>> group,
+                  Operation *end, IRRewriter &rewriter) {
+    int64_t iterations = 0;
+    for (auto [loop, count] : group)
+      iterations = std::max(iterations, count);
+    Location loc = group.back().first->getLoc();
+    rewriter.setInsertionPoint(end);
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value upper = arith::ConstantIndexOp::create(rewriter, loc, iterations);
+    auto merged = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                                          ValueRange{upper}, ValueRange{one});
+    Value index = merged.getInductionVars()[0];
+    for (auto [loop, count] : group) {
+      rewriter.setInsertionPoint(merged.getBody()->getTerminator());
+      if (count < iterations) {
+        Value bound = arith::ConstantIndexOp::create(rewriter, loc, count);
+        Value inside = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::ult, index, bound);
+        auto guard = scf::IfOp::create(rewriter, loc, inside,
+                                       /*withElseRegion=*/false);
+        rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
+      }
+      IRMapping mapping;
+      mapping.map(loop.getInductionVars()[0], index);
+      for (Operation &op : loop.getBody()->without_terminator())
+        rewriter.clone(op, mapping);
+      rewriter.eraseOp(loop);
+    }
   }
 };
 
@@ -464,8 +934,9 @@ struct DeviceBuffers
 
 } // namespace
 
-std::unique_ptr<Pass> mlir::mp::createDeviceLoopsPass() {
-  return std::make_unique<DeviceLoops>();
+std::unique_ptr<Pass>
+mlir::mp::createDeviceLoopsPass(bool sequentialReductions) {
+  return std::make_unique<DeviceLoops>(sequentialReductions);
 }
 
 std::unique_ptr<Pass> mlir::mp::createDeviceBuffersPass(
@@ -474,6 +945,34 @@ std::unique_ptr<Pass> mlir::mp::createDeviceBuffersPass(
 }
 
 namespace {
+
+/// Refuses, before bufferization, the collectives of mp-data-parallel
+/// (`shard` ops): an all-reduce of device buffers needs a stream-ordered
+/// collective (NCCL) or a CUDA-aware MPI, and the device-resident step has
+/// neither (on the host, mp-cpu-pipeline lowers them to MPI).
+struct RefuseCollectives
+    : public PassWrapper<RefuseCollectives, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RefuseCollectives)
+  StringRef getArgument() const override {
+    return "mp-device-refuse-collectives";
+  }
+  void runOnOperation() override {
+    WalkResult result = getOperation().walk([](Operation *op) {
+      if (op->getDialect() && op->getDialect()->getNamespace() == "shard" &&
+          !isa<SymbolOpInterface>(op)) {
+        op->emitOpError()
+            << "cannot run on the device: a data-parallel collective of "
+               "device buffers needs a stream-ordered all-reduce (NCCL) or a "
+               "CUDA-aware MPI, which the device-resident step does not have"
+            << kRefusal;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
 
 /// Rewrites the kernels' f32 math.sqrt to the intrinsic llvm.nvvm.sqrt.rn.f,
 /// the correctly rounded sqrt.rn.f32 (the CPU's sqrtss): convert-gpu-to-nvvm
@@ -507,6 +1006,7 @@ struct PreciseSqrt
 void mlir::mp::buildDeviceResidentStep(OpPassManager &pm,
                                        const GPUPipelineOptions &options) {
   // mp → linalg on tensors, fused as on the CPU.
+  pm.addPass(std::make_unique<RefuseCollectives>());
   buildMPToLinalgOnTensors(pm);
 
   // Buffers as mp-cpu-pipeline makes them: the caller passes every argument
@@ -516,7 +1016,7 @@ void mlir::mp::buildDeviceResidentStep(OpPassManager &pm,
   // Loops → kernels: 256 threads per block, one element per thread.
   // No canonicalization until the loops are kernels: it would inline the
   // one-iteration loops of the scalar code back into the host function.
-  pm.addPass(createDeviceLoopsPass());
+  pm.addPass(createDeviceLoopsPass(options.sequentialReductions));
   pm.addNestedPass<func::FuncOp>(
       createParallelLoopTilingPass({256}, /*noMinMaxBounds=*/true));
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());

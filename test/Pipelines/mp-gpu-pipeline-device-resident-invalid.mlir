@@ -29,3 +29,13 @@ func.func @caller(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = func.call @helper(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// mp-data-parallel's all-reduce: no device collective (NCCL, CUDA-aware MPI).
+shard.grid @mp_data_parallel(shape = 2)
+func.func @all_reduce(%g: tensor<10xf32>) -> tensor<10xf32> {
+  // expected-error @+1 {{'shard.all_reduce' op cannot run on the device: a data-parallel collective of device buffers needs a stream-ordered all-reduce (NCCL) or a CUDA-aware MPI, which the device-resident step does not have (mp-gpu-pipeline{device-resident=true}}}
+  %r = shard.all_reduce %g on @mp_data_parallel grid_axes = [0] : tensor<10xf32> -> tensor<10xf32>
+  return %r : tensor<10xf32>
+}

@@ -6,11 +6,20 @@
 // (round to nearest even, NaN to 0x7FC0), not cvt.rn.bf16.f32; a
 // reduction computes each output element in one thread in ascending order
 // (a column sum is interchanged so that its parallel dimension is the
-// thread's), a full reduction in one thread, so both add in the order of
-// mp-cpu-pipeline{vectorize=false}.
+// thread's), in the order of mp-cpu-pipeline{vectorize=false}. A full
+// reduction is a fixed two-level tree: 300 elements, 17 threads adding
+// elements p, p + 17, p + 34, ... in that order, then one thread adding the
+// initial value and the 17 partial sums in order (TREE); with
+// sequential-reductions=true it runs in one thread in the CPU's order
+// (SEQ). The fill of a reduction's accumulator is fused into the
+// reduction's kernel.
 
 // RUN: mp-opt %s --mp-gpu-pipeline="chip=sm_80 binary-format=isa" \
-// RUN:   | %python %mp_src_root/tools/bench/ptxas_report.py extract | FileCheck %s
+// RUN:   | %python %mp_src_root/tools/bench/ptxas_report.py extract \
+// RUN:   | FileCheck %s --check-prefixes=CHECK,TREE
+// RUN: mp-opt %s --mp-gpu-pipeline="chip=sm_80 binary-format=isa sequential-reductions=true" \
+// RUN:   | %python %mp_src_root/tools/bench/ptxas_report.py extract \
+// RUN:   | FileCheck %s --check-prefixes=CHECK,SEQ
 
 // CHECK-LABEL: .entry muladd_kernel(
 // CHECK:         setp.ge.u64 %p1, %rd{{[0-9]+}}, %rd{{[0-9]+}};
@@ -26,15 +35,21 @@
 // CHECK:         st.global.b16
 // CHECK-LABEL: .entry colsum_kernel(
 // CHECK:         st.global.b32 [%rd{{[0-9]+}}], 0;
-// CHECK-LABEL: .entry colsum_kernel_0(
 // CHECK-COUNT-7: add.rn.f32
 // CHECK-NOT:     add.rn.f32
 // CHECK-LABEL: .entry total_kernel(
-// CHECK-LABEL: .entry total_kernel_1(
-// CHECK:       $L__BB0_2:
-// CHECK-COUNT-12: add.rn.f32
-// CHECK:         setp.ne.b64 %p2, %rd{{[0-9]+}}, 1200;
-// CHECK-NEXT:    @%p2 bra $L__BB0_2;
+// CHECK:         st.global.b32 [%rd{{[0-9]+}}], 0;
+// SEQ:         $L__BB0_2:
+// SEQ-COUNT-12:  add.rn.f32
+// SEQ:           setp.ne.b64 %p2, %rd{{[0-9]+}}, 1200;
+// SEQ-NEXT:      @%p2 bra $L__BB0_2;
+// SEQ-NOT:     .entry
+// TREE:          sub.s64 %rd{{[0-9]+}}, 316, %rd{{[0-9]+}};
+// TREE:          add.rn.f32
+// TREE:          st.global.b32
+// TREE-LABEL:  .entry total_kernel_0(
+// TREE-COUNT-17: add.rn.f32
+// TREE-NOT:      add.rn.f32
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>

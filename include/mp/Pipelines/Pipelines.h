@@ -174,6 +174,14 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "only the matmul-likes, the rest on the host"
                      " (default: true)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> sequentialReductions{
+      *this, "sequential-reductions",
+      llvm::cl::desc("device-resident: full reductions (the loss, the "
+                     "all-finite check, amax, norms) in one thread in the "
+                     "CPU's order (bit for bit mp-cpu-pipeline{vectorize="
+                     "false}); off: a fixed two-level tree (docs/GPU.md)"
+                     " (default: false)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> hostVectorize{
       *this, "host-vectorize",
       llvm::cl::desc("Tile and vectorise the host's linalg operations (the "
@@ -220,8 +228,9 @@ void buildDeviceResidentStep(OpPassManager &pm,
 
 /// The step of mp-gpu-pipeline{device-resident} that turns the linalg ops and
 /// the host scalar code of a bufferized step into one-dimensional
-/// scf.parallel loops, and refuses what cannot run on the device.
-std::unique_ptr<Pass> createDeviceLoopsPass();
+/// scf.parallel loops, fused, and refuses what cannot run on the device; a
+/// full reduction is a two-level tree unless `sequentialReductions`.
+std::unique_ptr<Pass> createDeviceLoopsPass(bool sequentialReductions = false);
 
 /// The step of mp-gpu-pipeline{device-resident} that puts each function's
 /// buffers and launches on one stream of device memory and marks the module
