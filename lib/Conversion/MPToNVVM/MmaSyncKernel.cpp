@@ -384,18 +384,8 @@ SmallVector<Value> MmaSyncWarp::computeKTile(Value aStage, Value bStage,
 Value MmaSyncWarp::loadPackedFP4(Value tile, int64_t pitch, Value row,
                                  int64_t byte) {
   Value columnByte = dc.add(dc.mul(threadInGroup, 8), byte);
-  auto nibbles = [&](Value word) {
-    // Bytes n0..n3 (low nibbles) -> n0 | n1 << 4 | n2 << 8 | n3 << 12.
-    Value x = dc.bitAnd(word, dc.constI32(0x0F0F0F0F));
-    Value y =
-        dc.bitOr(x, arith::ShRUIOp::create(dc.b, dc.loc, x, dc.constI32(4)));
-    Value high = arith::ShRUIOp::create(dc.b, dc.loc, y, dc.constI32(8));
-    return dc.bitOr(dc.bitAnd(y, dc.constI32(0xFF)),
-                    dc.bitAnd(high, dc.constI32(0xFF00)));
-  };
-  Value low = nibbles(loadWord(tile, pitch, row, columnByte));
-  Value high = nibbles(loadWord(tile, pitch, row, dc.add(columnByte, 4)));
-  return dc.bitOr(low, dc.shl(high, 16));
+  return packLowNibbles(dc, loadWord(tile, pitch, row, columnByte),
+                        loadWord(tile, pitch, row, dc.add(columnByte, 4)));
 }
 
 Value MmaSyncWarp::toContainer(Value word, TensorCoreFormat format) {
@@ -413,31 +403,11 @@ Value MmaSyncWarp::toContainer(Value word, TensorCoreFormat format) {
 Value MmaSyncWarp::loadScales(bool lhs, Value index, Value kTile,
                               int64_t kStep) {
   int64_t instructionK = spec.blockScaledInstructionK();
-  int64_t count = instructionK / spec.scaleBlockK;
-  Value scales = lhs ? state.lhsScales : state.rhsScales;
-  Value limit = lhs ? state.m : state.n;
-  Value row = dc.div(index, lhs ? spec.lhsScaleRows : spec.rhsScaleRows);
-  Value rowLength = dc.div(state.k, spec.scaleBlockK);
   Value firstBlock =
       dc.div(dc.add(dc.mul(kTile, spec.blockK), kStep * instructionK),
              spec.scaleBlockK);
-  Value inside = dc.lessThan(index, limit);
-  // 1.0: E8M0 127, E4M3 0x38.
-  Value one = arith::ConstantIntOp::create(dc.b, dc.loc, dc.i8,
-                                           spec.scalesE4M3 ? 0x38 : 127);
-  Value vector;
-  for (int64_t j = 0; j < count; ++j) {
-    Value column = dc.add(firstBlock, j);
-    Value valid = dc.bitAnd(inside, dc.lessThan(column, rowLength));
-    Value offset =
-        dc.add(dc.mul(dc.toI64(row), dc.toI64(rowLength)), dc.toI64(column));
-    Value address = dc.offset(scales, dc.select(valid, offset, dc.constI64(0)));
-    Value byte = dc.select(valid, dc.load(dc.i8, address), one);
-    Value shifted =
-        dc.shl(arith::ExtUIOp::create(dc.b, dc.loc, dc.i32, byte), 8 * j);
-    vector = vector ? dc.bitOr(vector, shifted) : shifted;
-  }
-  return vector;
+  return loadScaleVector(dc, state, lhs, index, firstBlock,
+                         instructionK / spec.scaleBlockK);
 }
 
 /// The mma operand type of a block-scaled format.

@@ -1,5 +1,4 @@
 // RUN: mp-opt %s -split-input-file --convert-mp-to-nvvm="chip=sm_120a" | FileCheck %s
-// RUN: mp-opt %s -split-input-file --convert-mp-to-nvvm="chip=sm_100a" | FileCheck %s --check-prefix=CPU
 // RUN: mp-opt %s -split-input-file --convert-mp-to-nvvm="chip=sm_90a" | FileCheck %s --check-prefix=CPU
 
 // mp.scaled_matmul on sm_120a: a block-scaled mma.sync kernel whose launcher
@@ -7,8 +6,9 @@
 // copies K/16 · M and K/16 · N bytes for NVFP4). Per m16n8 tile and k64
 // step one nvvm.mma.block_scale kind::mxf4nvf4 x4 ue4m3 with byte-id and
 // thread-id 0; each scale vector is four ld.global of consecutive K blocks,
-// 0x38 (E4M3 1.0) outside the matrix. On other chips the op stays for the
-// CPU lowering.
+// 0x38 (E4M3 1.0) outside the matrix. On chips without block-scaled MMAs
+// the op stays for the CPU lowering (sm_100a:
+// convert-mp-to-nvvm-sm100a-block-scaled.mlir).
 
 // CHECK-LABEL: func.func @nvfp4(
 // CHECK-SAME:    %[[X:.*]]: tensor<64x128xf4E2M1FN>, %[[XS:.*]]: tensor<64x8xf8E4M3FN>, %[[W:.*]]: tensor<96x128xf4E2M1FN>, %[[WS:.*]]: tensor<96x8xf8E4M3FN>)
