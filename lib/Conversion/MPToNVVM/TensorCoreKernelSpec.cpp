@@ -401,12 +401,8 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
       return fail("block-k (" + Twine(spec.blockK) +
                   ") must be a multiple of 256 for packed FP4 with tcgen05 "
                   "(128 packed bytes, the 128-byte swizzle atom)");
-    if (spec.isBlockScaled() && spec.blockK % (4 * spec.scaleBlockK) != 0)
-      return fail("block-k (" + Twine(spec.blockK) +
-                  ") must be a multiple of " + Twine(4 * spec.scaleBlockK) +
-                  " with block-scaled tcgen05 (whole scale-factor atoms of 4 "
-                  "blocks of " +
-                  Twine(spec.scaleBlockK) + ")");
+    // (Block-scaled slices hold whole scale atoms of 4 blocks: 128 bytes of
+    // FP8 are 4 blocks of 32, 256 FP4 elements 8 of 32 or 16 of 16.)
     if (spec.tensorMemoryColumns() > 512)
       return fail("block-n (" + Twine(spec.blockN) + ") with " +
                   Twine(spec.isBlockScaled() ? spec.scaleColumns(true) +
