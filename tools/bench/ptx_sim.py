@@ -845,6 +845,8 @@ class BlockSimulator:
                 "or", "xor", "not", "neg", "bfe", "div", "rem")
                 and parts[-1] not in ("f32", "f64", "f16", "bf16")):
             self.integer_op(thread, ins, parts)
+        elif base == "prmt" and parts[1:] == ["b32"]:
+            self.prmt(thread, ins)
         elif base == "setp":
             self.setp(thread, ins, parts)
         elif base == "cvt":
@@ -1040,6 +1042,23 @@ class BlockSimulator:
         else:
             raise SimulationError(f"unsupported instruction: {ins.text}")
         regs[o[0]] = result & mask
+
+    def prmt(self, thread, ins):
+        """prmt.b32 d, a, b, c (default mode): byte i of d is byte c[4i+2:4i]
+        of {b, a} (a the low word), replicated from its sign bit when
+        c[4i+3] is set."""
+        o = ins.operands
+        value = lambda x: self.value(thread, x.rstrip("U"))
+        pool = value(o[2]) << 32 | value(o[1])
+        selector = value(o[3])
+        result = 0
+        for i in range(4):
+            nibble = (selector >> (4 * i)) & 0xF
+            byte = (pool >> (8 * (nibble & 7))) & 0xFF
+            if nibble & 8:
+                byte = 0xFF if byte & 0x80 else 0
+            result |= byte << (8 * i)
+        thread.regs[o[0]] = result
 
     def setp(self, thread, ins, parts):
         comparison, type_name = parts[1], parts[-1]

@@ -231,8 +231,9 @@ int64_t TensorCoreKernelSpec::sharedMemoryBytes() const {
   // atoms, then the mbarrier (8 bytes) and the Tensor Memory address
   // tcgen05.alloc writes (4 bytes).
   // TMA: the stages, then a "full" and an "empty" mbarrier per stage.
+  // Block-scaled mma.sync: the stages, then the scales of two K slices.
   int64_t blockScaled = 0;
-  if (useTcgen05 && isBlockScaled())
+  if (isBlockScaled())
     blockScaled = packedTileBytes(/*lhs=*/true) +
                   packedTileBytes(/*lhs=*/false) + scaleStagingBytes();
   return stages * stageBytes() + blockScaled + (useTcgen05 ? 16 : 0) +
@@ -264,8 +265,12 @@ int64_t TensorCoreKernelSpec::packedTileBytes(bool lhs) const {
 }
 
 int64_t TensorCoreKernelSpec::scaleStagingBytes() const {
-  // 512 bytes per atom (128 rows x 4 scale blocks).
-  return (scaleColumns(/*lhs=*/true) + scaleColumns(/*lhs=*/false)) / 4 * 512;
+  // tcgen05: 512 bytes per atom (128 rows x 4 scale blocks). mma.sync: one
+  // byte per scale of the block's rows of A and B, for two K slices.
+  if (useTcgen05)
+    return (scaleColumns(/*lhs=*/true) + scaleColumns(/*lhs=*/false)) / 4 *
+           512;
+  return 2 * (blockM + blockN) * (blockK / scaleBlockK);
 }
 
 bool TensorCoreKernelSpec::usesFP8() const {

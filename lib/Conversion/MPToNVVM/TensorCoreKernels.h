@@ -131,9 +131,10 @@ struct TensorCoreKernelSpec {
   /// kind::mxf4nvf4): the stages hold one element per byte as memory does,
   /// and the MMA reads a packed copy (two per byte) of each slice.
   bool packsFP4() const;
-  /// Shared memory of a block-scaled tcgen05 kernel behind the stages: the
-  /// packed FP4 copy of A and B (packsFP4), then the scale-factor atoms of A
-  /// and B of one slice.
+  /// Shared memory of a block-scaled kernel behind the stages: with tcgen05
+  /// the packed FP4 copy of A and B (packsFP4), then the scale-factor atoms
+  /// of A and B of one slice; with mma.sync the scales of the block's rows
+  /// of A, then of B, for two slices (MmaSyncKernel.cpp).
   int64_t packedTileBytes(bool lhs) const;
   int64_t scaleStagingBytes() const;
   /// Dynamic shared memory of one block in bytes.
