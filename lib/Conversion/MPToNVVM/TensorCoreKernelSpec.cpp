@@ -10,7 +10,8 @@
 // 3 stages; wgmma uses 128×128 block tiles of 2 warpgroups with K slices of
 // 128 bytes per row (one 128-byte swizzle atom) in 4 stages; tcgen05 uses
 // 128×128 block tiles of 4 warps with the accumulator in 128 columns of
-// Tensor Memory and the wgmma K slices and stages.
+// Tensor Memory and the wgmma K slices and stages (block-scaled packed FP4:
+// slices of 256 elements in 2 stages, room for the packed copy).
 //
 //===----------------------------------------------------------------------===//
 
