@@ -31,6 +31,12 @@ stays in flight until a wgmma.wait_group retires it: reading or writing its
 accumulator registers meanwhile, or overwriting the shared memory it reads,
 stops the simulation with an error.
 
+sm_100a's block-scaled tcgen05.mma (kind::mxf8f6f4.block_scale.block32 on
+FP8, kind::mxf4.block_scale.block32 and kind::mxf4nvf4.block_scale.block16 /
+.block32 on packed FP4) with its scale factors in Tensor Memory, and
+tcgen05.cp.cta_group::1.32x128b.warpx4, which stages them there; see
+TCGEN05_BLOCK_SCALE_DOC below.
+
 tcgen05.mma runs asynchronously: with `late` copies an MMA reads shared
 memory only once a thread has seen the mbarrier phase it was committed to
 complete (so a kernel that refills a stage before waiting computes a wrong
@@ -839,6 +845,8 @@ class BlockSimulator:
                 "or", "xor", "not", "neg", "bfe", "div", "rem")
                 and parts[-1] not in ("f32", "f64", "f16", "bf16")):
             self.integer_op(thread, ins, parts)
+        elif base == "prmt" and parts[1:] == ["b32"]:
+            self.prmt(thread, ins)
         elif base == "setp":
             self.setp(thread, ins, parts)
         elif base == "cvt":
@@ -915,8 +923,12 @@ class BlockSimulator:
             self.mbarrier_arrive(thread, ins)
         elif op.startswith("setmaxnreg"):
             self.setmaxnreg(thread, ins)
+        elif op.startswith("tcgen05.mma") and ".block_scale" in op:
+            self.issue_tcgen05_mma_block_scale(thread, ins)
         elif op.startswith("tcgen05.mma"):
             self.issue_tcgen05_mma(thread, ins)
+        elif op.startswith("tcgen05.cp"):
+            self.issue_tcgen05_cp(thread, ins)
         elif op.startswith("tcgen05.commit"):
             if ".mbarrier::arrive::one." not in op or "cta_group::1" not in op:
                 raise SimulationError(f"unsupported instruction: {ins.text}")
@@ -1030,6 +1042,23 @@ class BlockSimulator:
         else:
             raise SimulationError(f"unsupported instruction: {ins.text}")
         regs[o[0]] = result & mask
+
+    def prmt(self, thread, ins):
+        """prmt.b32 d, a, b, c (default mode): byte i of d is byte c[4i+2:4i]
+        of {b, a} (a the low word), replicated from its sign bit when
+        c[4i+3] is set."""
+        o = ins.operands
+        value = lambda x: self.value(thread, x.rstrip("U"))
+        pool = value(o[2]) << 32 | value(o[1])
+        selector = value(o[3])
+        result = 0
+        for i in range(4):
+            nibble = (selector >> (4 * i)) & 0xF
+            byte = (pool >> (8 * (nibble & 7))) & 0xFF
+            if nibble & 8:
+                byte = 0xFF if byte & 0x80 else 0
+            result |= byte << (8 * i)
+        thread.regs[o[0]] = result
 
     def setp(self, thread, ins, parts):
         comparison, type_name = parts[1], parts[-1]
@@ -1337,7 +1366,7 @@ class BlockSimulator:
         """Runs the MMAs committed to every completed phase (in order)."""
         for phase in sorted(p for p in barrier.ops if p < barrier.phase):
             for operation in barrier.ops.pop(phase):
-                self.tcgen05_mma(*operation)
+                self.run_tcgen05_operation(operation)
 
     def issue_tcgen05_mma(self, thread, ins):
         parts = ins.opcode.split(".")
@@ -1390,6 +1419,137 @@ class BlockSimulator:
                 else:
                     old = f32_from_bits(row[column + j]) if enable_d else 0.0
                     row[column + j] = bits_from_f32(old + total)
+
+    def run_tcgen05_operation(self, operation):
+        """Runs a queued tcgen05 operation: a tcgen05.mma's operands, or a
+        handler followed by its arguments (tcgen05.cp, block-scaled MMAs)."""
+        if callable(operation[0]):
+            operation[0](*operation[1:])
+        else:
+            self.tcgen05_mma(*operation)
+
+    def queue_tcgen05_operation(self, thread, operation):
+        """tcgen05.mma and tcgen05.cp of one thread run in issue order, at
+        issue (`early`) or once a commit's mbarrier phase is seen."""
+        if self.cp_async == "early":
+            self.run_tcgen05_operation(operation)
+        else:
+            thread.mma_queue.append(operation)
+
+    def issue_tcgen05_cp(self, thread, ins):
+        parts = ins.opcode.split(".")
+        if parts[1:] != ["cp", "cta_group::1", "32x128b", "warpx4"] \
+                or len(ins.operands) != 2:
+            raise SimulationError(f"unsupported tcgen05.cp: {ins.text}")
+        self.queue_tcgen05_operation(thread, (
+            self.tcgen05_cp, self.value(thread, ins.operands[0].strip("[]")),
+            self.value(thread, ins.operands[1], 64)))
+
+    def tcgen05_cp(self, taddr, descriptor):
+        """tcgen05.cp.32x128b.warpx4: see TCGEN05_BLOCK_SCALE_DOC."""
+        if (descriptor >> 46) & 0x7 != 1 or (descriptor >> 49) & 0x7 \
+                or (descriptor >> 52) & 1 or (descriptor >> 53) & 0xFF \
+                or (descriptor >> 61) & 0x7:
+            raise SimulationError(f"tcgen05.cp descriptor {descriptor:#x}: only "
+                                  "version 1 without swizzle is simulated")
+        start = (descriptor & 0x3FFF) << 4
+        stride = ((descriptor >> 32) & 0x3FFF) << 4
+        lane, column = taddr >> 16, taddr & 0xFFFF
+        if lane:
+            raise SimulationError(f"tcgen05.cp.warpx4 to lane {lane} (must be 0)")
+        self.check_tmem(0, column, TMEM_LANES, 4, "tcgen05.cp")
+        for r in range(32):
+            data = self.shared.read(start + (r // 8) * stride + (r % 8) * 16, 16)
+            for quarter in range(4):
+                row = self.tmem[32 * quarter + r]
+                for c in range(4):
+                    row[column + c] = int.from_bytes(data[4 * c:4 * c + 4], "little")
+
+    def issue_tcgen05_mma_block_scale(self, thread, ins):
+        parts = ins.opcode.split(".")
+        kind = next((p[len("kind::"):] for p in parts if p.startswith("kind::")), None)
+        block = next((p for p in parts if p in ("block16", "block32")), None)
+        if "cta_group::1" not in parts or len(ins.operands) != 7 \
+                or (kind, block) not in TCGEN05_SCALE_VECTORS \
+                or any(p.startswith(("ws", "sp", "scale_vec")) for p in parts):
+            raise SimulationError(f"unsupported tcgen05.mma: {ins.text}")
+        o = ins.operands
+        self.queue_tcgen05_operation(thread, (
+            self.tcgen05_mma_block_scale, kind, block,
+            self.value(thread, o[0].strip("[]")), self.value(thread, o[1], 64),
+            self.value(thread, o[2], 64), self.value(thread, o[3]),
+            self.value(thread, o[4].strip("[]")),
+            self.value(thread, o[5].strip("[]")), bool(self.value(thread, o[6]))))
+
+    def tcgen05_mma_block_scale(self, kind, block, d_address, desc_a, desc_b,
+                                idesc, sfa_address, sfb_address, enable_d):
+        """A block-scaled tcgen05.mma: see TCGEN05_BLOCK_SCALE_DOC."""
+        types, k, packed = TCGEN05_BLOCK_SCALE_TYPES[kind]
+        count, scale_types = TCGEN05_SCALE_VECTORS[(kind, block)]
+        a_code, b_code = (idesc >> 7) & 7, (idesc >> 10) & 7
+        s_type = "ue8m0" if (idesc >> 23) & 1 else "ue4m3"
+        sf_ids = ((idesc >> 29) & 3, (idesc >> 4) & 3)
+        trans_a, trans_b = (idesc >> 15) & 1, (idesc >> 16) & 1
+        n = ((idesc >> 17) & 0x3F) << 3
+        m = ((idesc >> 24) & 0x1F) << 4
+        if idesc & 0xF or idesc >> 31 or a_code not in types or b_code not in types \
+                or s_type not in scale_types or (packed and (trans_a or trans_b)):
+            raise SimulationError(f"instruction descriptor {idesc:#x} is not valid "
+                                  f"for kind::{kind}.block_scale.{block}")
+        if any(sf % count or sf + count > 4 for sf in sf_ids):
+            raise SimulationError(f"kind::{kind}.block_scale.{block}: scale-factor "
+                                  f"ids {sf_ids} (blocks of {count} scales)")
+        if m != 128 or n % 16 or not 16 <= n <= 256:
+            raise SimulationError(f"tcgen05.mma shape M={m} N={n} is not simulated "
+                                  "(cta_group::1 M=128 only)")
+
+        def operand(descriptor, code, rows, transposed):
+            if not packed:
+                return self.read_descriptor(descriptor, types[code], rows, k,
+                                            transposed, tcgen05=True)
+            data = self.read_descriptor(descriptor, "u8", rows, k // 2, 0,
+                                        tcgen05=True)
+            return [[E2M1[(byte >> (4 * h)) & 0xF] for byte in row for h in (0, 1)]
+                    for row in data]
+
+        def scales(address, rows, sf):
+            lane, column = address >> 16, address & 0xFFFF
+            if lane:
+                raise SimulationError(f"tcgen05.mma scale factors at lane {lane} "
+                                      "(must be 0)")
+            self.check_tmem(0, column, TMEM_LANES, -(-rows // 32),
+                            "tcgen05.mma scale factors")
+            result = []
+            for r in range(rows):
+                words = {self.tmem[r % 32 + 32 * q][column + r // 32] for q in range(4)}
+                if len(words) != 1:
+                    raise SimulationError(
+                        f"tcgen05.mma scale factors of row {r} differ across "
+                        "the four lane quarters (column "
+                        f"{column + r // 32}, lanes {r % 32} + 32q)")
+                word = words.pop()
+                result.append([decode_block_scale((word >> (8 * (sf + v))) & 0xFF,
+                                                  s_type) for v in range(count)])
+            return result
+
+        A = operand(desc_a, a_code, m, trans_a)
+        B = operand(desc_b, b_code, n, trans_b)
+        scale_a = scales(sfa_address, m, sf_ids[0])
+        scale_b = scales(sfb_address, n, sf_ids[1])
+        lane, column = d_address >> 16, d_address & 0xFFFF
+        self.check_tmem(lane, column, m, n, "tcgen05.mma accumulator")
+        length = k // count
+        for i in range(m):
+            row = self.tmem[lane + i]
+            a_row = [A[i][x] * scale_a[i][x // length] for x in range(k)]
+            for j in range(n):
+                terms = [f32_from_bits(row[column + j]) if enable_d else 0.0] + [
+                    a_row[x] * B[j][x] * scale_b[j][x // length] for x in range(k)]
+                try:
+                    total = math.fsum(terms)
+                except (ValueError, OverflowError):  # inf - inf, overflow
+                    total = sum(terms)
+                row[column + j] = bits_from_f32(total)
 
     def check_tmem(self, lane, column, lanes, columns, what):
         inside = any(first <= column and column + columns <= first + size
@@ -1974,6 +2134,52 @@ def decode_block_scale(bits, s_type):
     if bits & 0x80:
         raise SimulationError(f"ue4m3 scale {bits:#04x} with the sign bit set")
     return E4M3[bits]
+
+
+# ----------------------------------------------------------------------------
+# Block-scaled tcgen05.mma (sm_100a)
+# ----------------------------------------------------------------------------
+
+TCGEN05_BLOCK_SCALE_DOC = """
+D = (A · SF_A) (B · SF_B) + D (D f32 in Tensor Memory, M = 128, N a
+multiple of 16 up to 256, as tcgen05.mma). A and B through tcgen05
+shared-memory descriptors (128-byte swizzle): kind::mxf8f6f4 on E4M3/E5M2
+(codes 0, 1; K = 32), kind::mxf4 / mxf4nvf4 on packed E2M1 (code 1, two
+per byte, the lower K in the low nibble; K = 64, K-major only). The
+instruction descriptor (CUTLASS InstrDescriptorBlockScaled): B's
+scale-factor id in bits 4-5, A and B types in 7-9 and 10-12, transposes in
+15 and 16, N >> 3 in 17-22, the scale type in bit 23 (1 = UE8M0, 0 =
+UE4M3), M >> 4 in 24-28, A's scale-factor id in 29-30; bits 0-3 and 31
+(sparsity, K size) must be 0. Scale vectors: .block32 of mxf8f6f4 1 scale
+per row, of mxf4 / mxf4nvf4 2, .block16 (mxf4nvf4) 4; the id must be a
+multiple of that count. The scale of row r of A (row j of B, i.e. column j
+of the product) for K block v of the instruction is byte id + v of Tensor
+Memory column (scale address) + r / 32, lane r % 32 + 32q; the four lane
+quarters q must hold the same word (the layout of CUTLASS's tmem_sf_frg and
+Triton's tensorMemoryScalesToLinearLayout, which tcgen05.cp .warpx4
+writes). Products summed exactly, rounded once to f32.
+
+tcgen05.cp.cta_group::1.32x128b.warpx4 [taddr], desc: the 32 rows of 16
+bytes of a shared-memory matrix without swizzle (row r at start + (r / 8) *
+stride-byte-offset + 16 (r % 8)) to lanes 0..31 of 4 columns from taddr's
+(lane 0), replicated in lanes 32..63, 64..95 and 96..127 (CUTLASS
+SM100_UTCCP_4x32dp128bit: 32 datapaths x 128 bits, broadcast to 4).
+It runs in order with the thread's tcgen05.mma (queued the same way).
+"""
+
+# kind: (A/B type codes, K per instruction, packed FP4)
+TCGEN05_BLOCK_SCALE_TYPES = {
+    "mxf8f6f4": ({0: "e4m3", 1: "e5m2"}, 32, False),
+    "mxf4": ({1: "e2m1"}, 64, True),
+    "mxf4nvf4": ({1: "e2m1"}, 64, True),
+}
+# (kind, block size): (scales per row per instruction, scale types)
+TCGEN05_SCALE_VECTORS = {
+    ("mxf8f6f4", "block32"): (1, {"ue8m0"}),
+    ("mxf4", "block32"): (2, {"ue8m0"}),
+    ("mxf4nvf4", "block32"): (2, {"ue8m0"}),
+    ("mxf4nvf4", "block16"): (4, {"ue8m0", "ue4m3"}),
+}
 
 
 def simulate_grid(kernel, shared_symbols, memory, params, block_dim, grid,

@@ -88,7 +88,8 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
   let summary = "Lower mp matmul-likes to Tensor Core kernels (NVVM) and their launches";
   let description = [{
     Turns every `mp.matmul`, `mp.batch_matmul` and `mp.linear` of the module
-    (after `mp-autocast`), and with `chip=sm_120a` every `mp.scaled_matmul`,
+    (after `mp-autocast`), and with `chip=sm_120a` or `sm_100a` every
+    `mp.scaled_matmul`,
     into a call of a GPU kernel, and leaves every other
     operation as it is, so the rest of the function still goes through the
     CPU lowering (`convert-mp-to-linalg`, bufferization, LLVM). Matmul-likes
@@ -160,8 +161,14 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
       kind::mxf4 scale_vec::2X ue8m0` (MXFP4) or `m16n8k64 kind::mxf4nvf4
       scale_vec::4X ue4m3` (NVFP4: E4M3 scales on FP4 blocks of 16), with
       1-D or 2-D scale blocks; other scale types, block lengths and layouts
-      are errors. On other chips `mp.scaled_matmul` stays for the CPU
-      lowering.
+      are errors.
+    - Block-scaled `tcgen05.mma` (sm_100a): `kind::mxf8f6f4.block_scale
+      .block32` (FP8 x FP8, E8M0), `kind::mxf4.block_scale.block32` (MXFP4)
+      or `kind::mxf4nvf4.block_scale.block16` (NVFP4, packed in shared
+      memory), the scales gathered into 128 x 4 atoms and staged into Tensor
+      Memory by `tcgen05.cp .32x128b.warpx4` every K slice (docs/GPU.md);
+      FP6 and mixed FP4 data and `instruction=mma-sync` are errors. On the
+      other chips `mp.scaled_matmul` stays for the CPU lowering.
     - The epilogue converts the accumulator (f32; f16 for `acc(f16)`; s32 for
       int8) to the result type, adds the bias of `mp.linear`, applies a fused
       `mp.relu` or `mp.gelu` (the sole user of the result, with

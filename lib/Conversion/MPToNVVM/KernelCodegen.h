@@ -138,6 +138,19 @@ Value emitMatrixDescriptor(DeviceCodeBuilder &dc, Value address,
 void roundOwnedChunksToTF32(DeviceCodeBuilder &dc, const KernelState &state,
                             bool lhs, Value tileBase, Value kTile);
 
+/// Block-scaled kernels: the `count` (at most 4) scales of row (A, `lhs`) or
+/// column (B) `index` of the operand from K block `firstBlock` on, from the
+/// row-major scale tensor in global memory, byte j of the i32 holding block
+/// `firstBlock + j`; 1.0 outside the matrix and past K (the data is zero
+/// there).
+Value loadScaleVector(DeviceCodeBuilder &dc, const KernelState &state,
+                      bool lhs, Value index, Value firstBlock, int64_t count);
+
+/// Packs the low nibbles of the 8 bytes of `low` and `high` (one FP4 element
+/// per byte, lowest K first) into one i32 of 8 packed FP4 (lowest K in the
+/// lowest nibble).
+Value packLowNibbles(DeviceCodeBuilder &dc, Value low, Value high);
+
 /// The LLVM struct of a warpgroup's wgmma accumulator registers.
 Type getWgmmaAccumulatorType(DeviceCodeBuilder &dc,
                              const TensorCoreKernelSpec &spec);

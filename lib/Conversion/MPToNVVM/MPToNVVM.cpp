@@ -2,9 +2,10 @@
 //
 // `convert-mp-to-nvvm` replaces each mp.matmul, mp.batch_matmul and mp.linear
 // of the module (with an mp.relu or mp.gelu that is the sole user of its
-// result, when `fuse-epilogue` is set), and on sm_120a each mp.scaled_matmul
-// (block-scaled mma.sync; elsewhere it stays for the CPU lowering, which
-// emulates it exactly), by a Tensor Core GEMM kernel in
+// result, when `fuse-epilogue` is set), and on sm_120a and sm_100a each
+// mp.scaled_matmul (block-scaled mma.sync, block-scaled tcgen05.mma;
+// elsewhere it stays for the CPU lowering, which emulates it exactly), by a
+// Tensor Core GEMM kernel in
 // `gpu.module @mp_tensor_core_kernels` and a call of that kernel's host
 // launcher on the operands' buffers. Everything else in the functions stays
 // as it is, on tensors, for the CPU lowering.
@@ -113,14 +114,26 @@ static bool isSubByteFormat(TensorCoreFormat format) {
          format == TensorCoreFormat::e2m1;
 }
 
-/// Chooses the block-scaled mma.sync of sm_120a for `op` (whose operand
-/// formats and layouts `spec` holds) and records its scale layout in `spec`;
-/// on failure returns the reason.
+/// Spells the formats of A and B for diagnostics: `bf16`, `e4m3 x e5m2`.
+static std::string describeFormats(TensorCoreFormat lhs, TensorCoreFormat rhs) {
+  if (lhs == rhs)
+    return stringifyTensorCoreFormat(lhs).str();
+  return (stringifyTensorCoreFormat(lhs) + " x " +
+          stringifyTensorCoreFormat(rhs))
+      .str();
+}
+
+/// Chooses the block-scaled MMA for `op` (whose operand formats and layouts
+/// `spec` holds): mma.sync on sm_120a, tcgen05.mma on sm_100a; records its
+/// scale layout in `spec`; on failure returns the reason.
 static std::optional<std::string>
 selectBlockScaledMma(ScaledMatmulOp op, TensorCoreKernelSpec &spec) {
+  bool tcgen05 = spec.chip == TensorCoreChip::sm100a;
+  std::string instruction = tcgen05 ? "tcgen05.mma" : "mma.sync";
   if (!spec.lhsKContiguous || !spec.rhsKContiguous)
-    return std::string("block-scaled mma.sync reads A as M x K and B as N x K "
-                       "(K-contiguous, transpose_rhs), and ") +
+    return "block-scaled " + instruction +
+           " reads A as M x K and B as N x K (K-contiguous, transpose_rhs), "
+           "and " +
            (spec.lhsKContiguous ? "transpose_rhs is not set"
                                 : "transpose_lhs is set");
   auto lhs = op.getLhs().getType(), lhsScales = op.getLhsScales().getType();
@@ -133,7 +146,18 @@ selectBlockScaledMma(ScaledMatmulOp op, TensorCoreKernelSpec &spec) {
   spec.rhsScaleRows = rhs.getDimSize(0) / rhsScales.getDimSize(0);
   bool fp4 = spec.lhsFormat == TensorCoreFormat::e2m1 &&
              spec.rhsFormat == TensorCoreFormat::e2m1;
+  bool fp8 = spec.usesFP8() && !isSubByteFormat(spec.lhsFormat) &&
+             !isSubByteFormat(spec.rhsFormat);
   if (isa<Float8E8M0FNUType>(scaleType) && blockK == 32) {
+    // tcgen05 kind::mxf8f6f4 reads FP6 and FP4 from shared memory in
+    // 16-byte-padded containers (b6x16_p32, b4x16_p64) that these kernels do
+    // not stage; FP4 x FP4 is kind::mxf4 (packed).
+    if (tcgen05 && !fp4 && !fp8)
+      return "block-scaled tcgen05.mma multiplies FP8 x FP8 (kind::mxf8f6f4) "
+             "or FP4 x FP4 (kind::mxf4, kind::mxf4nvf4) here, not " +
+             describeFormats(spec.lhsFormat, spec.rhsFormat) +
+             " (FP6 and mixed FP4 operands lower on sm_120a or stay for the "
+             "CPU lowering)";
     spec.blockScale = fp4 ? BlockScaleKind::mxf4 : BlockScaleKind::mxf8f6f4;
     return std::nullopt;
   }
@@ -142,20 +166,12 @@ selectBlockScaledMma(ScaledMatmulOp op, TensorCoreKernelSpec &spec) {
     spec.scalesE4M3 = true;
     return std::nullopt;
   }
-  return "block-scaled mma.sync multiplies blocks of 32 with E8M0 scales "
-         "(kind::mxf8f6f4, kind::mxf4) or FP4 blocks of 16 with E4M3 scales "
-         "(kind::mxf4nvf4), not blocks of " +
+  return "block-scaled " + instruction +
+         " multiplies blocks of 32 with E8M0 scales (kind::mxf8f6f4, "
+         "kind::mxf4) or FP4 blocks of 16 with E4M3 scales (kind::mxf4nvf4), "
+         "not blocks of " +
          std::to_string(blockK) + " with " + llvm::to_string(scaleType) +
          " scales";
-}
-
-/// Spells the formats of A and B for diagnostics: `bf16`, `e4m3 x e5m2`.
-static std::string describeFormats(TensorCoreFormat lhs, TensorCoreFormat rhs) {
-  if (lhs == rhs)
-    return stringifyTensorCoreFormat(lhs).str();
-  return (stringifyTensorCoreFormat(lhs) + " x " +
-          stringifyTensorCoreFormat(rhs))
-      .str();
 }
 
 FailureOr<MatmulLowering> ConvertMPToNVVMPass::analyze(Operation *op) {
@@ -243,6 +259,15 @@ FailureOr<MatmulLowering> ConvertMPToNVVMPass::analyze(Operation *op) {
   spec.lhsFormat = *lhsFormat;
   spec.rhsFormat = *rhsFormat;
   auto scaled = dyn_cast<ScaledMatmulOp>(op);
+  if (scaled && chip == TensorCoreChip::sm100a &&
+      instruction == TensorCoreInstruction::mmaSync) {
+    // LLVM 22 aborts instruction selection on nvvm.mma.block_scale for
+    // sm_100a.
+    error() << "block-scaled mma.sync exists on sm_120a only; sm_100a "
+               "multiplies block-scaled operands with tcgen05.mma (use "
+               "instruction=tcgen05 or auto)";
+    return failure();
+  }
   if (scaled) {
     if (std::optional<std::string> reason =
             selectBlockScaledMma(scaled, spec)) {
@@ -477,9 +502,11 @@ void ConvertMPToNVVMPass::runOnOperation() {
   SmallVector<Operation *> ops;
   // Ops with an empty result stay for the CPU lowering: there is nothing to
   // launch (and a grid cannot be empty).
-  // mp.scaled_matmul: only sm_120a has a block-scaled mma.sync (elsewhere it
-  // stays for the CPU lowering, which emulates it exactly).
-  bool blockScaledMma = chip == TensorCoreChip::sm120a;
+  // mp.scaled_matmul: sm_120a has a block-scaled mma.sync, sm_100a a
+  // block-scaled tcgen05.mma (elsewhere it stays for the CPU lowering, which
+  // emulates it exactly).
+  bool blockScaledMma =
+      chip == TensorCoreChip::sm120a || chip == TensorCoreChip::sm100a;
   module.walk([&](Operation *op) {
     if ((isa<MatmulOp, BatchMatmulOp, LinearOp>(op) ||
          (blockScaledMma && isa<ScaledMatmulOp>(op))) &&
@@ -542,9 +569,14 @@ void ConvertMPToNVVMPass::runOnOperation() {
     return lowering.spec.usesFP8() && !lowering.spec.useWgmma &&
            !lowering.spec.useTcgen05;
   });
-  std::string features = ptxFeatures.empty()
-                             ? getRequiredPTXFeature(chip, fp8MmaSync).str()
-                             : std::string(ptxFeatures);
+  bool blockScaledTcgen05 =
+      llvm::any_of(lowerings, [](const MatmulLowering &lowering) {
+        return lowering.spec.useTcgen05 && lowering.spec.isBlockScaled();
+      });
+  std::string features =
+      ptxFeatures.empty()
+          ? getRequiredPTXFeature(chip, fp8MmaSync, blockScaledTcgen05).str()
+          : std::string(ptxFeatures);
   kernels.setTargetsAttr(builder.getArrayAttr(
       {NVVM::NVVMTargetAttr::get(context, /*optLevel=*/3, "nvptx64-nvidia-cuda",
                                  stringifyTensorCoreChip(chip), features)}));

@@ -30,7 +30,13 @@
 // thread pair lane % 4 ∈ {0, 1} that thread-id-a 0 selects) and of B's
 // column g (the thread lane % 4 = 0 that thread-id-b 0 selects), byte-id 0,
 // consecutive K blocks in consecutive bytes; outside the matrix a scale of
-// 1.0 stands in (the data there is zero).
+// 1.0 stands in (the data there is zero). The scales come from shared memory:
+// once per K slice, before the K loop's barrier, the block's threads copy
+// the slice's scales of the block's rows of A and of B (row-major, one byte
+// per block of the slice) from global memory into one of two buffers behind
+// the stages (slice parity: a warp still computing the previous slice reads
+// the other one, and a buffer is rewritten only after every warp has passed
+// the barrier of the slice between).
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +63,9 @@ public:
   Value currentKTile;
   /// Stores the accumulators through the epilogue.
   void storeResults(ValueRange accumulators);
+  /// Block-scaled kernels: copies the scales of slice `kTile` into its
+  /// shared-memory buffer (every thread, before the K loop's barrier).
+  void stageScales(Value kTile);
 
 private:
   /// Values per accumulator tile: 4 f32/i32, or 2 f16x2 for f16 accumulation.
@@ -88,8 +97,12 @@ private:
   /// The fragment register `word` of 8-bit containers for `format`.
   Value toContainer(Value word, TensorCoreFormat format);
   /// The scale vector (byte j: K block j of the instruction) of row (A) or
-  /// column (B) `index` at K step `kStep` of slice `kTile`.
+  /// column (B) `index` at K step `kStep` of slice `kTile`, from its buffer.
   Value loadScales(bool lhs, Value index, Value kTile, int64_t kStep);
+  /// The shared-memory buffer of slice `kTile`'s scales, and the scale
+  /// blocks per slice.
+  Value scaleBuffer(Value kTile);
+  int64_t blocksPerSlice() const { return spec.blockK / spec.scaleBlockK; }
   /// One block-scaled mma.sync on the tile's accumulators.
   SmallVector<Value> mmaBlockScaled(ArrayRef<Value> a, ArrayRef<Value> b,
                                     ValueRange accumulators, Value scaleA,
@@ -384,18 +397,8 @@ SmallVector<Value> MmaSyncWarp::computeKTile(Value aStage, Value bStage,
 Value MmaSyncWarp::loadPackedFP4(Value tile, int64_t pitch, Value row,
                                  int64_t byte) {
   Value columnByte = dc.add(dc.mul(threadInGroup, 8), byte);
-  auto nibbles = [&](Value word) {
-    // Bytes n0..n3 (low nibbles) -> n0 | n1 << 4 | n2 << 8 | n3 << 12.
-    Value x = dc.bitAnd(word, dc.constI32(0x0F0F0F0F));
-    Value y =
-        dc.bitOr(x, arith::ShRUIOp::create(dc.b, dc.loc, x, dc.constI32(4)));
-    Value high = arith::ShRUIOp::create(dc.b, dc.loc, y, dc.constI32(8));
-    return dc.bitOr(dc.bitAnd(y, dc.constI32(0xFF)),
-                    dc.bitAnd(high, dc.constI32(0xFF00)));
-  };
-  Value low = nibbles(loadWord(tile, pitch, row, columnByte));
-  Value high = nibbles(loadWord(tile, pitch, row, dc.add(columnByte, 4)));
-  return dc.bitOr(low, dc.shl(high, 16));
+  return packLowNibbles(dc, loadWord(tile, pitch, row, columnByte),
+                        loadWord(tile, pitch, row, dc.add(columnByte, 4)));
 }
 
 Value MmaSyncWarp::toContainer(Value word, TensorCoreFormat format) {
@@ -410,34 +413,62 @@ Value MmaSyncWarp::toContainer(Value word, TensorCoreFormat format) {
   }
 }
 
+Value MmaSyncWarp::scaleBuffer(Value kTile) {
+  Value first =
+      dc.offset(state.sharedMemory, spec.stages * state.stageBytes);
+  return dc.offset(first, dc.mul(dc.rem(kTile, 2),
+                                 spec.scaleStagingBytes() / 2));
+}
+
+void MmaSyncWarp::stageScales(Value kTile) {
+  int64_t blocks = blocksPerSlice();
+  int64_t rows = spec.blockM + spec.blockN;
+  int64_t threads = spec.numThreads();
+  Value buffer = scaleBuffer(kTile);
+  Value firstBlock = dc.mul(kTile, blocks);
+  for (int64_t first = 0; first < rows; first += threads) {
+    Value row = dc.add(state.threadId, first);
+    auto copyRow = [&](bool lhs) {
+      Value index = lhs ? dc.add(state.blockRow, row)
+                        : dc.add(state.blockColumn,
+                                 dc.sub(row, dc.constI32(spec.blockM)));
+      for (int64_t group = 0; group < blocks; group += 4) {
+        int64_t count = std::min<int64_t>(4, blocks - group);
+        Value word = loadScaleVector(dc, state, lhs, index,
+                                     dc.add(firstBlock, group), count);
+        for (int64_t j = 0; j < count; ++j) {
+          Value byte = arith::TruncIOp::create(
+              dc.b, dc.loc, dc.i8,
+              arith::ShRUIOp::create(dc.b, dc.loc, word, dc.constI32(8 * j)));
+          dc.store(byte, dc.offset(buffer, dc.add(dc.mul(row, blocks),
+                                                  group + j)));
+        }
+      }
+    };
+    Value isLhs = dc.lessThan(row, dc.constI32(spec.blockM));
+    Value isRhs = dc.bitAnd(dc.lessThan(row, dc.constI32(rows)),
+                            arith::XOrIOp::create(
+                                dc.b, dc.loc, isLhs,
+                                arith::ConstantIntOp::create(dc.b, dc.loc, 1,
+                                                             1)));
+    dc.ifThen(isLhs, [&] { copyRow(/*lhs=*/true); });
+    dc.ifThen(isRhs, [&] { copyRow(/*lhs=*/false); });
+  }
+}
+
 Value MmaSyncWarp::loadScales(bool lhs, Value index, Value kTile,
                               int64_t kStep) {
-  int64_t instructionK = spec.blockScaledInstructionK();
-  int64_t count = instructionK / spec.scaleBlockK;
-  Value scales = lhs ? state.lhsScales : state.rhsScales;
-  Value limit = lhs ? state.m : state.n;
-  Value row = dc.div(index, lhs ? spec.lhsScaleRows : spec.rhsScaleRows);
-  Value rowLength = dc.div(state.k, spec.scaleBlockK);
-  Value firstBlock =
-      dc.div(dc.add(dc.mul(kTile, spec.blockK), kStep * instructionK),
-             spec.scaleBlockK);
-  Value inside = dc.lessThan(index, limit);
-  // 1.0: E8M0 127, E4M3 0x38.
-  Value one = arith::ConstantIntOp::create(dc.b, dc.loc, dc.i8,
-                                           spec.scalesE4M3 ? 0x38 : 127);
-  Value vector;
-  for (int64_t j = 0; j < count; ++j) {
-    Value column = dc.add(firstBlock, j);
-    Value valid = dc.bitAnd(inside, dc.lessThan(column, rowLength));
-    Value offset =
-        dc.add(dc.mul(dc.toI64(row), dc.toI64(rowLength)), dc.toI64(column));
-    Value address = dc.offset(scales, dc.select(valid, offset, dc.constI64(0)));
-    Value byte = dc.select(valid, dc.load(dc.i8, address), one);
-    Value shifted =
-        dc.shl(arith::ExtUIOp::create(dc.b, dc.loc, dc.i32, byte), 8 * j);
-    vector = vector ? dc.bitOr(vector, shifted) : shifted;
-  }
-  return vector;
+  // Rows of A, then of B; `count` consecutive bytes (1, 2 or 4), aligned to
+  // their size (the slice's blocks are a multiple of the count).
+  int64_t count = spec.blockScaledInstructionK() / spec.scaleBlockK;
+  Value row = lhs ? dc.sub(index, state.blockRow)
+                  : dc.add(dc.sub(index, state.blockColumn), spec.blockM);
+  Value address = dc.offset(
+      scaleBuffer(kTile),
+      dc.add(dc.mul(row, blocksPerSlice()), kStep * count));
+  Value vector = dc.load(dc.b.getIntegerType(8 * count), address);
+  return count == 4 ? vector
+                    : arith::ExtUIOp::create(dc.b, dc.loc, dc.i32, vector);
 }
 
 /// The mma operand type of a block-scaled format.
@@ -590,7 +621,11 @@ void mlir::mp::emitMmaSyncGemm(DeviceCodeBuilder &dc,
   SmallVector<Value> results = emitPipelinedKLoop(
       dc, state, warp.zeroAccumulators(),
       /*afterWait=*/
-      [&](Value, Value, Value kTile) { warp.currentKTile = kTile; },
+      [&](Value, Value, Value kTile) {
+        warp.currentKTile = kTile;
+        if (state.spec.isBlockScaled())
+          warp.stageScales(kTile);
+      },
       [&](Value aStage, Value bStage, ValueRange accumulators) {
         return warp.computeKTile(aStage, bStage, accumulators);
       });

@@ -27,12 +27,49 @@
 //   stores zeros (no MMA ran).
 // - Teardown: barrier between the tcgen05 fences, warp 0 deallocates.
 //
+// Block-scaled kernels (mp.scaled_matmul): tcgen05.mma.cta_group::1
+// .kind::mxf8f6f4.block_scale.block32 (FP8 x FP8, K = 32 per instruction),
+// .kind::mxf4.block_scale.block32 or .kind::mxf4nvf4.block_scale.block16
+// (packed FP4, K = 64). The scale factors follow the layout of CUTLASS
+// (include/cutlass/detail/sm100_blockscaled_layout.hpp, Sm1xxBlockScaledConfig
+// and its SfKMajorAtom; include/cute/atom/mma_traits_sm100_frag.hpp,
+// tmem_sf_frg) and Triton (lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp,
+// tensorMemoryScalesToLinearLayout; the scale-factor ids of
+// third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/DotOpToLLVM/MMAv5.cpp), which
+// agree: per 128 rows of A (B) and 4 consecutive scale blocks along K, one
+// 512-byte atom in shared memory holding the scale of row r, block j at
+// byte 16 (r % 32) + 4 (r / 32) + j; `tcgen05.cp.cta_group::1.32x128b
+// .warpx4` (CUTLASS SM100_UTCCP_4x32dp128bit) copies its 32 rows of 16 bytes
+// to lanes 0..31 of 4 columns and replicates them in the other three lane
+// quarters, so that row r's scale of block j is at lane r (and r % 32 + 32q),
+// column (atom column) + r / 32, byte j. An instruction covering blocks j ..
+// j + V - 1 of an atom (V = 1 for mxf8f6f4, 2 for mxf4, 4 for mxf4nvf4) names
+// the atom's first column and scale-factor id j (instruction descriptor bits
+// 29-30 for A, 4-5 for B).
+// - Every K slice, after the wait for the previous slice's MMAs (which read
+//   the same shared-memory atoms and packed tiles): thread t gathers the
+//   scales of A's row t and of B's rows t, t + 128 from the row-major scale
+//   tensors (1.0 outside the matrix), 4 blocks at a time, into the atoms;
+//   packed-FP4 kernels also pack each 16-byte chunk the thread copied (16
+//   elements, one per byte) into 8 bytes of the packed copy of the slice,
+//   which has the stage's swizzled layout with half the row length; then
+//   fence.proxy.async.
+// - Thread 0 issues the tcgen05.cp of every atom into the scale columns
+//   behind the accumulator (A's, then B's), then the MMAs: tcgen05.cp and
+//   tcgen05.mma of one thread execute in order, and the commit covers both.
+//
 // Descriptors (PTX ISA, "tcgen05 Matrix Descriptors"): the shared-memory
 // descriptors are the wgmma ones in the tcgen05 format (version 1 in bits
 // 46-48, 128-byte swizzle = 2 in bits 61-63); the 32-bit instruction
 // descriptor holds the D type (bits 4-5), A and B types (7-9, 10-12), the
 // transpose bits of MN-major A and B (15, 16), N >> 3 (17-22) and M >> 4
-// (24-28).
+// (24-28). The block-scaled descriptor (CUTLASS include/cute/arch/
+// mma_sm100_desc.hpp, InstrDescriptorBlockScaled; Triton MMAv5.cpp) has B's
+// scale-factor id in bits 4-5 instead of the D type (always f32), the scale
+// type in bit 23 (E4M3 = 0, E8M0 = 1) and A's scale-factor id in bits 29-30;
+// kind::mxf4 and mxf4nvf4 code E2M1 as 1. The scale atoms' descriptors for
+// tcgen05.cp: no swizzle, 8-row core matrices 128 bytes apart (stride byte
+// offset 128, leading byte offset 0), version 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,6 +134,120 @@ static uint32_t getInstructionDescriptor(const TensorCoreKernelSpec &spec) {
          uint32_t(spec.blockN >> 3) << 17 | uint32_t(spec.blockM >> 4) << 24;
 }
 
+/// The instruction descriptor of a block-scaled tcgen05.mma whose
+/// instruction reads scale blocks `lhsFactor` / `rhsFactor` (the
+/// scale-factor ids, bytes of a Tensor Memory column) of A's and B's atoms.
+static uint32_t getBlockScaledInstructionDescriptor(
+    const TensorCoreKernelSpec &spec, uint32_t lhsFactor, uint32_t rhsFactor) {
+  auto typeCode = [&](TensorCoreFormat format) -> uint32_t {
+    if (spec.packsFP4())
+      return 1; // kind::mxf4, mxf4nvf4: E2M1 = 1
+    return getTcgen05TypeCode(format);
+  };
+  return rhsFactor << 4 | typeCode(spec.lhsFormat) << 7 |
+         typeCode(spec.rhsFormat) << 10 | uint32_t(spec.blockN >> 3) << 17 |
+         uint32_t(!spec.scalesE4M3) << 23 | uint32_t(spec.blockM >> 4) << 24 |
+         lhsFactor << 29;
+}
+
+/// The byte offset, in a tile of `rows` rows laid out as the stages are
+/// (columns of 128-byte rows, 16-byte chunk c of row r at c ^ (r % 8)), of
+/// byte `byte` (i32) of row `row` (i32).
+static Value getSwizzledOffset(DeviceCodeBuilder &dc, int64_t rows, Value row,
+                               Value byte) {
+  Value chunk = dc.div(byte, 16);
+  Value swizzled = dc.bitXor(dc.rem(chunk, 8), dc.rem(row, 8));
+  return dc.add(dc.add(dc.mul(dc.div(chunk, 8), rows * 128), dc.mul(row, 128)),
+                dc.add(dc.mul(swizzled, 16), dc.rem(byte, 16)));
+}
+
+/// Packs the chunks of K slice `kTile` of A (`lhs`) or B that this thread
+/// copied into the stage tile at `stageTile` (16 FP4 elements, one per byte)
+/// into 8 bytes each of the packed tile at `packedTile`.
+static void packOwnedChunksToFP4(DeviceCodeBuilder &dc,
+                                 const KernelState &state, bool lhs,
+                                 Value stageTile, Value packedTile,
+                                 Value kTile) {
+  const SharedTileGeometry &tile = lhs ? state.lhsTile : state.rhsTile;
+  auto wordsType = VectorType::get({4}, dc.i32);
+  auto packedType = VectorType::get({2}, dc.i32);
+  forEachOwnedChunk(
+      dc, state, lhs, kTile, [&](Value sharedOffset, Value, Value) {
+        // Undo the swizzle: the chunk's row and its index in the row.
+        Value inColumn = dc.rem(sharedOffset, tile.rows * 128);
+        Value row = dc.div(inColumn, 128);
+        Value chunk = dc.add(
+            dc.mul(dc.div(sharedOffset, tile.rows * 128), 8),
+            dc.bitXor(dc.div(dc.rem(inColumn, 128), 16), dc.rem(row, 8)));
+        Value words = LLVM::LoadOp::create(
+            dc.b, dc.loc, wordsType, dc.offset(stageTile, sharedOffset), 16);
+        auto word = [&](int64_t i) {
+          return LLVM::ExtractElementOp::create(dc.b, dc.loc, words,
+                                                dc.constI32(i));
+        };
+        Value packed = LLVM::UndefOp::create(dc.b, dc.loc, packedType);
+        for (int64_t i = 0; i < 2; ++i)
+          packed = LLVM::InsertElementOp::create(
+              dc.b, dc.loc, packed,
+              packLowNibbles(dc, word(2 * i), word(2 * i + 1)),
+              dc.constI32(i));
+        Value offset =
+            getSwizzledOffset(dc, tile.rows, row, dc.mul(chunk, 8));
+        LLVM::StoreOp::create(dc.b, dc.loc, packed,
+                              dc.offset(packedTile, offset), 8);
+      });
+}
+
+/// Gathers the scales of K slice `kTile` of A (`lhs`) or B into the 512-byte
+/// atoms at `atoms` (see the file comment): thread t writes the 4 scales of
+/// each group for rows t, t + 128, ... of the block's tile.
+static void stageScaleAtoms(DeviceCodeBuilder &dc, const KernelState &state,
+                            bool lhs, Value atoms, Value kTile) {
+  const TensorCoreKernelSpec &spec = state.spec;
+  int64_t rowAtoms = llvm::divideCeil(lhs ? spec.blockM : spec.blockN, 128);
+  Value origin = lhs ? state.blockRow : state.blockColumn;
+  Value t = state.threadId;
+  Value inAtom = dc.add(dc.mul(dc.rem(t, 32), 16), dc.mul(dc.div(t, 32), 4));
+  Value firstBlock = dc.mul(kTile, spec.blockK / spec.scaleBlockK);
+  for (int64_t group = 0; group < spec.scaleGroups(); ++group) {
+    for (int64_t atom = 0; atom < rowAtoms; ++atom) {
+      Value word =
+          loadScaleVector(dc, state, lhs, dc.add(origin, dc.add(t, 128 * atom)),
+                          dc.add(firstBlock, 4 * group), 4);
+      dc.store(word, dc.offset(atoms, dc.add(inAtom, (group * rowAtoms + atom) *
+                                                         512)));
+    }
+  }
+}
+
+/// Issues one block-scaled tcgen05.mma of `spec`'s kind.
+static void emitTcgen05BlockScaledMma(DeviceCodeBuilder &dc,
+                                      const TensorCoreKernelSpec &spec,
+                                      Value accumulator, Value aDescriptor,
+                                      Value bDescriptor, Value idesc,
+                                      Value enableInputD, Value lhsScales,
+                                      Value rhsScales) {
+  NVVM::MMABlockScaleKind kind = NVVM::MMABlockScaleKind::MXF8F6F4;
+  NVVM::Tcgen05MMABlockScale block = NVVM::Tcgen05MMABlockScale::BLOCK32;
+  switch (spec.blockScale) {
+  case BlockScaleKind::mxf8f6f4:
+    break;
+  case BlockScaleKind::mxf4:
+    kind = NVVM::MMABlockScaleKind::MXF4;
+    break;
+  case BlockScaleKind::mxf4nvf4:
+    kind = NVVM::MMABlockScaleKind::MXF4NVF4;
+    block = NVVM::Tcgen05MMABlockScale::BLOCK16;
+    break;
+  case BlockScaleKind::none:
+    llvm_unreachable("not a block-scaled kernel");
+  }
+  NVVM::Tcgen05MMABlockScaleOp::create(
+      dc.b, dc.loc, kind, NVVM::CTAGroupKind::CTA_1, block,
+      NVVM::Tcgen05MMACollectorOp::DISCARD, accumulator, aDescriptor,
+      bDescriptor, idesc, enableInputD, lhsScales, rhsScales);
+}
+
 /// Blocks until phase `index` (i32) of the mbarrier at `barrier` has
 /// completed (try_wait on its parity, in a loop).
 void mlir::mp::emitMBarrierWait(DeviceCodeBuilder &dc, Value barrier,
@@ -137,9 +288,19 @@ void mlir::mp::emitTcgen05Gemm(DeviceCodeBuilder &dc,
         b, loc, LLVM::LLVMPointerType::get(context, 6), address);
   };
 
-  // Behind the stages: the mbarrier (8 bytes), then the Tensor Memory
+  // Behind the stages: (block-scaled) the packed FP4 tiles of A and B and the
+  // scale atoms of A and B, then the mbarrier (8 bytes) and the Tensor Memory
   // address.
-  Value barrier = dc.offset(state.sharedMemory, spec.stages * state.stageBytes);
+  bool blockScaled = spec.isBlockScaled();
+  Value lhsPacked =
+      dc.offset(state.sharedMemory, spec.stages * state.stageBytes);
+  Value rhsPacked = dc.offset(lhsPacked, spec.packedTileBytes(/*lhs=*/true));
+  Value lhsAtoms = dc.offset(rhsPacked, spec.packedTileBytes(/*lhs=*/false));
+  int64_t lhsAtomBytes = blockScaled ? spec.scaleColumns(/*lhs=*/true) / 4 * 512
+                                     : 0;
+  Value rhsAtoms = dc.offset(lhsAtoms, lhsAtomBytes);
+  Value barrier = dc.offset(
+      lhsAtoms, blockScaled ? spec.scaleStagingBytes() : int64_t(0));
   Value addressSlot = dc.offset(barrier, 8);
   Value columns = dc.constI32(spec.tensorMemoryColumns());
   Value firstWarp = dc.lessThan(state.threadId, dc.constI32(32));
@@ -159,15 +320,32 @@ void mlir::mp::emitTcgen05Gemm(DeviceCodeBuilder &dc,
   Value tensorBase = dc.load(dc.i32, addressSlot);
   Value accumulator = tensorPointer(tensorBase);
 
-  int64_t lhsFields = getMatrixDescriptorFields(
-      state.lhsTile, spec.lhsKContiguous, /*tcgen05=*/true);
-  int64_t rhsFields = getMatrixDescriptorFields(
-      state.rhsTile, spec.rhsKContiguous, /*tcgen05=*/true);
-  auto kind =
-      NVVM::Tcgen05MMAKindAttr::get(context, getTcgen05Kind(spec.lhsFormat));
+  // The tiles the MMA reads: the stage's, or their packed FP4 copies (half
+  // the row length).
+  bool packed = spec.packsFP4();
+  SharedTileGeometry lhsTile = state.lhsTile, rhsTile = state.rhsTile;
+  if (packed) {
+    lhsTile.rowBytes /= 2;
+    rhsTile.rowBytes /= 2;
+  }
+  int64_t lhsFields = getMatrixDescriptorFields(lhsTile, spec.lhsKContiguous,
+                                                /*tcgen05=*/true);
+  int64_t rhsFields = getMatrixDescriptorFields(rhsTile, spec.rhsKContiguous,
+                                                /*tcgen05=*/true);
   auto collector = NVVM::Tcgen05MMACollectorOpAttr::get(
       context, NVVM::Tcgen05MMACollectorOp::DISCARD);
   bool tf32 = spec.lhsFormat == TensorCoreFormat::tf32;
+  if (blockScaled)
+    kSteps = spec.blockK / spec.blockScaledInstructionK();
+  // Block-scaled: the scale columns behind the accumulator's block-n, and
+  // the scale blocks one instruction reads.
+  Value lhsScaleColumns = dc.add(tensorBase, spec.blockN);
+  Value rhsScaleColumns =
+      dc.add(lhsScaleColumns, blockScaled ? spec.scaleColumns(true) : 0);
+  int64_t lhsRowAtoms = llvm::divideCeil(spec.blockM, 128);
+  int64_t rhsRowAtoms = llvm::divideCeil(spec.blockN, 128);
+  int64_t blocksPerInstruction =
+      blockScaled ? spec.blockScaledInstructionK() / spec.scaleBlockK : 0;
   // The slice of the current iteration (afterWait runs before compute).
   Value currentKTile;
   emitPipelinedKLoop(
@@ -183,33 +361,88 @@ void mlir::mp::emitTcgen05Gemm(DeviceCodeBuilder &dc,
             b, loc, NVVM::ProxyKind::async_shared,
             NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
         // The copy issued after the barrier refills the stage that the MMA
-        // of the previous slice reads.
+        // of the previous slice reads (which also read the packed tiles and
+        // the scale atoms rewritten next).
         dc.ifThen(dc.lessThan(dc.constI32(0), kTile), [&] {
           emitMBarrierWait(dc, barrier, dc.sub(kTile, dc.constI32(1)));
         });
+        if (!blockScaled)
+          return;
+        if (packed) {
+          packOwnedChunksToFP4(dc, state, /*lhs=*/true, aStage, lhsPacked,
+                               kTile);
+          packOwnedChunksToFP4(dc, state, /*lhs=*/false, bStage, rhsPacked,
+                               kTile);
+        }
+        stageScaleAtoms(dc, state, /*lhs=*/true, lhsAtoms, kTile);
+        stageScaleAtoms(dc, state, /*lhs=*/false, rhsAtoms, kTile);
+        NVVM::FenceProxyOp::create(
+            b, loc, NVVM::ProxyKind::async_shared,
+            NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
       },
       [&](Value aStage, Value bStage, ValueRange) {
+        if (packed) {
+          aStage = lhsPacked;
+          bStage = rhsPacked;
+        }
         dc.ifThen(firstThread, [&] {
           fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-          Value idesc = dc.constI32(getInstructionDescriptor(spec));
+          if (blockScaled) {
+            // Every atom of the slice into its 4 columns.
+            int64_t atomFields = int64_t(128 >> 4) << 32 | int64_t(1) << 46;
+            auto copyAtoms = [&](Value atoms, Value columns, int64_t count) {
+              for (int64_t atom = 0; atom < count; ++atom)
+                NVVM::Tcgen05CpOp::create(
+                    b, loc, NVVM::Tcgen05CpShape::SHAPE_32x128b,
+                    NVVM::CTAGroupKind::CTA_1,
+                    NVVM::Tcgen05CpMulticast::WARPX4,
+                    /*srcFormat=*/nullptr,
+                    tensorPointer(dc.add(columns, 4 * atom)),
+                    emitMatrixDescriptor(dc, dc.offset(atoms, 512 * atom),
+                                         atomFields));
+            };
+            copyAtoms(lhsAtoms, lhsScaleColumns, spec.scaleColumns(true) / 4);
+            copyAtoms(rhsAtoms, rhsScaleColumns, spec.scaleColumns(false) / 4);
+          }
           Value notFirstSlice = dc.lessThan(dc.constI32(0), currentKTile);
           Value always = arith::ConstantIntOp::create(b, loc, 1, 1);
           for (int64_t kStep = 0; kStep < kSteps; ++kStep) {
             Value aDescriptor = emitMatrixDescriptor(
                 dc,
-                dc.offset(aStage, getKStepOffset(state.lhsTile,
-                                                 spec.lhsKContiguous, kStep)),
+                dc.offset(aStage,
+                          getKStepOffset(lhsTile, spec.lhsKContiguous, kStep)),
                 lhsFields);
             Value bDescriptor = emitMatrixDescriptor(
                 dc,
-                dc.offset(bStage, getKStepOffset(state.rhsTile,
-                                                 spec.rhsKContiguous, kStep)),
+                dc.offset(bStage,
+                          getKStepOffset(rhsTile, spec.rhsKContiguous, kStep)),
                 rhsFields);
-            NVVM::Tcgen05MMAOp::create(
-                b, loc, kind, ctaGroup, collector, /*aShift=*/nullptr,
-                accumulator, aDescriptor, bDescriptor, idesc,
-                kStep == 0 ? notFirstSlice : always,
-                /*scaleInputD=*/Value(), /*disableOutputLane=*/Value());
+            Value enableInputD = kStep == 0 ? notFirstSlice : always;
+            if (!blockScaled) {
+              NVVM::Tcgen05MMAOp::create(
+                  b, loc,
+                  NVVM::Tcgen05MMAKindAttr::get(
+                      context, getTcgen05Kind(spec.lhsFormat)),
+                  ctaGroup, collector, /*aShift=*/nullptr, accumulator,
+                  aDescriptor, bDescriptor,
+                  dc.constI32(getInstructionDescriptor(spec)), enableInputD,
+                  /*scaleInputD=*/Value(), /*disableOutputLane=*/Value());
+              continue;
+            }
+            // Scale block `first` of the slice: group first / 4 (the atoms
+            // of its 4 columns), scale-factor id first % 4.
+            int64_t first = kStep * blocksPerInstruction;
+            int64_t group = first / 4;
+            uint32_t factor = first % 4;
+            emitTcgen05BlockScaledMma(
+                dc, spec, accumulator, aDescriptor, bDescriptor,
+                dc.constI32(
+                    getBlockScaledInstructionDescriptor(spec, factor, factor)),
+                enableInputD,
+                tensorPointer(
+                    dc.add(lhsScaleColumns, group * lhsRowAtoms * 4)),
+                tensorPointer(
+                    dc.add(rhsScaleColumns, group * rhsRowAtoms * 4)));
           }
           NVVM::Tcgen05CommitOp::create(b, loc, barrier,
                                         /*multicastMask=*/Value(), ctaGroup);

@@ -10,7 +10,8 @@
 // 3 stages; wgmma uses 128×128 block tiles of 2 warpgroups with K slices of
 // 128 bytes per row (one 128-byte swizzle atom) in 4 stages; tcgen05 uses
 // 128×128 block tiles of 4 warps with the accumulator in 128 columns of
-// Tensor Memory and the wgmma K slices and stages.
+// Tensor Memory and the wgmma K slices and stages (block-scaled packed FP4:
+// slices of 256 elements in 2 stages, room for the packed copy).
 //
 //===----------------------------------------------------------------------===//
 
@@ -227,15 +228,50 @@ int64_t TensorCoreKernelSpec::stageBytes() const {
 }
 
 int64_t TensorCoreKernelSpec::sharedMemoryBytes() const {
-  // tcgen05: the stages, then the mbarrier (8 bytes) and the Tensor Memory
-  // address tcgen05.alloc writes (4 bytes).
+  // tcgen05: the stages, (block-scaled) the packed FP4 tiles and the scale
+  // atoms, then the mbarrier (8 bytes) and the Tensor Memory address
+  // tcgen05.alloc writes (4 bytes).
   // TMA: the stages, then a "full" and an "empty" mbarrier per stage.
-  return stages * stageBytes() + (useTcgen05 ? 16 : 0) +
+  // Block-scaled mma.sync: the stages, then the scales of two K slices.
+  int64_t blockScaled = 0;
+  if (isBlockScaled())
+    blockScaled = packedTileBytes(/*lhs=*/true) +
+                  packedTileBytes(/*lhs=*/false) + scaleStagingBytes();
+  return stages * stageBytes() + blockScaled + (useTcgen05 ? 16 : 0) +
          (useTma ? 16 * stages : 0);
 }
 
 int64_t TensorCoreKernelSpec::tensorMemoryColumns() const {
-  return std::max<int64_t>(32, llvm::PowerOf2Ceil(blockN));
+  int64_t columns = blockN;
+  if (isBlockScaled())
+    columns += scaleColumns(/*lhs=*/true) + scaleColumns(/*lhs=*/false);
+  return std::max<int64_t>(32, llvm::PowerOf2Ceil(columns));
+}
+
+int64_t TensorCoreKernelSpec::scaleGroups() const {
+  return blockK / scaleBlockK / 4;
+}
+
+int64_t TensorCoreKernelSpec::scaleColumns(bool lhs) const {
+  return scaleGroups() * 4 * llvm::divideCeil(lhs ? blockM : blockN, 128);
+}
+
+bool TensorCoreKernelSpec::packsFP4() const {
+  return useTcgen05 && (blockScale == BlockScaleKind::mxf4 ||
+                        blockScale == BlockScaleKind::mxf4nvf4);
+}
+
+int64_t TensorCoreKernelSpec::packedTileBytes(bool lhs) const {
+  return packsFP4() ? (lhs ? blockM : blockN) * blockK / 2 : 0;
+}
+
+int64_t TensorCoreKernelSpec::scaleStagingBytes() const {
+  // tcgen05: 512 bytes per atom (128 rows x 4 scale blocks). mma.sync: one
+  // byte per scale of the block's rows of A and B, for two K slices.
+  if (useTcgen05)
+    return (scaleColumns(/*lhs=*/true) + scaleColumns(/*lhs=*/false)) / 4 *
+           512;
+  return 2 * (blockM + blockN) * (blockK / scaleBlockK);
 }
 
 bool TensorCoreKernelSpec::usesFP8() const {
@@ -324,8 +360,11 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
   // accumulator registers each, within their setmaxnreg budget of 232).
   orDefault(spec.blockN, spec.useTma ? 256 : 128);
   bool swizzled = spec.useWgmma || spec.useTcgen05;
-  orDefault(spec.blockK, (swizzled ? 128 : 64) / elementBytes);
-  orDefault(spec.stages, swizzled ? 4 : 3);
+  // Packed FP4 (tcgen05): 128 packed bytes of K per row in the MMA's tiles,
+  // 256 bytes per row in the stages; 2 stages fit with the packed copy.
+  bool packed = spec.packsFP4();
+  orDefault(spec.blockK, packed ? 256 : (swizzled ? 128 : 64) / elementBytes);
+  orDefault(spec.stages, packed ? 2 : swizzled ? 4 : 3);
   if (!swizzled) {
     orDefault(spec.warpM, 64);
     orDefault(spec.warpN, 32);
@@ -364,6 +403,19 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
       return fail("block-n (" + Twine(spec.blockN) +
                   ") must be a multiple of 64 for an N-contiguous B with "
                   "tcgen05 (128-byte swizzle atoms)");
+    if (packed && spec.blockK % 256 != 0)
+      return fail("block-k (" + Twine(spec.blockK) +
+                  ") must be a multiple of 256 for packed FP4 with tcgen05 "
+                  "(128 packed bytes, the 128-byte swizzle atom)");
+    // (Block-scaled slices hold whole scale atoms of 4 blocks: 128 bytes of
+    // FP8 are 4 blocks of 32, 256 FP4 elements 8 of 32 or 16 of 16.)
+    if (spec.tensorMemoryColumns() > 512)
+      return fail("block-n (" + Twine(spec.blockN) + ") with " +
+                  Twine(spec.isBlockScaled() ? spec.scaleColumns(true) +
+                                                   spec.scaleColumns(false)
+                                             : 0) +
+                  " scale-factor columns exceeds the 512 Tensor Memory "
+                  "columns");
   } else if (spec.useWgmma) {
     if (spec.blockM % 64 != 0 || spec.blockM > 256)
       return fail("block-m (" + Twine(spec.blockM) +
@@ -451,10 +503,11 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
 }
 
 StringRef mlir::mp::getRequiredPTXFeature(TensorCoreChip chip,
-                                          bool usesFP8MmaSync) {
+                                          bool usesFP8MmaSync,
+                                          bool usesBlockScaledTcgen05) {
   switch (chip) {
   case TensorCoreChip::sm100a:
-    return "+ptx86";
+    return usesBlockScaledTcgen05 ? "+ptx88" : "+ptx86";
   case TensorCoreChip::sm120a:
     return "+ptx87";
   default:

@@ -303,6 +303,46 @@ static void copyKTile(DeviceCodeBuilder &dc, const KernelState &state,
   }
 }
 
+Value mlir::mp::loadScaleVector(DeviceCodeBuilder &dc, const KernelState &state,
+                               bool lhs, Value index, Value firstBlock,
+                               int64_t count) {
+  const TensorCoreKernelSpec &spec = state.spec;
+  Value scales = lhs ? state.lhsScales : state.rhsScales;
+  Value limit = lhs ? state.m : state.n;
+  Value row = dc.div(index, lhs ? spec.lhsScaleRows : spec.rhsScaleRows);
+  Value rowLength = dc.div(state.k, spec.scaleBlockK);
+  Value inside = dc.lessThan(index, limit);
+  // 1.0: E8M0 127, E4M3 0x38.
+  Value one = arith::ConstantIntOp::create(dc.b, dc.loc, dc.i8,
+                                           spec.scalesE4M3 ? 0x38 : 127);
+  Value vector;
+  for (int64_t j = 0; j < count; ++j) {
+    Value column = dc.add(firstBlock, j);
+    Value valid = dc.bitAnd(inside, dc.lessThan(column, rowLength));
+    Value offset =
+        dc.add(dc.mul(dc.toI64(row), dc.toI64(rowLength)), dc.toI64(column));
+    Value address = dc.offset(scales, dc.select(valid, offset, dc.constI64(0)));
+    Value byte = dc.select(valid, dc.load(dc.i8, address), one);
+    Value shifted =
+        dc.shl(arith::ExtUIOp::create(dc.b, dc.loc, dc.i32, byte), 8 * j);
+    vector = vector ? dc.bitOr(vector, shifted) : shifted;
+  }
+  return vector;
+}
+
+Value mlir::mp::packLowNibbles(DeviceCodeBuilder &dc, Value low, Value high) {
+  auto nibbles = [&](Value word) {
+    // Bytes n0..n3 (low nibbles) -> n0 | n1 << 4 | n2 << 8 | n3 << 12.
+    Value x = dc.bitAnd(word, dc.constI32(0x0F0F0F0F));
+    Value y =
+        dc.bitOr(x, arith::ShRUIOp::create(dc.b, dc.loc, x, dc.constI32(4)));
+    Value shifted = arith::ShRUIOp::create(dc.b, dc.loc, y, dc.constI32(8));
+    return dc.bitOr(dc.bitAnd(y, dc.constI32(0xFF)),
+                    dc.bitAnd(shifted, dc.constI32(0xFF00)));
+  };
+  return dc.bitOr(nibbles(low), dc.shl(nibbles(high), 16));
+}
+
 SmallVector<Value> mlir::mp::emitPipelinedKLoop(
     DeviceCodeBuilder &dc, const KernelState &state, ValueRange initial,
     function_ref<void(Value, Value, Value)> afterWait,

@@ -45,16 +45,19 @@ namespace mlir::mp {
 enum class EpilogueActivation { none, relu, geluErf, geluTanh };
 
 /// The block-scaled MMA kind of an mp.scaled_matmul kernel (sm_120a
-/// mma.sync ... .block_scale), or none for the other matmul-likes.
+/// mma.sync ... .block_scale, sm_100a tcgen05.mma ... .block_scale), or none
+/// for the other matmul-likes.
 enum class BlockScaleKind {
   none,
   /// m16n8k32 kind::mxf8f6f4 scale_vec::1X ue8m0: FP8/FP6/FP4 operands in
-  /// 8-bit containers, 32-element blocks.
+  /// 8-bit containers, 32-element blocks. tcgen05: kind::mxf8f6f4
+  /// .block_scale.block32 on FP8 operands (K = 32 per instruction).
   mxf8f6f4,
   /// m16n8k64 kind::mxf4 scale_vec::2X ue8m0: packed FP4, 32-element blocks.
+  /// tcgen05: kind::mxf4.block_scale.block32 (K = 64).
   mxf4,
   /// m16n8k64 kind::mxf4nvf4 scale_vec::4X ue4m3: packed FP4, 16-element
-  /// blocks (NVFP4).
+  /// blocks (NVFP4). tcgen05: kind::mxf4nvf4.block_scale.block16 (K = 64).
   mxf4nvf4,
 };
 
@@ -114,9 +117,26 @@ struct TensorCoreKernelSpec {
   int64_t consumerRegisters() const;
   /// Bytes of one shared-memory stage (A tile then B tile).
   int64_t stageBytes() const;
-  /// Tensor Memory columns a tcgen05 kernel allocates: block-n rounded up to
-  /// a power of two, at least 32.
+  /// Tensor Memory columns a tcgen05 kernel allocates: block-n (the
+  /// accumulator) plus, for block-scaled kernels, the scale factors of A and
+  /// B (`scaleColumns`), rounded up to a power of two, at least 32.
   int64_t tensorMemoryColumns() const;
+  /// Block-scaled tcgen05 kernels (Tcgen05Kernel.cpp): groups of 4 scale
+  /// blocks along K per K slice (one 128-row x 4-byte scale-factor atom per
+  /// 128 rows of A or B each), and the Tensor Memory columns of A's
+  /// (`lhs`) or B's scale factors: 4 per group and 128 rows.
+  int64_t scaleGroups() const;
+  int64_t scaleColumns(bool lhs) const;
+  /// Whether a block-scaled tcgen05 kernel multiplies packed FP4 (kind::mxf4,
+  /// kind::mxf4nvf4): the stages hold one element per byte as memory does,
+  /// and the MMA reads a packed copy (two per byte) of each slice.
+  bool packsFP4() const;
+  /// Shared memory of a block-scaled kernel behind the stages: with tcgen05
+  /// the packed FP4 copy of A and B (packsFP4), then the scale-factor atoms
+  /// of A and B of one slice; with mma.sync the scales of the block's rows
+  /// of A, then of B, for two slices (MmaSyncKernel.cpp).
+  int64_t packedTileBytes(bool lhs) const;
+  int64_t scaleStagingBytes() const;
   /// Dynamic shared memory of one block in bytes.
   int64_t sharedMemoryBytes() const;
   /// The kernel's symbol, unique per spec.
@@ -125,7 +145,8 @@ struct TensorCoreKernelSpec {
   bool usesFP8() const;
   /// Whether this is a block-scaled kernel (mp.scaled_matmul).
   bool isBlockScaled() const { return blockScale != BlockScaleKind::none; }
-  /// K elements of one block-scaled mma.sync: 32 (mxf8f6f4) or 64.
+  /// K elements of one block-scaled mma.sync or tcgen05.mma: 32 (mxf8f6f4)
+  /// or 64.
   int64_t blockScaledInstructionK() const;
 };
 
@@ -168,8 +189,11 @@ bool completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
                                   std::string &reason);
 
 /// Returns the PTX ISA feature (`+ptx70`, ...) kernels for `chip` need,
-/// at least `+ptx84` where FP8 mma.sync is used.
-llvm::StringRef getRequiredPTXFeature(TensorCoreChip chip, bool usesFP8MmaSync);
+/// at least `+ptx84` where FP8 mma.sync is used, `+ptx88` where a
+/// block-scaled tcgen05.mma is (LLVM selects its .block16 / .block32 forms
+/// from PTX ISA 8.8 on only).
+llvm::StringRef getRequiredPTXFeature(TensorCoreChip chip, bool usesFP8MmaSync,
+                                      bool usesBlockScaledTcgen05 = false);
 
 /// Builds the kernel of `spec` at the end of `module` (a `gpu.func` named
 /// `spec.kernelName()`, in NVVM, scf and arith).

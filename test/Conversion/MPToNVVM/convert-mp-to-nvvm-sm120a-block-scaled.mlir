@@ -1,14 +1,16 @@
 // RUN: mp-opt %s -split-input-file --convert-mp-to-nvvm="chip=sm_120a" | FileCheck %s
-// RUN: mp-opt %s -split-input-file --convert-mp-to-nvvm="chip=sm_100a" | FileCheck %s --check-prefix=CPU
 // RUN: mp-opt %s -split-input-file --convert-mp-to-nvvm="chip=sm_90a" | FileCheck %s --check-prefix=CPU
 
 // mp.scaled_matmul on sm_120a: a block-scaled mma.sync kernel whose launcher
 // takes A, B, C, then the scales of A and B (one byte each; the launcher
 // copies K/16 · M and K/16 · N bytes for NVFP4). Per m16n8 tile and k64
 // step one nvvm.mma.block_scale kind::mxf4nvf4 x4 ue4m3 with byte-id and
-// thread-id 0; each scale vector is four ld.global of consecutive K blocks,
-// 0x38 (E4M3 1.0) outside the matrix. On other chips the op stays for the
-// CPU lowering.
+// thread-id 0. Before the K loop's barrier the block copies the slice's
+// scales into shared memory: per row of A or B, four ld.global of
+// consecutive K blocks (0x38, E4M3 1.0, outside the matrix) and four byte
+// stores; each scale vector of an mma is then one shared-memory load. On chips without block-scaled MMAs
+// the op stays for the CPU lowering (sm_100a:
+// convert-mp-to-nvvm-sm100a-block-scaled.mlir).
 
 // CHECK-LABEL: func.func @nvfp4(
 // CHECK-SAME:    %[[X:.*]]: tensor<64x128xf4E2M1FN>, %[[XS:.*]]: tensor<64x8xf8E4M3FN>, %[[W:.*]]: tensor<96x128xf4E2M1FN>, %[[WS:.*]]: tensor<96x8xf8E4M3FN>)
@@ -32,6 +34,8 @@
 // CHECK:           scf.for
 // CHECK:             arith.constant 56 : i8
 // CHECK-COUNT-4:     llvm.load %{{.*}} : !llvm.ptr<1> -> i8
+// CHECK-COUNT-4:     llvm.store %{{.*}}, %{{.*}} : i8, !llvm.ptr<3>
+// CHECK:             nvvm.barrier0
 // CHECK:             nvvm.mma.block_scale A[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] B[%{{.*}}, %{{.*}}] C[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] scaleA[%{{.*}}, %[[ID:.*]], %[[ID]]] scaleB[%{{.*}}, %[[ID]], %[[ID]]] {blockScaleFormat = #nvvm.block_scale_format<ue4m3>, kind = #nvvm.block_scale_kind<mxf4nvf4>, multiplicandAPtxType = #nvvm.mma_type<e2m1>, multiplicandBPtxType = #nvvm.mma_type<e2m1>, scaleVecSize = #nvvm.scale_vec_size<x4>, shape = #nvvm.shape<m = 16, n = 8, k = 64>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-COUNT-15:    nvvm.mma.block_scale
 // CHECK-NOT:         nvvm.mma.block_scale

@@ -1,6 +1,8 @@
 // The PTX of the sm_120a block-scaled kernels (mp.scaled_matmul): PTX ISA 8.7,
 // one block-scaled mma.sync form per kind, scale vector and scale type; the
-// scale selectors (byte-id, thread-id) are 0. FP8/FP6/FP4 × FP8 take
+// scale selectors (byte-id, thread-id) are 0, and each scale vector is one
+// shared-memory load (ld.shared.b8 for 1X, .b32 for 4X) from the buffer the
+// block fills once per K slice. FP8/FP6/FP4 × FP8 take
 // m16n8k32 kind::mxf8f6f4 scale_vec::1X ue8m0 (ldmatrix fragments), FP4 ×
 // FP4 m16n8k64 kind::mxf4 scale_vec::2X ue8m0 or kind::mxf4nvf4
 // scale_vec::4X ue4m3 (packed from 32-bit shared loads, no ldmatrix).
@@ -12,7 +14,7 @@
 // CHECK-NEXT:  .target sm_120a
 // CHECK-LABEL: .entry mp_tc_sm120a_mma_e4m3k_e4m3k_accf32_outbf16_128x128x64_w64x32_s3_mxf8f6f4_ue8m0x32(
 // CHECK:       ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// CHECK:       ld.global.b8
+// CHECK:       ld.shared.b8
 // CHECK:       mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3.f32.ue8m0
 // CHECK-NEXT:    {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}},
 // CHECK-NEXT:    {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}},
@@ -34,6 +36,7 @@
 // CHECK:       mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0
 // CHECK-LABEL: .entry mp_tc_sm120a_mma_e2m1k_e2m1k_accf32_outbf16_128x128x64_w64x32_s3_mxf4nvf4_ue4m3x16(
 // CHECK-NOT:   ldmatrix
+// CHECK:       ld.shared.b32
 // CHECK:       mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3
 // CHECK-LABEL: .entry mp_tc_sm120a_mma_e2m1k_e2m1k_accf32_outbf16_128x128x64_w64x32_s3_mxf4nvf4_ue4m3x16_tiles1x16(
 // CHECK:       mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3
