@@ -183,39 +183,34 @@ def main():
         print(f"step {i + 1}: mp {out['loss']:.7g} torch {loss.item():.7g} "
               f"rel {error:.1e}{' skipped' if out['skipped'] else ''}")
 
+    def against(module, threads, label):
+        """Trains `module` (a copy of the initial model) through the same
+        batches on `threads` threads and prints how far PyTorch's run and
+        ours are from it."""
+        torch.set_num_threads(threads)
+        optimizer = spec.optimizer(module)
+        scheduler = spec.scheduler(optimizer) if spec.scheduler else None
+        losses = [torch_step(module, optimizer, scheduler, x, y).item() for x, y in batches]
+        state = module.state_dict()
+        for who, ran, ran_state in (("PyTorch", theirs, reference.state_dict()),
+                                    ("mp", ours, trainer.state_dict())):
+            loss_error = max(abs(a - b) / abs(b) for a, b in zip(ran, losses))
+            param_error, param_where, _ = compare_state(ran_state, state, grad_max, [])
+            print(f"{who} against PyTorch {label}: max loss difference {loss_error:.1e}, max "
+                  f"parameter/buffer difference {param_error:.1e} ({param_where})")
+
     if args.torch_noise:
         # PyTorch against itself: the same run on two threads (another
         # summation order in some kernels) shows how far rounding
         # differences alone carry the trajectory.
-        torch.set_num_threads(2)
-        optimizer = spec.optimizer(initial)
-        scheduler = spec.scheduler(optimizer) if spec.scheduler else None
-        two_threads = [torch_step(initial, optimizer, scheduler, x, y).item() for x, y in batches]
-        two_state = initial.state_dict()
-        for who, losses, state in (("PyTorch", theirs, reference.state_dict()),
-                                   ("mp", ours, trainer.state_dict())):
-            loss_error = max(abs(a - b) / abs(b) for a, b in zip(losses, two_threads))
-            param_error, param_where, _ = compare_state(state, two_state, grad_max, [])
-            print(f"{who} against PyTorch on 2 threads: max loss difference {loss_error:.1e}, "
-                  f"max parameter/buffer difference {param_error:.1e} ({param_where})")
-
+        against(initial, 2, "on 2 threads")
     if args.torch_f64:
         # PyTorch in float64 from the same weights: how far f32 rounding
         # alone (PyTorch's or ours) carries the trajectory. An activation
         # input within rounding of a kink of its derivative (hardswish at
         # ±3) picks a side by rounding: then the f32 runs differ by a
         # whole gradient term there.
-        torch.set_num_threads(1)
-        optimizer = spec.optimizer(exact)
-        scheduler = spec.scheduler(optimizer) if spec.scheduler else None
-        f64_losses = [torch_step(exact, optimizer, scheduler, x, y).item() for x, y in batches]
-        exact_state = exact.state_dict()
-        for who, losses, state in (("PyTorch", theirs, reference.state_dict()),
-                                   ("mp", ours, trainer.state_dict())):
-            loss_error = max(abs(a - b) / abs(b) for a, b in zip(losses, f64_losses))
-            param_error, param_where, _ = compare_state(state, exact_state, grad_max, [])
-            print(f"{who} f32 against PyTorch f64: max loss difference {loss_error:.1e}, max "
-                  f"parameter/buffer difference {param_error:.1e} ({param_where})")
+        against(exact, 1, "f64")
 
     problems = []
     figures = f"max loss error {worst:.1e}"
