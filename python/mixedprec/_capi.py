@@ -41,6 +41,7 @@ MlirBlock = _handle("MlirBlock")
 MlirAttribute = _handle("MlirAttribute")
 MlirType = _handle("MlirType")
 MlirIdentifier = _handle("MlirIdentifier")
+MlirValue = _handle("MlirValue")
 
 STATUS_NAMES = {
     0: "success", 1: "parse error", 2: "verify error", 3: "invalid pipeline",
@@ -48,6 +49,8 @@ STATUS_NAMES = {
 }
 
 _STRING_CALLBACK = ctypes.CFUNCTYPE(None, MlirStringRef, ctypes.c_void_p)
+#: mlirOperationWalk's callback: returns an MlirWalkResult (0: advance).
+WALK_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, MlirOperation, ctypes.c_void_p)
 
 
 def library_path():
@@ -95,6 +98,16 @@ def lib():
         "mlirOperationGetNextInBlock": (MlirOperation, [MlirOperation]),
         "mlirOperationGetName": (MlirIdentifier, [MlirOperation]),
         "mlirIdentifierStr": (MlirStringRef, [MlirIdentifier]),
+        "mlirOperationWalk": (None, [MlirOperation, WALK_CALLBACK, ctypes.c_void_p,
+                                     ctypes.c_int]),
+        "mlirModuleGetOperation": (MlirOperation, [MlirModule]),
+        "mlirOperationGetNumOperands": (ctypes.c_ssize_t, [MlirOperation]),
+        "mlirOperationGetOperand": (MlirValue, [MlirOperation, ctypes.c_ssize_t]),
+        "mlirValueGetType": (MlirType, [MlirValue]),
+        "mlirValueIsABlockArgument": (ctypes.c_bool, [MlirValue]),
+        "mlirBlockArgumentGetOwner": (MlirBlock, [MlirValue]),
+        "mlirBlockArgumentGetArgNumber": (ctypes.c_ssize_t, [MlirValue]),
+        "mlirBlockGetParentOperation": (MlirOperation, [MlirBlock]),
         "mlirOperationGetAttributeByName": (MlirAttribute, [MlirOperation, MlirStringRef]),
         "mlirStringAttrGetValue": (MlirStringRef, [MlirAttribute]),
         "mlirTypeAttrGetValue": (MlirType, [MlirAttribute]),

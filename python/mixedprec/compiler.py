@@ -120,6 +120,41 @@ class Module:
             op = lib.mlirOperationGetNextInBlock(op)
         return result
 
+    def embedding_vocabularies(self):
+        """{function name: vocabulary} for each function whose argument
+        (with neither `mp.param` nor `mp.state`) indexes an `mp.embedding`:
+        the table's first dimension (the smallest, with several), as
+        mp-run's recordEmbeddingVocabularies reads it for `--data=text`
+        (tools/mp-run/Batches.cpp). Read it before lowering."""
+        lib = self._session._lib
+        found = {}
+
+        def visit(op, _):
+            if lib.mlirIdentifierStr(lib.mlirOperationGetName(op)).text() != "mp.embedding":
+                return 0
+            indices = lib.mlirOperationGetOperand(op, 1)
+            if not lib.mlirValueIsABlockArgument(indices):
+                return 0
+            function = lib.mlirBlockGetParentOperation(lib.mlirBlockArgumentGetOwner(indices))
+            if lib.mlirIdentifierStr(lib.mlirOperationGetName(function)).text() != "func.func":
+                return 0
+            number = lib.mlirBlockArgumentGetArgNumber(indices)
+            arg_attrs = lib.mlirOperationGetAttributeByName(
+                function, _capi.MlirStringRef.of("arg_attrs"))
+            if any(_dict_entry(lib, arg_attrs, number, key) is not None
+                   for key in ("mp.param", "mp.state")):
+                return 0
+            name = lib.mlirStringAttrGetValue(lib.mlirOperationGetAttributeByName(
+                function, _capi.MlirStringRef.of("sym_name"))).text()
+            table = lib.mlirValueGetType(lib.mlirOperationGetOperand(op, 0))
+            size = lib.mlirShapedTypeGetDimSize(table, 0)
+            found[name] = min(found.get(name, size), size)
+            return 0
+
+        callback = _capi.WALK_CALLBACK(visit)
+        lib.mlirOperationWalk(lib.mlirModuleGetOperation(self._handle), callback, None, 0)
+        return found
+
 
 class Engine:
     """Native code of a lowered module, called in process on numpy arrays

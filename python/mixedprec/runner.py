@@ -381,6 +381,49 @@ def _load_fashion_mnist(directory, split):
     return inputs, labels.astype(np.int64)
 
 
+def _load_text_windows(path, length, vocabulary):
+    """mp-run's loadTextWindows: the bytes of the file `path` as token ids,
+    in ⌊(bytes - 1) / length⌋ non-overlapping windows [count, length] (i64)
+    and, as labels, the same windows one byte later."""
+    try:
+        with open(path, "rb") as file:
+            raw = np.frombuffer(file.read(), np.uint8)
+    except OSError as error:
+        raise ValueError("cannot read the text file '%s': %s" % (path, error.strerror)) from None
+    if len(raw) < length + 1:
+        raise ValueError("the text file '%s' holds %d bytes, fewer than one window of %d tokens "
+                         "and its next token" % (path, len(raw), length))
+    outside = np.flatnonzero(raw >= vocabulary)
+    if len(outside):
+        offset = int(outside[0])
+        raise ValueError("the text file '%s' holds the byte %d at offset %d, outside the step's "
+                         "vocabulary of %d tokens (a token is a byte; a vocabulary of 256 takes "
+                         "any file)" % (path, raw[offset], offset, vocabulary))
+    count = (len(raw) - 1) // length
+    tokens = raw.astype(np.int64)
+    return (tokens[:count * length].reshape(count, length),
+            tokens[1:count * length + 1].reshape(count, length))
+
+
+def _text_arrays(step, data_arguments, path, vocabularies):
+    """The samples of `data="text:FILE"` as mp-run's --data=text binds
+    them: {ids argument: windows, labels argument: next-byte windows}."""
+    ids, labels = (data_arguments + [None, None])[:2]
+    dtype = ids.spec.dtype if ids else "f32"
+    if len(data_arguments) != 2 or dtype.startswith("f") or dtype == "bf16" or \
+            len(ids.spec.shape) != 2 or labels.spec.dtype != dtype or \
+            labels.spec.shape != ids.spec.shape:
+        raise ValueError("'@%s' does not take language-model data: data='text:FILE' expects two "
+                         "integer data arguments [batch, tokens] of one shape (token ids, then "
+                         "next-token labels)" % step.name)
+    if step.name not in vocabularies:
+        raise ValueError("data='text:FILE': no mp.embedding of '@%s' reads a data argument, so "
+                         "its vocabulary is unknown (give the mp-level step, not a lowered one)"
+                         % step.name)
+    windows, following = _load_text_windows(path, ids.spec.shape[1], vocabularies[step.name])
+    return {ids.index: windows, labels.index: following}
+
+
 def _classifier_arguments(step, data_arguments, features, need_labels):
     """mp-run's bindClassifierData: the image argument and the label
     argument (or None) of a classifier on `features` values per sample."""
@@ -412,8 +455,10 @@ def _fashion_mnist_dir(data):
     return None
 
 
-def _data_source(step, data, seed, shuffle, num_classes):
-    """A function that fills the data arguments of a Buffers for one step."""
+def _data_source(step, data, seed, shuffle, num_classes, vocabularies):
+    """A function that fills the data arguments of a Buffers for one step
+    (`vocabularies`: Module.embedding_vocabularies of the mp-level module,
+    for text data)."""
     data_arguments = step.of_role("data")
     batch = _batch_size(step, data_arguments)
     if data is None or data == "random":
@@ -440,9 +485,11 @@ def _data_source(step, data, seed, shuffle, num_classes):
         images, labels = _load_fashion_mnist(directory, "train")
         inputs, label_argument = _classifier_arguments(step, data_arguments, 784, True)
         arrays = {inputs.index: images, label_argument.index: labels}
+    elif isinstance(data, str) and data.startswith("text:"):
+        arrays = _text_arrays(step, data_arguments, data[len("text:"):], vocabularies)
     elif isinstance(data, str):
-        raise ValueError("unknown data %r (expected None, 'random', 'fashion-mnist[:DIR]' or "
-                         "arrays)" % data)
+        raise ValueError("unknown data %r (expected None, 'random', 'fashion-mnist[:DIR]', "
+                         "'text:FILE' or arrays)" % data)
     else:
         arrays = {}
         for index, array in _by_index(data, data_arguments, "data").items():
@@ -545,7 +592,11 @@ def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, ini
       are drawn from them, in a seeded order unless `shuffle=False`);
       "random" or None: seeded N(0, 1) floats and integers in
       [0, num_classes) (default 10); "fashion-mnist[:DIR]": its training
-      split (Debian's dataset-fashion-mnist by default).
+      split (Debian's dataset-fashion-mnist by default); "text:FILE": a
+      character-level language model on the bytes of FILE, as mp-run's
+      --data=text:FILE (two integer data arguments [B, T], token ids then
+      next-token labels; the vocabulary is that of the mp.embedding that
+      reads the ids).
     - `params`: initial parameters (list in `mp.param` order, or dict
       argument number -> array); None: the `init` scheme
       ("kaiming-uniform", the default, "normal" or "zeros") from `seed`.
@@ -588,6 +639,7 @@ def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, ini
     try:
         compile_start = time.time()
         with session.parse(module_text, "<mixedprec.run>") as module:
+            vocabularies = module.embedding_vocabularies()
             pre = pipeline or "none"
             if pre == "auto":
                 pre = "func.func(mp-autodiff)" if re.search(r"\bmp\.grad\b", module.text()) \
@@ -613,7 +665,8 @@ def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, ini
                 train.arguments[index][...] = encode(
                     _checked(array, spec, False, "parameter %d" % index), spec.dtype)
         _initialize_state(train, step, seed)
-        fill = _data_source(step, data, seed, shuffle, 10 if num_classes is None else num_classes)
+        fill = _data_source(step, data, seed, shuffle, 10 if num_classes is None else num_classes,
+                            vocabularies)
 
         scale_argument = next((a for a in step.arguments if a.state_kind == "loss_scale"), None)
         hysteresis = next((a for a in step.arguments if a.state_kind == "hysteresis_tracker"),

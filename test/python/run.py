@@ -101,7 +101,7 @@ from mixedprec import runner  # noqa: E402
 
 
 def mp_run(module, steps, seed, data_arrays=None, eval_arrays=None, init=None,
-           num_classes=10):
+           num_classes=10, data=None, pipeline=None):
     with tempfile.TemporaryDirectory() as directory:
         path = os.path.join(directory, "step.mlir")
         with open(path, "w") as file:
@@ -121,6 +121,10 @@ def mp_run(module, steps, seed, data_arrays=None, eval_arrays=None, init=None,
                 np.save(os.path.join(directory, "data", "eval_labels.npy"), eval_arrays[1])
                 command.append("--eval")
             command.append("--data=npy:" + os.path.join(directory, "data"))
+        if data is not None:
+            command.append("--data=" + data)
+        if pipeline is not None:
+            command.append("--pipeline=" + pipeline)
         subprocess.run(command, check=True, capture_output=True)
         with open(os.path.join(directory, "out.json")) as file:
             trajectory = json.load(file)
@@ -155,6 +159,62 @@ print("mp-run f16:", same(f16, *mp_run(f16_text, 8, 2, num_classes=3)),
 # CHECK-NEXT: mp-run random: True
 # CHECK-NEXT: mp-run arrays: True
 # CHECK-NEXT: mp-run f16: True {{[1-9]}} skipped
+
+# data="text:FILE" (mp-run's --data=text:FILE): a character-level language
+# model on the bytes of a file, [4, 16] windows of token ids and next-token
+# labels, the vocabulary read from the mp.embedding (128: ASCII). 40 steps
+# run through more than one shuffled epoch of the 28 batches; FP32 and BF16
+# AMP give the same losses and parameters as mp-run, bit for bit.
+char_lm = """
+func.func @train_step(%emb: tensor<128x8xf32> {mp.param}, %w: tensor<128x8xf32> {mp.param},
+                      %b: tensor<128xf32> {mp.param},
+                      %ids: tensor<4x16xi64>, %labels: tensor<4x16xi64>)
+    -> (tensor<f32> {mp.loss}, tensor<128x8xf32> {mp.updates = 0 : i64},
+        tensor<128x8xf32> {mp.updates = 1 : i64}, tensor<128xf32> {mp.updates = 2 : i64}) {
+  %x = mp.embedding %emb[%ids] : tensor<128x8xf32>, tensor<4x16xi64>
+  %y = mp.linear %x, %w, %b acc(f32)
+      : (tensor<4x16x8xf32>, tensor<128x8xf32>, tensor<128xf32>) -> tensor<4x16x128xf32>
+  %logits = mp.reshape %y : tensor<4x16x128xf32> to tensor<64x128xf32>
+  %targets = mp.reshape %labels : tensor<4x16xi64> to tensor<64xi64>
+  %loss = mp.cross_entropy %logits, %targets : tensor<64x128xf32>, tensor<64xi64>
+  %de, %dw, %db = mp.grad %loss wrt %emb, %w, %b
+      : tensor<f32>, tensor<128x8xf32>, tensor<128x8xf32>, tensor<128xf32>
+  %e1 = mp.sgd %emb, %de {lr = 0.5 : f64} : tensor<128x8xf32>
+  %w1 = mp.sgd %w, %dw {lr = 0.5 : f64} : tensor<128x8xf32>
+  %b1 = mp.sgd %b, %db {lr = 0.5 : f64} : tensor<128xf32>
+  return %loss, %e1, %w1, %b1 : tensor<f32>, tensor<128x8xf32>, tensor<128x8xf32>, tensor<128xf32>
+}
+"""
+with tempfile.TemporaryDirectory() as directory:
+    corpus = os.path.join(directory, "corpus.txt")
+    with open(corpus, "wb") as file:
+        file.write(b"the quick brown fox jumps over the lazy dog; " * 40)  # 1800 bytes
+    lm = mixedprec.run(char_lm, steps=40, data="text:" + corpus, seed=3)
+    print("text:", lm, lm.losses[-5:].mean() < lm.losses[0] - 1,
+          same(lm, *mp_run(char_lm, 40, 3, data="text:" + corpus)))
+    bf16 = "mp-mixed-precision-pipeline{compute-type=bf16}"
+    print("text bf16:", same(mixedprec.run(char_lm, steps=12, data="text:" + corpus, seed=4,
+                                           pipeline=bf16),
+                             *mp_run(char_lm, 12, 4, data="text:" + corpus, pipeline=bf16)))
+    # The errors of mp-run's --data=text: a step without [B, T] ids and
+    # labels, a byte outside the vocabulary, a file shorter than a window.
+    with open(os.path.join(directory, "wide.txt"), "wb") as file:
+        file.write(b"caf\xc3\xa9 " * 10)
+    with open(os.path.join(directory, "short.txt"), "wb") as file:
+        file.write(b"short")
+    for module, name in [(text, "corpus.txt"), (char_lm, "wide.txt"), (char_lm, "short.txt"),
+                         (char_lm, "missing.txt")]:
+        try:
+            mixedprec.run(module, steps=1, data="text:" + os.path.join(directory, name))
+            print("no error")
+        except ValueError as error:
+            print("ValueError:", str(error).replace(directory + os.sep, ""))
+# CHECK-NEXT: text: <mixedprec.RunResult 40 steps, final loss {{[0-9.]+}}, 0 skipped> True True
+# CHECK-NEXT: text bf16: True
+# CHECK-NEXT: ValueError: '@train_step' does not take language-model data: data='text:FILE' expects two integer data arguments [batch, tokens] of one shape (token ids, then next-token labels)
+# CHECK-NEXT: ValueError: the text file 'wide.txt' holds the byte 195 at offset 3, outside the step's vocabulary of 128 tokens (a token is a byte; a vocabulary of 256 takes any file)
+# CHECK-NEXT: ValueError: the text file 'short.txt' holds 5 bytes, fewer than one window of 16 tokens and its next token
+# CHECK-NEXT: ValueError: cannot read the text file 'missing.txt': No such file or directory
 
 # Errors: arrays that do not fit (ValueError), a failure of the pipeline (a
 # CompileError naming the op and its line), a module that does not parse.

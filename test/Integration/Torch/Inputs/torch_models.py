@@ -3,7 +3,7 @@
 mixedprec.torch and trained with mixedprec.torch.Trainer beside PyTorch, from
 the same initial weights on the same batches.
 
-    torch_models.py MODEL MODE [--steps N]
+    torch_models.py MODEL MODE [--steps N] [--reference f64]
 
 MODE:
   fp32      dropout off; per-step losses within 1e-5 relative of PyTorch's,
@@ -22,6 +22,10 @@ MODE:
   dropout   dropout on (p > 0): the loss over the last 20% of the steps
             falls below its first value like PyTorch's (both must fall by
             --bound relative, default 0.1)
+`--reference f64` compares against PyTorch run in float64 from the same
+weights (the exact computation, up to f64 rounding) instead of PyTorch's
+float32 run, with the same bounds: for a model whose f32 trajectory picks a
+side of an activation's kink by rounding (mobilenet_v3_small, docs/PyTorch.md).
 Prints one line per step and `MODEL MODE: ok ...` or `... FAIL ...`; exits 1
 on failure.
 """
@@ -109,11 +113,15 @@ def main():
     parser.add_argument("--torch-f64", action="store_true",
                         help="also train PyTorch in float64 and report how far PyTorch's and "
                              "MixedPrec's f32 runs are from it")
+    parser.add_argument("--reference", choices=["f32", "f64"], default="f32",
+                        help="PyTorch's precision for the comparison (fp32 mode)")
     parser.add_argument("--lr", type=float, default=None,
                         help="the optimizer's learning rate instead of the model's")
     parser.add_argument("--cpu-pipeline-options", default="",
                         help="e.g. vectorize=false: compiles much faster, runs slower")
     args = parser.parse_args()
+    if args.reference == "f64" and args.mode != "fp32":
+        parser.error("--reference f64 compares FP32 runs only")
     steps = args.steps or {"fp32": 10, "bf16": 50, "f16": 50, "dropout": 200}[args.mode]
     bound = args.bound or {"fp32": 1e-5, "bf16": 5e-2, "f16": 5e-2, "dropout": 0.1}[args.mode]
 
@@ -124,6 +132,8 @@ def main():
     spec = MODELS[args.model](dropout=args.mode == "dropout")
     model = spec.model.train()
     reference = copy.deepcopy(model)
+    if args.reference == "f64":
+        reference.double()
     initial = copy.deepcopy(model) if args.torch_noise else None
     exact = copy.deepcopy(model).double() if args.torch_f64 else None
     if args.lr is not None:
@@ -140,15 +150,18 @@ def main():
 
     start = time.time()
     step = mpt.import_train_step(model, inputs, target, spec.loss, optimizer, scheduler)
-    imported = time.time()
+    imported, cpu_start = time.time(), time.process_time()
     compute_type = {"fp32": "f32", "dropout": "f32"}.get(args.mode, args.mode)
     trainer = mpt.Trainer(step, compute_type=compute_type,
                           cpu_pipeline_options=args.cpu_pipeline_options,
                           opt_level=args.opt_level)
-    compiled = time.time()
-    print(f"import {imported - start:.1f} s, compile {compiled - imported:.1f} s")
+    compiled, compile_cpu = time.time(), time.process_time() - cpu_start
+    print(f"import {imported - start:.1f} s, compile {compiled - imported:.1f} s "
+          f"({compile_cpu:.1f} s CPU)")
 
     def torch_step(module, optimizer, scheduler, x, y):
+        if next(module.parameters()).dtype == torch.float64 and x.is_floating_point():
+            x = x.double()
         return models.torch_step(spec, module, optimizer, x, y, args.mode == "bf16", scheduler)
 
     worst = 0.0
@@ -170,39 +183,34 @@ def main():
         print(f"step {i + 1}: mp {out['loss']:.7g} torch {loss.item():.7g} "
               f"rel {error:.1e}{' skipped' if out['skipped'] else ''}")
 
+    def against(module, threads, label):
+        """Trains `module` (a copy of the initial model) through the same
+        batches on `threads` threads and prints how far PyTorch's run and
+        ours are from it."""
+        torch.set_num_threads(threads)
+        optimizer = spec.optimizer(module)
+        scheduler = spec.scheduler(optimizer) if spec.scheduler else None
+        losses = [torch_step(module, optimizer, scheduler, x, y).item() for x, y in batches]
+        state = module.state_dict()
+        for who, ran, ran_state in (("PyTorch", theirs, reference.state_dict()),
+                                    ("mp", ours, trainer.state_dict())):
+            loss_error = max(abs(a - b) / abs(b) for a, b in zip(ran, losses))
+            param_error, param_where, _ = compare_state(ran_state, state, grad_max, [])
+            print(f"{who} against PyTorch {label}: max loss difference {loss_error:.1e}, max "
+                  f"parameter/buffer difference {param_error:.1e} ({param_where})")
+
     if args.torch_noise:
         # PyTorch against itself: the same run on two threads (another
         # summation order in some kernels) shows how far rounding
         # differences alone carry the trajectory.
-        torch.set_num_threads(2)
-        optimizer = spec.optimizer(initial)
-        scheduler = spec.scheduler(optimizer) if spec.scheduler else None
-        noise = max(abs(torch_step(initial, optimizer, scheduler, x, y).item() - want) / abs(want)
-                    for (x, y), want in zip(batches, theirs))
-        noise_param, noise_where, _ = compare_state(initial.state_dict(), reference.state_dict(),
-                                                    grad_max, [])
-        print(f"PyTorch on 2 threads against 1: max loss difference {noise:.1e}, max "
-              f"parameter/buffer difference {noise_param:.1e} ({noise_where})")
-
+        against(initial, 2, "on 2 threads")
     if args.torch_f64:
         # PyTorch in float64 from the same weights: how far f32 rounding
         # alone (PyTorch's or ours) carries the trajectory. An activation
         # input within rounding of a kink of its derivative (hardswish at
         # ±3) picks a side by rounding: then the f32 runs differ by a
         # whole gradient term there.
-        torch.set_num_threads(1)
-        optimizer = spec.optimizer(exact)
-        scheduler = spec.scheduler(optimizer) if spec.scheduler else None
-        f64_losses = [torch_step(exact, optimizer, scheduler,
-                                 x.double() if x.is_floating_point() else x, y).item()
-                      for x, y in batches]
-        exact_state = exact.state_dict()
-        for who, losses, state in (("PyTorch", theirs, reference.state_dict()),
-                                   ("mp", ours, trainer.state_dict())):
-            loss_error = max(abs(a - b) / abs(b) for a, b in zip(losses, f64_losses))
-            param_error, param_where, _ = compare_state(state, exact_state, grad_max, [])
-            print(f"{who} f32 against PyTorch f64: max loss difference {loss_error:.1e}, max "
-                  f"parameter/buffer difference {param_error:.1e} ({param_where})")
+        against(exact, 1, "f64")
 
     problems = []
     figures = f"max loss error {worst:.1e}"
@@ -229,7 +237,7 @@ def main():
         if skipped:
             problems.append(f"{skipped} steps skipped")
     print(f"{args.model} {args.mode}: {'FAIL ' + '; '.join(problems) if problems else 'ok'} "
-          f"({figures}; compile {compiled - imported:.1f} s)")
+          f"({figures}; compile {compiled - imported:.1f} s, {compile_cpu:.1f} s CPU)")
     sys.exit(1 if problems else 0)
 
 
