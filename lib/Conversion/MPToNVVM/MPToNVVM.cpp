@@ -347,10 +347,9 @@ FailureOr<MatmulLowering> ConvertMPToNVVMPass::analyze(Operation *op) {
 
   // The stmatrix epilogue: 16-bit results of an f32 wgmma accumulator (the
   // tile checks may still turn it off).
-  spec.useStmatrixEpilogue = stmatrixEpilogue && spec.useWgmma &&
-                             spec.accType.isF32() &&
-                             (spec.resultType.isF16() ||
-                              spec.resultType.isBF16());
+  spec.useStmatrixEpilogue =
+      stmatrixEpilogue && spec.useWgmma && spec.accType.isF32() &&
+      (spec.resultType.isF16() || spec.resultType.isBF16());
 
   // Rows of operands whose contiguous dimension spans a multiple of 16 bytes
   // start 16-byte aligned: they are copied with 16-byte cp.async.

@@ -347,7 +347,9 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
   // keeps both steps' fragments live (255 registers, ~200 bytes of spills;
   // docs/GPU.md).
   bool wideWarpTile = !swizzled && spec.warpM * spec.warpN >= 64 * 64;
-  orDefault(spec.blockK, (swizzled ? 128 : wideWarpTile ? 32 : 64) /
+  orDefault(spec.blockK, (swizzled       ? 128
+                          : wideWarpTile ? 32
+                                         : 64) /
                              elementBytes);
   orDefault(spec.stages, swizzled ? 4 : 3);
   if (!swizzled) {

@@ -504,9 +504,9 @@ static DictionaryAttr describeKernel(OpBuilder &builder,
                                                       : "cp-async")));
   if (spec.useWgmma)
     entries.push_back(builder.getNamedAttr(
-        "epilogue", builder.getStringAttr(spec.useStmatrixEpilogue
-                                              ? "stmatrix"
-                                              : "per-element")));
+        "epilogue",
+        builder.getStringAttr(spec.useStmatrixEpilogue ? "stmatrix"
+                                                       : "per-element")));
   if (spec.promotesFP8Accumulator())
     entries.push_back(builder.getNamedAttr(
         "fp8_promote_interval",

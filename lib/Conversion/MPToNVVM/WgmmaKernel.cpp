@@ -221,28 +221,27 @@ static void emitWgmmaStmatrixEpilogue(DeviceCodeBuilder &dc,
   constexpr int64_t pitch = kEpilogueStagingPitch;
   Value warp = dc.div(state.threadId, 32);
   Value lane = dc.rem(state.threadId, 32);
-  Value staging = dc.offset(
-      state.sharedMemory,
-      dc.add(dc.mul(warp, 16 * pitch), spec.epilogueStagingOffset()));
+  Value staging =
+      dc.offset(state.sharedMemory,
+                dc.add(dc.mul(warp, 16 * pitch), spec.epilogueStagingOffset()));
   Value warpRow = dc.add(state.blockRow, dc.mul(warp, 16));
   Value pairColumn = dc.mul(dc.rem(lane, 4), 2);
   Value matrix = dc.div(lane, 8);
   Value storeAddress = dc.offset(
-      staging, dc.add(dc.mul(dc.add(dc.mul(dc.rem(matrix, 2), 8),
-                                    dc.rem(lane, 8)),
-                             pitch),
-                      dc.mul(dc.div(matrix, 2), 16)));
+      staging,
+      dc.add(
+          dc.mul(dc.add(dc.mul(dc.rem(matrix, 2), 8), dc.rem(lane, 8)), pitch),
+          dc.mul(dc.div(matrix, 2), 16)));
   Value lastColumn = dc.sub(state.n, dc.constI32(1));
-  Value rowsAligned =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                            dc.rem(state.n, 8), dc.constI32(0));
+  Value rowsAligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            dc.rem(state.n, 8), dc.constI32(0));
   Type i16 = b.getIntegerType(16);
   auto pack = [&](Value column, int64_t index) {
     Value word;
     for (int64_t h = 0; h < 2; ++h) {
       Value biasColumn = dc.minSigned(dc.add(column, h), lastColumn);
-      Value value = emitEpilogueValue(
-          dc, state, biasColumn, dc.extractValue(accumulator, index + h));
+      Value value = emitEpilogueValue(dc, state, biasColumn,
+                                      dc.extractValue(accumulator, index + h));
       Value bits = arith::ExtUIOp::create(
           b, loc, dc.i32, arith::BitcastOp::create(b, loc, i16, value));
       word = h == 0 ? bits : dc.bitOr(word, dc.shl(bits, 16));
@@ -258,8 +257,7 @@ static void emitWgmmaStmatrixEpilogue(DeviceCodeBuilder &dc,
       for (int64_t q = 0; q < 4; ++q) {
         // Column block j of the tile, rows 8 (q % 2) ..: registers 4j + 2h.
         int64_t block = chunk * 8 + 2 * pair + q / 2;
-        Value column =
-            dc.add(dc.add(state.blockColumn, 8 * block), pairColumn);
+        Value column = dc.add(dc.add(state.blockColumn, 8 * block), pairColumn);
         words.push_back(pack(column, 4 * block + 2 * (q % 2)));
       }
       NVVM::StMatrixOp::create(b, loc, dc.offset(storeAddress, pair * 32),
@@ -273,33 +271,31 @@ static void emitWgmmaStmatrixEpilogue(DeviceCodeBuilder &dc,
       Value chunkColumn = dc.mul(dc.rem(lane, 8), 8);
       Value data = LLVM::LoadOp::create(
           b, loc, vectorType,
-          dc.offset(staging, dc.add(dc.mul(row, pitch), dc.mul(chunkColumn, 2))),
+          dc.offset(staging,
+                    dc.add(dc.mul(row, pitch), dc.mul(chunkColumn, 2))),
           16);
       Value globalRow = dc.add(warpRow, row);
-      Value column =
-          dc.add(dc.add(state.blockColumn, chunk * 64), chunkColumn);
+      Value column = dc.add(dc.add(state.blockColumn, chunk * 64), chunkColumn);
       Value rowStart = dc.mul(dc.toI64(globalRow), dc.toI64(state.n));
       auto address = [&](Value elementColumn) {
-        return dc.offset(state.result,
-                         dc.mul(dc.add(rowStart, dc.toI64(elementColumn)),
-                                resultBytes));
+        return dc.offset(
+            state.result,
+            dc.mul(dc.add(rowStart, dc.toI64(elementColumn)), resultBytes));
       };
-      Value whole = dc.bitAnd(
-          rowsAligned,
-          dc.lessThan(dc.add(column, 7), state.n));
+      Value whole =
+          dc.bitAnd(rowsAligned, dc.lessThan(dc.add(column, 7), state.n));
       dc.ifThen(dc.lessThan(globalRow, state.m), [&] {
         dc.ifThen(whole, [&] {
           LLVM::StoreOp::create(b, loc, data, address(column), 16);
         });
         Value partial = arith::XOrIOp::create(
-            b, loc, whole,
-            arith::ConstantIntOp::create(b, loc, 1, 1));
+            b, loc, whole, arith::ConstantIntOp::create(b, loc, 1, 1));
         dc.ifThen(partial, [&] {
           for (int64_t e = 0; e < 8; ++e) {
             Value elementColumn = dc.add(column, e);
             dc.ifThen(dc.lessThan(elementColumn, state.n), [&] {
-              Value word = LLVM::ExtractElementOp::create(
-                  b, loc, data, dc.constI32(e / 2));
+              Value word = LLVM::ExtractElementOp::create(b, loc, data,
+                                                          dc.constI32(e / 2));
               Value bits = arith::TruncIOp::create(
                   b, loc, i16,
                   arith::ShRUIOp::create(b, loc, word,
@@ -386,16 +382,15 @@ void mlir::mp::emitWgmmaGemm(DeviceCodeBuilder &dc, const KernelState &state) {
             arith::CmpIOp::create(dc.b, dc.loc, arith::CmpIPredicate::eq,
                                   dc.rem(next, slicesPerWindow),
                                   dc.constI32(0)),
-            arith::CmpIOp::create(dc.b, dc.loc, arith::CmpIPredicate::eq,
-                                  next, state.numKTiles));
+            arith::CmpIOp::create(dc.b, dc.loc, arith::CmpIPredicate::eq, next,
+                                  state.numKTiles));
         auto ifOp = scf::IfOp::create(
             dc.b, dc.loc, TypeRange{accumulatorType, accumulatorType},
             windowEnd, /*withElseRegion=*/true);
         {
           OpBuilder::InsertionGuard guard(dc.b);
           dc.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-          Value restarted =
-              LLVM::ZeroOp::create(dc.b, dc.loc, accumulatorType);
+          Value restarted = LLVM::ZeroOp::create(dc.b, dc.loc, accumulatorType);
           Value sum = addWgmmaAccumulators(dc, accumulators[1], accumulator);
           scf::YieldOp::create(dc.b, dc.loc, ValueRange{restarted, sum});
           dc.b.setInsertionPointToStart(&ifOp.getElseRegion().front());

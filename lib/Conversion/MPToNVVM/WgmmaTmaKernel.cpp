@@ -130,21 +130,21 @@ void mlir::mp::emitWgmmaTmaGemm(DeviceCodeBuilder &dc, const KernelState &state,
     auto loop = scf::ForOp::create(
         b, loc, first, last, dc.constI32(1), ValueRange{zero},
         [&](OpBuilder &, Location, Value kTile, ValueRange accumulators) {
-        Value stage = dc.rem(kTile, stages);
-        emitMBarrierWait(dc, fullBarrier(stage), dc.div(kTile, stages));
-        auto [aStage, bStage] = stagePointers(stage);
-        Value accumulator =
-            issueWgmmaSlice(dc, state, aStage, bStage, accumulators.front());
-        // Slice k - 1's group has retired: its stage may be refilled.
-        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-        dc.ifThen(dc.bitAnd(leader, dc.lessThan(dc.constI32(0), kTile)), [&] {
-          Value previous = dc.rem(dc.add(kTile, stages - 1), stages);
-          NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(),
-                                         emptyBarrier(previous),
-                                         /*count=*/Value());
+          Value stage = dc.rem(kTile, stages);
+          emitMBarrierWait(dc, fullBarrier(stage), dc.div(kTile, stages));
+          auto [aStage, bStage] = stagePointers(stage);
+          Value accumulator =
+              issueWgmmaSlice(dc, state, aStage, bStage, accumulators.front());
+          // Slice k - 1's group has retired: its stage may be refilled.
+          NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+          dc.ifThen(dc.bitAnd(leader, dc.lessThan(dc.constI32(0), kTile)), [&] {
+            Value previous = dc.rem(dc.add(kTile, stages - 1), stages);
+            NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(),
+                                           emptyBarrier(previous),
+                                           /*count=*/Value());
+          });
+          scf::YieldOp::create(b, loc, accumulator);
         });
-        scf::YieldOp::create(b, loc, accumulator);
-      });
     return loop.getResult(0);
   };
   Value result;
@@ -156,19 +156,19 @@ void mlir::mp::emitWgmmaTmaGemm(DeviceCodeBuilder &dc, const KernelState &state,
     // from zero, retired (wait_group 0) and added into the f32 sum.
     int64_t slicesPerWindow =
         spec.fp8PromoteInterval / spec.wgmmaInstructionsPerSlice();
-    Value windows = dc.div(dc.add(state.numKTiles, slicesPerWindow - 1),
-                           slicesPerWindow);
+    Value windows =
+        dc.div(dc.add(state.numKTiles, slicesPerWindow - 1), slicesPerWindow);
     Value sum = LLVM::ZeroOp::create(b, loc, accumulatorType);
     auto windowLoop = scf::ForOp::create(
         b, loc, dc.constI32(0), windows, dc.constI32(1), ValueRange{sum},
         [&](OpBuilder &, Location, Value window, ValueRange sums) {
           Value first = dc.mul(window, slicesPerWindow);
-          Value last = dc.minSigned(dc.add(first, slicesPerWindow),
-                                    state.numKTiles);
+          Value last =
+              dc.minSigned(dc.add(first, slicesPerWindow), state.numKTiles);
           Value partial = accumulateSlices(first, last);
           NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-          scf::YieldOp::create(
-              b, loc, addWgmmaAccumulators(dc, sums.front(), partial));
+          scf::YieldOp::create(b, loc,
+                               addWgmmaAccumulators(dc, sums.front(), partial));
         });
     result = windowLoop.getResult(0);
   }
