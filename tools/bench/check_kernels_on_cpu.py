@@ -40,6 +40,14 @@ ignore.
 
   scaled_matmul:f8E4M3FN:f4E2M1FN:e8m0x32:bf16:tr:40x24x96
 
+FP8 promotion (wgmma, fp8-promote-interval): the flag `long` samples FP8
+operands from positive values of 1 to 1.75 (multiples of 1/8 for E4M3, 1/4
+for E5M2), whose sums over long K need more significand bits than over one
+promotion window of 128; `--fp8-accumulator-bits 14` makes the simulator
+truncate the FP8 wgmma accumulator to 14 bits per instruction (ptx_sim's
+FP8_WGMMA_DOC), so an unpromoted kernel differs from the exact reference on
+such a case and a promoted one does not.
+
 Prints one line per case and exits with status 1 if one differs.
 Standard library only.
 """
@@ -108,8 +116,11 @@ def round_to(value, element):
     return value
 
 
-def sample(element, acc, rng):
+def sample(element, acc, rng, long_sums=False):
     """A random operand value the element type holds exactly."""
+    if long_sums and element in ("f8E4M3FN", "f8E5M2"):
+        step = 8 if element == "f8E4M3FN" else 4
+        return rng.choice([x / step for x in range(step, 7 * step // 4 + 1)])
     if element == "i8":
         return rng.randint(-128, 127)
     if element == "f32":  # tf32: full f32 mantissas exercise cvt.rna
@@ -246,10 +257,11 @@ def run_case(case, args, mp_opt, scratch):
     batch, m, n, k = case.batch, case.m, case.n, case.k
     lhs_k = description["lhs_k_contiguous"]
     rhs_k = description["rhs_k_contiguous"]
-    A = [[[sample(case.lhs, case.acc, rng) for _ in range(k)] for _ in range(m)]
-         for _ in range(batch)]
-    B = [[[sample(case.rhs, case.acc, rng) for _ in range(n)] for _ in range(k)]
-         for _ in range(batch)]
+    long_sums = "long" in case.flags
+    A = [[[sample(case.lhs, case.acc, rng, long_sums) for _ in range(k)]
+          for _ in range(m)] for _ in range(batch)]
+    B = [[[sample(case.rhs, case.acc, rng, long_sums) for _ in range(n)]
+          for _ in range(k)] for _ in range(batch)]
     bias = [sample(case.result, "f16", rng) for _ in range(n)] \
         if "bias" in case.flags else None
 
@@ -423,8 +435,13 @@ def main():
                              "\\t) in the PTX before simulating "
                              "(breaks a kernel on purpose, to check that the "
                              "simulator catches it)")
+    parser.add_argument("--fp8-accumulator-bits", type=int, default=None,
+                        help="truncate the FP8 wgmma accumulator to this many "
+                             "significand bits per instruction "
+                             "(ptx_sim.FP8_WGMMA_DOC)")
     parser.add_argument("cases", nargs="+")
     args = parser.parse_args()
+    ptx_sim.FP8_WGMMA_ACCUMULATOR_BITS = args.fp8_accumulator_bits
     mp_opt = find_tool("mp-opt", args.mp_opt, [os.path.join(ROOT, "build", "bin")])
     status = 0
     with tempfile.TemporaryDirectory() as scratch:

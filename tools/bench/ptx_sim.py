@@ -19,6 +19,9 @@ in 8-bit containers, m16n8k64 kind::mxf4 / mxf4nvf4 with packed FP4, ue8m0
 and ue4m3 scale vectors and their byte-id / thread-id selectors; see
 BLOCK_SCALE_DOC below).
 
+The stmatrix epilogue of the sm_90a kernels: stmatrix .x1/.x2/.x4 (and
+.trans) m8n8 b16, and bar.warp.sync (full mask) as a warp collective.
+
 Hopper's asynchronous copies and MMAs: cp.async.bulk.tensor (TMA, tile mode,
 1-3 dimensions, the 128-byte swizzle, zero fill out of bounds) reading the
 simulator's 128-byte tensor-map encoding (TENSOR_MAP_LAYOUT below) and
@@ -36,6 +39,11 @@ FP8, kind::mxf4.block_scale.block32 and kind::mxf4nvf4.block_scale.block16 /
 .block32 on packed FP4) with its scale factors in Tensor Memory, and
 tcgen05.cp.cta_group::1.32x128b.warpx4, which stages them there; see
 TCGEN05_BLOCK_SCALE_DOC below.
+
+FP8 wgmma accumulation (see FP8_WGMMA_DOC below): by default each FP8
+wgmma instruction adds its K products, exactly, to the accumulator and rounds
+once to f32; FP8_WGMMA_ACCUMULATOR_BITS (None by default) models Hopper's
+reduced-precision FP8 accumulation instead.
 
 tcgen05.mma runs asynchronously: with `late` copies an MMA reads shared
 memory only once a thread has seen the mbarrier phase it was committed to
@@ -594,7 +602,7 @@ class Thread:
 COLLECTIVE_PREFIXES = ("bar.sync", "ldmatrix", "mma.sync", "wgmma.mma_async",
                        "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group",
                        "tcgen05.alloc", "tcgen05.dealloc", "tcgen05.ld",
-                       "tcgen05.st")
+                       "tcgen05.st", "stmatrix", "bar.warp.sync")
 
 
 class MBarrier:
@@ -1802,6 +1810,10 @@ class BlockSimulator:
             self.tcgen05_ld_st(group, ins, load=True)
         elif op.startswith("tcgen05.st"):
             self.tcgen05_ld_st(group, ins, load=False)
+        elif op.startswith("stmatrix"):
+            self.stmatrix(group, ins)
+        elif op.startswith("bar.warp.sync"):
+            self.bar_warp_sync(group, ins)
         else:
             raise SimulationError(f"unsupported collective: {ins.text}")
 
@@ -1831,6 +1843,41 @@ class BlockSimulator:
                 else:
                     low, high = m[g][2 * t], m[g][2 * t + 1]
                 thread.regs[targets[q]] = low | high << 16
+
+    def stmatrix(self, warp, ins):
+        """stmatrix.sync.aligned.m8n8.x1/x2/x4[.trans].shared.b16: matrix q's
+        rows are at the addresses of lanes 8q .. 8q + 7; lane l's register q
+        holds row l / 4, columns 2 (l % 4) and + 1 (the ldmatrix fragment),
+        or with .trans that row's transpose (column l / 4, rows 2 (l % 4)
+        and + 1)."""
+        parts = ins.opcode.split(".")
+        count = next((int(p[1:]) for p in parts if p in ("x1", "x2", "x4")), None)
+        if "m8n8" not in parts or "b16" not in parts or count is None:
+            raise SimulationError(f"unsupported stmatrix: {ins.text}")
+        transpose = "trans" in parts
+        sources = split_operands(ins.operands[1].strip("{}"))
+        for q in range(count):
+            rows = [[0] * 8 for _ in range(8)]
+            for lane, thread in enumerate(warp):
+                g, t = lane // 4, lane % 4
+                word = self.value(thread, sources[q])
+                for h in range(2):
+                    element = (word >> (16 * h)) & 0xFFFF
+                    if transpose:
+                        rows[2 * t + h][g] = element
+                    else:
+                        rows[g][2 * t + h] = element
+            for r in range(8):
+                row_address = self.address(warp[8 * q + r], ins.operands[0])
+                self.check_alignment(row_address, 16, "stmatrix row")
+                self.shared.write(row_address, b"".join(
+                    e.to_bytes(2, "little") for e in rows[r]))
+
+    def bar_warp_sync(self, warp, ins):
+        """bar.warp.sync with the full mask: the warp's threads wait for each
+        other (shared-memory writes before it are visible after it)."""
+        if self.value(warp[0], ins.operands[0]) & MASK[32] != MASK[32]:
+            raise SimulationError(f"bar.warp.sync with a partial mask: {ins.text}")
 
     def mma_sync(self, warp, ins):
         parts = ins.opcode.split(".")
@@ -1989,6 +2036,7 @@ class BlockSimulator:
         trans_a = trans_b = 0
         if len(immediates) >= 4:
             trans_a, trans_b = immediates[2], immediates[3]
+        fp8 = a_type in ("e4m3", "e5m2")
         A = self.read_descriptor(desc_a, a_type, m, k, trans_a)  # A[m][k]
         B = self.read_descriptor(desc_b, b_type, n, k, trans_b)  # B[n][k]
         self.wgmma_release_registers(warpgroup, d_regs)
@@ -2016,6 +2064,9 @@ class BlockSimulator:
                     else:
                         old = f32_from_bits(value) if scale_d else 0.0
                         total = old + sum(A[row][x] * B[col][x] for x in range(k))
+                        if fp8 and FP8_WGMMA_ACCUMULATOR_BITS is not None:
+                            total = truncate_significand(
+                                total, FP8_WGMMA_ACCUMULATOR_BITS)
                         thread.regs[reg] = bits_from_f32(total)
         reread = lambda: (self.read_descriptor(desc_a, a_type, m, k, trans_a),
                           self.read_descriptor(desc_b, b_type, n, k, trans_b))
@@ -2083,6 +2134,39 @@ B is in lane 4c + thread-id-b; byte v scales K block v (K / N elements).
 ue8m0 is 2^(x - 127) (0xFF NaN), ue4m3 an E4M3 value with the sign bit 0.
 The products are summed exactly and rounded once to f32.
 """
+
+
+FP8_WGMMA_DOC = """
+What the simulator computes for wgmma.mma_async with e4m3/e5m2 operands and
+an f32 accumulator. The PTX ISA does not specify the precision of this
+accumulation, and Hopper's is known to be lower than f32 (DeepSeek-V3's
+report measured about 14 significand bits retained; CUTLASS's FP8 kernels and
+DeepGEMM therefore add the wgmma accumulator into f32 registers every few
+instructions, which the kernels' fp8-promote-interval does). Neither mode
+below is the hardware's bit pattern:
+
+  - FP8_WGMMA_ACCUMULATOR_BITS = None (default): each instruction adds its
+    K = 32 products, each exact, to the old accumulator in double and rounds
+    the sum once to f32 (round to nearest even). With the small operands
+    the checks use, every sum is exact, so any accumulation order and any
+    promotion interval give the same bits as the definition of the op.
+  - FP8_WGMMA_ACCUMULATOR_BITS = b: the same sum is then truncated (rounded
+    toward zero) to b significand bits before being written back, once per
+    instruction: a model of an accumulator that keeps fewer bits than f32,
+    under which a long K loses low-order bits unless the kernel promotes.
+    Promotion's own add.f32 into the second accumulator rounds as f32 does.
+"""
+
+FP8_WGMMA_ACCUMULATOR_BITS = None
+
+
+def truncate_significand(value, bits):
+    """`value` rounded toward zero to `bits` significand bits (finite)."""
+    if value == 0 or not math.isfinite(value):
+        return value
+    mantissa, exponent = math.frexp(value)  # value = mantissa * 2**exponent
+    scale = 2.0 ** bits
+    return math.ldexp(math.trunc(mantissa * scale) / scale, exponent)
 
 
 def _narrow_table(exponent_bits, mantissa_bits):

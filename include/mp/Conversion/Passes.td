@@ -174,7 +174,14 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
       `mp.relu` or `mp.gelu` (the sole user of the result, with
       `fuse-epilogue`) to the rounded value, and stores with predication on
       the matrix edges. GELU's erf and tanh are MLIR's f32 polynomial
-      approximations, so the kernels need no libdevice.
+      approximations, so the kernels need no libdevice. wgmma kernels with an
+      f32 accumulator and an f16/bf16 result (`stmatrix-epilogue`) stage
+      each warp's rounded rows through shared memory with `stmatrix` and
+      store C in 16-byte rows.
+    - FP8 wgmma kernels of the backward (dgrad, wgrad) add the wgmma
+      accumulator into an f32 register accumulator every
+      `fp8-promote-interval` instructions (CUTLASS's FP8 accumulation);
+      `fp8-promote-fprop` extends it to the forward GEMMs.
 
     Each kernel carries an `mp_tensor_core` dictionary (formats, layouts,
     tiles, threads, dynamic shared memory) for tools that launch it without
@@ -245,6 +252,26 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
            "are not K-contiguous a transposed FP8 copy (quantised from the "
            "high-precision tensor where the graph has it) instead of "
            "falling back to mma.sync"
+           " (default: true)">,
+    Option<"fp8PromoteInterval", "fp8-promote-interval", "int64_t", "4",
+           "FP8 wgmma kernels (sm_90a): add the wgmma accumulator into an f32 "
+           "register accumulator, and restart it from zero, every N wgmma "
+           "instructions (K steps of 32; a multiple of a K slice's, 4 by "
+           "default), as CUTLASS's FP8 accumulation and DeepGEMM do; 0: off. "
+           "Applies to the backward GEMMs (dgrad, wgrad: an FP8 matmul with "
+           "an operand that is not K-major in the graph, or an E5M2 operand), "
+           "and to the others with fp8-promote-fprop"
+           " (default: 4)">,
+    Option<"fp8PromoteFprop", "fp8-promote-fprop", "bool", "false",
+           "Promote the FP8 accumulator of the forward GEMMs too (Transformer "
+           "Engine: fast accumulation for fprop, split accumulation for "
+           "dgrad and wgrad)"
+           " (default: false)">,
+    Option<"stmatrixEpilogue", "stmatrix-epilogue", "bool", "true",
+           "wgmma kernels with an f32 accumulator and an f16/bf16 result "
+           "(and block-n a multiple of 64, shared memory permitting): stage "
+           "the rounded tile through shared memory with stmatrix and store "
+           "C in 16-byte rows; off: one store per element"
            " (default: true)">,
     Option<"blockM", "block-m", "int64_t", "0",
            "Rows of the result per thread block (0: 128)"

@@ -110,6 +110,12 @@ SmallVector<Value> emitPipelinedKLoop(
                                     ValueRange accumulators)>
         compute);
 
+/// Returns one accumulator element (f32, f16 or i32) of column
+/// `biasColumn` after the bias (read at that column, which must lie inside
+/// the matrix), the rounding to the result type and the activation.
+Value emitEpilogueValue(DeviceCodeBuilder &dc, const KernelState &state,
+                        Value biasColumn, Value accumulator);
+
 /// Stores one accumulator element (f32, f16 or i32) at (`row`, `column`) of C
 /// if it lies inside the matrix, after the bias, the rounding to the result
 /// type and the activation.
@@ -161,6 +167,10 @@ Type getWgmmaAccumulatorType(DeviceCodeBuilder &dc,
 /// the accumulator, which is in flight until a `wgmma.wait_group` retires it.
 Value issueWgmmaSlice(DeviceCodeBuilder &dc, const KernelState &state,
                       Value aStage, Value bStage, Value accumulator);
+
+/// Returns `sum + addend`, element by element, for two retired f32 wgmma
+/// accumulators (the promotion of an FP8 accumulator, add.f32 per register).
+Value addWgmmaAccumulators(DeviceCodeBuilder &dc, Value sum, Value addend);
 
 /// Stores a warpgroup's retired wgmma accumulator (its D fragment) through
 /// emitEpilogueStore.

@@ -43,6 +43,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/ScopedPrinter.h"
 
 #include <set>
@@ -79,6 +80,10 @@ private:
   FailureOr<MatmulLowering> analyze(Operation *op);
   /// Replaces the op of `lowering` by a call of its kernel's launcher.
   void rewrite(const MatmulLowering &lowering, gpu::GPUModuleOp kernels);
+
+  /// The FP8 GEMMs of the backward (dgrad, wgrad), found before the K-major
+  /// rewrite changes their layouts: their wgmma accumulator is promoted.
+  llvm::DenseSet<Operation *> fp8BackwardOps;
 };
 
 } // namespace
@@ -353,6 +358,24 @@ FailureOr<MatmulLowering> ConvertMPToNVVMPass::analyze(Operation *op) {
     }
   }
 
+  // FP8 accumulation promoted to f32 (wgmma only: Hopper's Tensor Cores
+  // accumulate FP8 products with fewer bits than f32; Transformer Engine's
+  // split accumulator, on for dgrad and wgrad).
+  if (fp8PromoteInterval < 0) {
+    error() << "fp8-promote-interval must be 0 (off) or positive, got "
+            << static_cast<int64_t>(fp8PromoteInterval);
+    return failure();
+  }
+  if (spec.useWgmma && spec.usesFP8() &&
+      (fp8PromoteFprop || fp8BackwardOps.contains(op)))
+    spec.fp8PromoteInterval = fp8PromoteInterval;
+
+  // The stmatrix epilogue: 16-bit results of an f32 wgmma accumulator (the
+  // tile checks may still turn it off).
+  spec.useStmatrixEpilogue =
+      stmatrixEpilogue && spec.useWgmma && spec.accType.isF32() &&
+      (spec.resultType.isF16() || spec.resultType.isBF16());
+
   // Rows of operands whose contiguous dimension spans a multiple of 16 bytes
   // start 16-byte aligned: they are copied with 16-byte cp.async.
   auto rowsAligned = [](int64_t contiguousSize, TensorCoreFormat format) {
@@ -494,6 +517,30 @@ void ConvertMPToNVVMPass::rewrite(const MatmulLowering &lowering,
 
 void ConvertMPToNVVMPass::runOnOperation() {
   ModuleOp module = getOperation();
+  // The backward GEMMs of FP8 layers, as the graph has them: dX = dY · W
+  // reads B N-contiguous, dW = dYᵀ · X reads A M-contiguous (the forward
+  // X · Wᵀ reads both K-major), and gradients are E5M2 in the hybrid format.
+  fp8BackwardOps.clear();
+  module.walk([&](Operation *op) {
+    auto classify = [&](auto matmul) {
+      auto isFP8 = [](Value value) {
+        return isa<Float8E4M3FNType, Float8E5M2Type>(
+            getElementTypeOrSelf(value.getType()));
+      };
+      auto isE5M2 = [](Value value) {
+        return isa<Float8E5M2Type>(getElementTypeOrSelf(value.getType()));
+      };
+      Value lhs = matmul.getLhs(), rhs = matmul.getRhs();
+      if ((isFP8(lhs) || isFP8(rhs)) &&
+          (matmul.getTransposeLhs() || !matmul.getTransposeRhs() ||
+           isE5M2(lhs) || isE5M2(rhs)))
+        fp8BackwardOps.insert(op);
+    };
+    if (auto matmul = dyn_cast<MatmulOp>(op))
+      classify(matmul);
+    else if (auto batchMatmul = dyn_cast<BatchMatmulOp>(op))
+      classify(batchMatmul);
+  });
   // wgmma and tcgen05 read FP8 operands only K-major.
   if (fp8KMajor &&
       (chip == TensorCoreChip::sm90a || chip == TensorCoreChip::sm100a) &&

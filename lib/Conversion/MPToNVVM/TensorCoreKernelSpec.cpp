@@ -6,7 +6,8 @@
 // values of the Tensor Core options.
 //
 // Defaults: mma.sync uses 128×128 block tiles of 8 warps (64×32 warp tiles)
-// with K slices of 64 bytes per row (32 f16, 16 tf32, 64 8-bit elements) in
+// with K slices of 64 bytes per row (32 f16, 16 tf32, 64 8-bit elements;
+// 32 bytes for warp tiles of 64×64, which spill with two K steps) in
 // 3 stages; wgmma uses 128×128 block tiles of 2 warpgroups with K slices of
 // 128 bytes per row (one 128-byte swizzle atom) in 4 stages; tcgen05 uses
 // 128×128 block tiles of 4 warps with the accumulator in 128 columns of
@@ -227,7 +228,7 @@ int64_t TensorCoreKernelSpec::stageBytes() const {
          getSharedTileGeometry(*this, /*lhs=*/false).bytes();
 }
 
-int64_t TensorCoreKernelSpec::sharedMemoryBytes() const {
+int64_t TensorCoreKernelSpec::epilogueStagingOffset() const {
   // tcgen05: the stages, (block-scaled) the packed FP4 tiles and the scale
   // atoms, then the mbarrier (8 bytes) and the Tensor Memory address
   // tcgen05.alloc writes (4 bytes).
@@ -239,6 +240,15 @@ int64_t TensorCoreKernelSpec::sharedMemoryBytes() const {
                   packedTileBytes(/*lhs=*/false) + scaleStagingBytes();
   return stages * stageBytes() + blockScaled + (useTcgen05 ? 16 : 0) +
          (useTma ? 16 * stages : 0);
+}
+
+int64_t TensorCoreKernelSpec::epilogueStagingBytes() const {
+  // 16 rows per consumer warp (block-m / 16 warps).
+  return useStmatrixEpilogue ? blockM / 16 * 16 * kEpilogueStagingPitch : 0;
+}
+
+int64_t TensorCoreKernelSpec::sharedMemoryBytes() const {
+  return epilogueStagingOffset() + epilogueStagingBytes();
 }
 
 int64_t TensorCoreKernelSpec::tensorMemoryColumns() const {
@@ -272,6 +282,10 @@ int64_t TensorCoreKernelSpec::scaleStagingBytes() const {
     return (scaleColumns(/*lhs=*/true) + scaleColumns(/*lhs=*/false)) / 4 *
            512;
   return 2 * (blockM + blockN) * (blockK / scaleBlockK);
+}
+
+int64_t TensorCoreKernelSpec::wgmmaInstructionsPerSlice() const {
+  return blockK * getFormatByteWidth(lhsFormat) / 32;
 }
 
 bool TensorCoreKernelSpec::usesFP8() const {
@@ -319,6 +333,8 @@ std::string TensorCoreKernelSpec::kernelName() const {
   if (!useWgmma && !useTcgen05)
     name += llvm::formatv("_w{0}x{1}", warpM, warpN);
   name += llvm::formatv("_s{0}", stages);
+  if (promotesFP8Accumulator())
+    name += llvm::formatv("_p{0}", fp8PromoteInterval);
   if (hasBias)
     name += "_bias";
   name += activationNames[static_cast<int>(activation)];
@@ -357,13 +373,24 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
   };
   orDefault(spec.blockM, 128);
   // TMA kernels: 128x256 (two consumer warpgroups of m64n256, 128
-  // accumulator registers each, within their setmaxnreg budget of 232).
-  orDefault(spec.blockN, spec.useTma ? 256 : 128);
+  // accumulator registers each, within their setmaxnreg budget of 232);
+  // 128x128 when the FP8 accumulator is promoted (two accumulators of 64).
+  orDefault(spec.blockN,
+            spec.useTma && !spec.promotesFP8Accumulator() ? 256 : 128);
   bool swizzled = spec.useWgmma || spec.useTcgen05;
   // Packed FP4 (tcgen05): 128 packed bytes of K per row in the MMA's tiles,
   // 256 bytes per row in the stages; 2 stages fit with the packed copy.
+  // mma.sync warp tiles of 64x64 (128 accumulator registers) fit without
+  // spills only with one K step (32 bytes) per slice: with two, ptxas 13
+  // keeps both steps' fragments live (255 registers, ~200 bytes of spills;
+  // docs/GPU.md).
   bool packed = spec.packsFP4();
-  orDefault(spec.blockK, packed ? 256 : (swizzled ? 128 : 64) / elementBytes);
+  bool wideWarpTile = !swizzled && spec.warpM * spec.warpN >= 64 * 64;
+  orDefault(spec.blockK, packed ? 256
+                                : (swizzled       ? 128
+                                   : wideWarpTile ? 32
+                                                  : 64) /
+                                      elementBytes);
   orDefault(spec.stages, packed ? 2 : swizzled ? 4 : 3);
   if (!swizzled) {
     orDefault(spec.warpM, 64);
@@ -439,6 +466,13 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
       return fail("block-n (" + Twine(spec.blockN) +
                   ") must be a multiple of 64 for an N-contiguous B with "
                   "wgmma (128-byte swizzle atoms)");
+    if (spec.promotesFP8Accumulator() &&
+        spec.fp8PromoteInterval % spec.wgmmaInstructionsPerSlice() != 0)
+      return fail("fp8-promote-interval (" + Twine(spec.fp8PromoteInterval) +
+                  ") must be a multiple of the " +
+                  Twine(spec.wgmmaInstructionsPerSlice()) +
+                  " wgmma instructions of a K slice (block-k " +
+                  Twine(spec.blockK) + ")");
     if (spec.useTma) {
       // A TMA box spans at most 256 rows (its outer dimension).
       for (bool lhs : {true, false}) {
@@ -450,16 +484,20 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
                       (!kContiguous ? "block-k" : lhs ? "block-m" : "block-n") +
                       " or use mainloop=cp-async)");
       }
-      // The accumulator (block-n / 2 registers) plus addresses and loop
-      // state.
-      if (spec.consumerRegisters() < spec.blockN / 2 + 24)
+      // The accumulator (block-n / 2 registers; twice with FP8 promotion)
+      // plus addresses and loop state.
+      int64_t accumulatorRegisters =
+          spec.blockN / 2 * (spec.promotesFP8Accumulator() ? 2 : 1);
+      if (spec.consumerRegisters() < accumulatorRegisters + 24)
         return fail("block-m (" + Twine(spec.blockM) + ") x block-n (" +
                     Twine(spec.blockN) + ") leaves " +
                     Twine(spec.consumerRegisters()) +
                     " registers per consumer thread for " +
-                    Twine(spec.blockN / 2) +
-                    " accumulator registers (use a smaller tile or "
-                    "mainloop=cp-async)");
+                    Twine(accumulatorRegisters) +
+                    " accumulator registers (use a smaller tile" +
+                    (spec.promotesFP8Accumulator()
+                         ? ", mainloop=cp-async or fp8-promote-interval=0)"
+                         : " or mainloop=cp-async)"));
     }
   } else {
     if (spec.warpM <= 0 || spec.warpN <= 0)
@@ -488,12 +526,18 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
                   Twine(spec.warpN) +
                   ") need more than 128 accumulator registers per thread");
   }
+  // The stmatrix epilogue works on 64 columns at a time and needs its
+  // staging tiles in shared memory: without either it is the per-element
+  // one.
+  int64_t limit = getMaxSharedMemoryBytes(spec.chip);
+  if (spec.useStmatrixEpilogue &&
+      (spec.blockN % 64 != 0 || spec.sharedMemoryBytes() > limit))
+    spec.useStmatrixEpilogue = false;
   int64_t threads = spec.numThreads();
   if (threads > 1024)
     return fail("a block of " + Twine(threads) +
                 " threads exceeds the limit of 1024");
   int64_t sharedMemory = spec.sharedMemoryBytes();
-  int64_t limit = getMaxSharedMemoryBytes(spec.chip);
   if (sharedMemory > limit)
     return fail(Twine(sharedMemory) + " bytes of shared memory (" +
                 Twine(spec.stages) + " stages) exceed the " + Twine(limit) +

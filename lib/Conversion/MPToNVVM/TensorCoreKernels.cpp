@@ -427,6 +427,40 @@ static Value emitActivation(DeviceCodeBuilder &dc,
   llvm_unreachable("unknown activation");
 }
 
+Value mlir::mp::emitEpilogueValue(DeviceCodeBuilder &dc,
+                                  const KernelState &state, Value biasColumn,
+                                  Value accumulator) {
+  const TensorCoreKernelSpec &spec = state.spec;
+  OpBuilder &b = dc.b;
+  Location loc = dc.loc;
+  Type resultType = spec.resultType;
+  int64_t resultBytes = resultType.getIntOrFloatBitWidth() / 8;
+  Value value = accumulator;
+  if (resultType.isInteger())
+    return value;
+  if (value.getType() != dc.f32)
+    value = arith::ExtFOp::create(b, loc, dc.f32, value);
+  if (spec.hasBias) {
+    Value bias = dc.load(
+        resultType,
+        dc.offset(state.bias, dc.mul(dc.toI64(biasColumn), resultBytes)));
+    if (resultType != dc.f32)
+      bias = arith::ExtFOp::create(b, loc, dc.f32, bias);
+    value = arith::AddFOp::create(b, loc, value, bias);
+  }
+  if (spec.activation != EpilogueActivation::none) {
+    // The activation reads the result as rounded to its type.
+    if (resultType != dc.f32) {
+      Value rounded = arith::TruncFOp::create(b, loc, resultType, value);
+      value = arith::ExtFOp::create(b, loc, dc.f32, rounded);
+    }
+    value = emitActivation(dc, spec.activation, value);
+  }
+  if (resultType != dc.f32)
+    value = arith::TruncFOp::create(b, loc, resultType, value);
+  return value;
+}
+
 void mlir::mp::emitEpilogueStore(DeviceCodeBuilder &dc,
                                  const KernelState &state, Value row,
                                  Value column, Value accumulator) {
@@ -434,33 +468,8 @@ void mlir::mp::emitEpilogueStore(DeviceCodeBuilder &dc,
   Value inside =
       dc.bitAnd(dc.lessThan(row, state.m), dc.lessThan(column, state.n));
   dc.ifThen(inside, [&] {
-    OpBuilder &b = dc.b;
-    Location loc = dc.loc;
-    Type resultType = spec.resultType;
-    int64_t resultBytes = resultType.getIntOrFloatBitWidth() / 8;
-    Value value = accumulator;
-    if (!resultType.isInteger()) {
-      if (value.getType() != dc.f32)
-        value = arith::ExtFOp::create(b, loc, dc.f32, value);
-      if (spec.hasBias) {
-        Value bias = dc.load(
-            resultType,
-            dc.offset(state.bias, dc.mul(dc.toI64(column), resultBytes)));
-        if (resultType != dc.f32)
-          bias = arith::ExtFOp::create(b, loc, dc.f32, bias);
-        value = arith::AddFOp::create(b, loc, value, bias);
-      }
-      if (spec.activation != EpilogueActivation::none) {
-        // The activation reads the result as rounded to its type.
-        if (resultType != dc.f32) {
-          Value rounded = arith::TruncFOp::create(b, loc, resultType, value);
-          value = arith::ExtFOp::create(b, loc, dc.f32, rounded);
-        }
-        value = emitActivation(dc, spec.activation, value);
-      }
-      if (resultType != dc.f32)
-        value = arith::TruncFOp::create(b, loc, resultType, value);
-    }
+    int64_t resultBytes = spec.resultType.getIntOrFloatBitWidth() / 8;
+    Value value = emitEpilogueValue(dc, state, column, accumulator);
     Value index =
         dc.add(dc.mul(dc.toI64(row), dc.toI64(state.n)), dc.toI64(column));
     dc.store(value, dc.offset(state.result, dc.mul(index, resultBytes)));
@@ -533,6 +542,15 @@ static DictionaryAttr describeKernel(OpBuilder &builder,
     entries.push_back(builder.getNamedAttr(
         "mainloop", builder.getStringAttr(spec.useTma ? "tma-warp-specialized"
                                                       : "cp-async")));
+  if (spec.useWgmma)
+    entries.push_back(builder.getNamedAttr(
+        "epilogue",
+        builder.getStringAttr(spec.useStmatrixEpilogue ? "stmatrix"
+                                                       : "per-element")));
+  if (spec.promotesFP8Accumulator())
+    entries.push_back(builder.getNamedAttr(
+        "fp8_promote_interval",
+        builder.getI64IntegerAttr(spec.fp8PromoteInterval)));
   if (spec.useTma) {
     // The box of each operand's tensor map: 128 bytes of the contiguous
     // dimension (in elements) x the tile's rows.

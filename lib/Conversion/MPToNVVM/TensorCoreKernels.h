@@ -76,6 +76,18 @@ struct TensorCoreKernelSpec {
   /// tcgen05.mma (sm_100a) instead of mma.sync: the accumulator lives in
   /// Tensor Memory.
   bool useTcgen05 = false;
+  /// wgmma with FP8 operands only: the number of wgmma instructions (K steps
+  /// of 32) whose products accumulate in the wgmma accumulator before it is
+  /// added, in f32, into a second register accumulator and restarted from
+  /// zero (CUTLASS's FP8 accumulation, DeepGEMM's promotion); a multiple of
+  /// the instructions of one K slice. 0: one accumulator throughout (the
+  /// Tensor Cores' reduced-precision FP8 accumulation over all of K).
+  int64_t fp8PromoteInterval = 0;
+  /// wgmma with an f32 accumulator and an f16/bf16 result: the epilogue
+  /// rounds a warp's 16 rows × 64 columns at a time into a shared-memory
+  /// staging tile with stmatrix and stores it to C in 16-byte rows
+  /// (WgmmaKernel.cpp); otherwise each element is stored on its own.
+  bool useStmatrixEpilogue = false;
   /// Formats of A and B (never `automatic`).
   TensorCoreFormat lhsFormat = TensorCoreFormat::f16;
   TensorCoreFormat rhsFormat = TensorCoreFormat::f16;
@@ -137,18 +149,33 @@ struct TensorCoreKernelSpec {
   /// of A, then of B, for two slices (MmaSyncKernel.cpp).
   int64_t packedTileBytes(bool lhs) const;
   int64_t scaleStagingBytes() const;
+  /// Bytes of the stmatrix epilogue's staging tiles (one per consumer warp)
+  /// and their offset in the dynamic shared memory (after the stages and
+  /// mbarriers).
+  int64_t epilogueStagingBytes() const;
+  int64_t epilogueStagingOffset() const;
   /// Dynamic shared memory of one block in bytes.
   int64_t sharedMemoryBytes() const;
   /// The kernel's symbol, unique per spec.
   std::string kernelName() const;
   /// Whether an FP8 operand is involved.
   bool usesFP8() const;
+  /// Whether the wgmma accumulator is promoted to f32 every
+  /// `fp8PromoteInterval` instructions.
+  bool promotesFP8Accumulator() const { return fp8PromoteInterval > 0; }
+  /// wgmma: the instructions of one K slice (one per 32 bytes of K).
+  int64_t wgmmaInstructionsPerSlice() const;
   /// Whether this is a block-scaled kernel (mp.scaled_matmul).
   bool isBlockScaled() const { return blockScale != BlockScaleKind::none; }
   /// K elements of one block-scaled mma.sync or tcgen05.mma: 32 (mxf8f6f4)
   /// or 64.
   int64_t blockScaledInstructionK() const;
 };
+
+/// Bytes from one row of a warp's stmatrix staging tile to the next: 64
+/// 16-bit columns plus 16 bytes, so that the 8 rows of each stmatrix matrix
+/// start in different banks.
+constexpr int64_t kEpilogueStagingPitch = 144;
 
 /// Returns the PTX spelling of `kind` (`mxf8f6f4`, ...; `none`).
 llvm::StringRef stringifyBlockScaleKind(BlockScaleKind kind);

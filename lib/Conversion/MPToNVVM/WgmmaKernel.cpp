@@ -30,11 +30,21 @@
 // (make the copies visible to the async proxy wgmma reads through), barrier,
 // `wgmma.fence`, the wgmma instructions, `commit_group`, `wait_group 0`.
 //
+// FP8 promotion (`fp8PromoteInterval`): the loop carries the wgmma
+// accumulator and an f32 sum; after the last slice of each window of
+// interval / (instructions per slice) slices, or of K, the sum adds the
+// (retired) accumulator with add.f32 and the accumulator restarts from zero.
+//
+// The epilogue stores the D fragment element by element, or with
+// `useStmatrixEpilogue` through per-warp shared-memory staging tiles written
+// with stmatrix and stored in 16-byte rows (emitWgmmaStmatrixEpilogue).
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::mp;
@@ -175,9 +185,136 @@ Value mlir::mp::issueWgmmaSlice(DeviceCodeBuilder &dc, const KernelState &state,
   return accumulator;
 }
 
+Value mlir::mp::addWgmmaAccumulators(DeviceCodeBuilder &dc, Value sum,
+                                     Value addend) {
+  auto type = cast<LLVM::LLVMStructType>(sum.getType());
+  for (int64_t i = 0, e = type.getBody().size(); i < e; ++i) {
+    Value total = arith::AddFOp::create(dc.b, dc.loc, dc.extractValue(sum, i),
+                                        dc.extractValue(addend, i));
+    sum = LLVM::InsertValueOp::create(dc.b, dc.loc, sum, total, i);
+  }
+  return sum;
+}
+
+/// The stmatrix epilogue (`useStmatrixEpilogue`: f32 accumulator, 16-bit
+/// result). Each consumer warp owns rows 16w .. 16w + 15 of the block tile
+/// (w = thread / 32) and a staging tile of 16 rows × 64 columns in shared
+/// memory (pitch kEpilogueStagingPitch). Per 64 columns: the warp rounds its
+/// accumulator values (bias, result type, activation: emitEpilogueValue),
+/// packs pairs of columns into 32-bit words, which is the stmatrix fragment
+/// (lane l: row l / 4, columns 2 (l % 4), + 1 of each 8×8 matrix), and
+/// writes them with 4 `stmatrix.m8n8.x4` (16 rows × 16 columns each: the
+/// matrices are rows 0-7 and 8-15 of two 8-column blocks; lane l gives the
+/// address of row l % 8 of matrix l / 8); `bar.warp.sync`; then each lane
+/// reads 4 chunks of 16 bytes (row 4i + l / 8, columns 8 (l % 8) ..) and
+/// stores each as one 16-byte `st.global.v4` where the 8 columns lie inside
+/// C and N is a multiple of 8 (16-byte aligned rows), element by element
+/// otherwise, rows past M skipped; `bar.warp.sync` before the next 64
+/// columns reuse the tile.
+static void emitWgmmaStmatrixEpilogue(DeviceCodeBuilder &dc,
+                                      const KernelState &state,
+                                      Value accumulator) {
+  const TensorCoreKernelSpec &spec = state.spec;
+  OpBuilder &b = dc.b;
+  Location loc = dc.loc;
+  MLIRContext *context = b.getContext();
+  constexpr int64_t pitch = kEpilogueStagingPitch;
+  Value warp = dc.div(state.threadId, 32);
+  Value lane = dc.rem(state.threadId, 32);
+  Value staging =
+      dc.offset(state.sharedMemory,
+                dc.add(dc.mul(warp, 16 * pitch), spec.epilogueStagingOffset()));
+  Value warpRow = dc.add(state.blockRow, dc.mul(warp, 16));
+  Value pairColumn = dc.mul(dc.rem(lane, 4), 2);
+  Value matrix = dc.div(lane, 8);
+  Value storeAddress = dc.offset(
+      staging,
+      dc.add(
+          dc.mul(dc.add(dc.mul(dc.rem(matrix, 2), 8), dc.rem(lane, 8)), pitch),
+          dc.mul(dc.div(matrix, 2), 16)));
+  Value lastColumn = dc.sub(state.n, dc.constI32(1));
+  Value rowsAligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            dc.rem(state.n, 8), dc.constI32(0));
+  Type i16 = b.getIntegerType(16);
+  auto pack = [&](Value column, int64_t index) {
+    Value word;
+    for (int64_t h = 0; h < 2; ++h) {
+      Value biasColumn = dc.minSigned(dc.add(column, h), lastColumn);
+      Value value = emitEpilogueValue(dc, state, biasColumn,
+                                      dc.extractValue(accumulator, index + h));
+      Value bits = arith::ExtUIOp::create(
+          b, loc, dc.i32, arith::BitcastOp::create(b, loc, i16, value));
+      word = h == 0 ? bits : dc.bitOr(word, dc.shl(bits, 16));
+    }
+    return word;
+  };
+  Value fullMask = dc.constI32(-1);
+  auto vectorType = VectorType::get({4}, dc.i32);
+  int64_t resultBytes = 2;
+  for (int64_t chunk = 0; chunk < spec.blockN / 64; ++chunk) {
+    for (int64_t pair = 0; pair < 4; ++pair) {
+      SmallVector<Value> words;
+      for (int64_t q = 0; q < 4; ++q) {
+        // Column block j of the tile, rows 8 (q % 2) ..: registers 4j + 2h.
+        int64_t block = chunk * 8 + 2 * pair + q / 2;
+        Value column = dc.add(dc.add(state.blockColumn, 8 * block), pairColumn);
+        words.push_back(pack(column, 4 * block + 2 * (q % 2)));
+      }
+      NVVM::StMatrixOp::create(b, loc, dc.offset(storeAddress, pair * 32),
+                               words, NVVM::MMALayout::row,
+                               NVVM::LdStMatrixShapeAttr::get(context, 8, 8),
+                               NVVM::LdStMatrixEltType::B16);
+    }
+    NVVM::SyncWarpOp::create(b, loc, fullMask);
+    for (int64_t i = 0; i < 4; ++i) {
+      Value row = dc.add(dc.div(lane, 8), 4 * i);
+      Value chunkColumn = dc.mul(dc.rem(lane, 8), 8);
+      Value data = LLVM::LoadOp::create(
+          b, loc, vectorType,
+          dc.offset(staging,
+                    dc.add(dc.mul(row, pitch), dc.mul(chunkColumn, 2))),
+          16);
+      Value globalRow = dc.add(warpRow, row);
+      Value column = dc.add(dc.add(state.blockColumn, chunk * 64), chunkColumn);
+      Value rowStart = dc.mul(dc.toI64(globalRow), dc.toI64(state.n));
+      auto address = [&](Value elementColumn) {
+        return dc.offset(
+            state.result,
+            dc.mul(dc.add(rowStart, dc.toI64(elementColumn)), resultBytes));
+      };
+      Value whole =
+          dc.bitAnd(rowsAligned, dc.lessThan(dc.add(column, 7), state.n));
+      dc.ifThen(dc.lessThan(globalRow, state.m), [&] {
+        dc.ifThen(whole, [&] {
+          LLVM::StoreOp::create(b, loc, data, address(column), 16);
+        });
+        Value partial = arith::XOrIOp::create(
+            b, loc, whole, arith::ConstantIntOp::create(b, loc, 1, 1));
+        dc.ifThen(partial, [&] {
+          for (int64_t e = 0; e < 8; ++e) {
+            Value elementColumn = dc.add(column, e);
+            dc.ifThen(dc.lessThan(elementColumn, state.n), [&] {
+              Value word = LLVM::ExtractElementOp::create(b, loc, data,
+                                                          dc.constI32(e / 2));
+              Value bits = arith::TruncIOp::create(
+                  b, loc, i16,
+                  arith::ShRUIOp::create(b, loc, word,
+                                         dc.constI32(16 * (e % 2))));
+              dc.store(bits, address(elementColumn));
+            });
+          }
+        });
+      });
+    }
+    NVVM::SyncWarpOp::create(b, loc, fullMask);
+  }
+}
+
 void mlir::mp::emitWgmmaEpilogue(DeviceCodeBuilder &dc,
                                  const KernelState &state, Value accumulator) {
   const TensorCoreKernelSpec &spec = state.spec;
+  if (spec.useStmatrixEpilogue)
+    return emitWgmmaStmatrixEpilogue(dc, state, accumulator);
   bool accumulateF16 = spec.accType.isF16();
   // D fragment of m64nN: warp i of the warpgroup holds rows 16i + g and
   // 16i + g + 8; register 4j + r holds column 8j + 2t + r % 2 of row
@@ -209,11 +346,22 @@ void mlir::mp::emitWgmmaGemm(DeviceCodeBuilder &dc, const KernelState &state) {
   const TensorCoreKernelSpec &spec = state.spec;
   MLIRContext *context = dc.b.getContext();
   bool tf32 = spec.lhsFormat == TensorCoreFormat::tf32;
-  Value zero = LLVM::ZeroOp::create(dc.b, dc.loc,
-                                    getWgmmaAccumulatorType(dc, spec));
+  Type accumulatorType = getWgmmaAccumulatorType(dc, spec);
+  Value zero = LLVM::ZeroOp::create(dc.b, dc.loc, accumulatorType);
+  // FP8 promotion: the accumulators are (wgmma accumulator, f32 sum); after
+  // the last slice of each window of `slicesPerWindow` slices (or of K),
+  // the sum takes the wgmma accumulator, which restarts from zero.
+  bool promote = spec.promotesFP8Accumulator();
+  int64_t slicesPerWindow =
+      promote ? spec.fp8PromoteInterval / spec.wgmmaInstructionsPerSlice() : 0;
+  SmallVector<Value> initial = {zero};
+  if (promote)
+    initial.push_back(zero);
+  Value currentKTile;
   SmallVector<Value> results = emitPipelinedKLoop(
-      dc, state, zero,
+      dc, state, initial,
       [&](Value aStage, Value bStage, Value kTile) {
+        currentKTile = kTile;
         // (Element copies round as they copy.)
         if (tf32 && spec.lhsRowsAligned)
           roundOwnedChunksToTF32(dc, state, /*lhs=*/true, aStage, kTile);
@@ -227,7 +375,29 @@ void mlir::mp::emitWgmmaGemm(DeviceCodeBuilder &dc, const KernelState &state) {
         Value accumulator =
             issueWgmmaSlice(dc, state, aStage, bStage, accumulators.front());
         NVVM::WgmmaWaitGroupSyncOp::create(dc.b, dc.loc, 0);
-        return SmallVector<Value>{accumulator};
+        if (!promote)
+          return SmallVector<Value>{accumulator};
+        Value next = dc.add(currentKTile, 1);
+        Value windowEnd = dc.bitOr(
+            arith::CmpIOp::create(dc.b, dc.loc, arith::CmpIPredicate::eq,
+                                  dc.rem(next, slicesPerWindow),
+                                  dc.constI32(0)),
+            arith::CmpIOp::create(dc.b, dc.loc, arith::CmpIPredicate::eq, next,
+                                  state.numKTiles));
+        auto ifOp = scf::IfOp::create(
+            dc.b, dc.loc, TypeRange{accumulatorType, accumulatorType},
+            windowEnd, /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard guard(dc.b);
+          dc.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+          Value restarted = LLVM::ZeroOp::create(dc.b, dc.loc, accumulatorType);
+          Value sum = addWgmmaAccumulators(dc, accumulators[1], accumulator);
+          scf::YieldOp::create(dc.b, dc.loc, ValueRange{restarted, sum});
+          dc.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+          scf::YieldOp::create(dc.b, dc.loc,
+                               ValueRange{accumulator, accumulators[1]});
+        }
+        return SmallVector<Value>(ifOp.getResults());
       });
-  emitWgmmaEpilogue(dc, state, results.front());
+  emitWgmmaEpilogue(dc, state, results.back());
 }

@@ -29,6 +29,12 @@
 //     group of slice k - 1 while slice k's stays in flight; then one thread
 //     per warpgroup arrives on empty[(k - 1) % stages], handing that stage
 //     back to the producer. After the loop, `wait_group 0` and the epilogue.
+//   - FP8 promotion (`fp8PromoteInterval`): the consumers' loop is split into
+//     windows of interval / (instructions per slice) slices; each window
+//     accumulates from zero as above, ends with `wait_group 0`, and its
+//     accumulator is added (add.f32) into a second register accumulator
+//     that the epilogue stores. A slice's stage is still released at the
+//     next slice, so every stage is handed back once.
 //
 // Assumes what the pass checks: wgmma can read both operands, their rows
 // span a multiple of 16 bytes (TMA's global strides), the operands are not
@@ -115,28 +121,58 @@ void mlir::mp::emitWgmmaTmaGemm(DeviceCodeBuilder &dc, const KernelState &state,
   b.setInsertionPointToStart(&split.getThenRegion().front());
   NVVM::SetMaxRegisterOp::create(b, loc, spec.consumerRegisters(),
                                  NVVM::SetMaxRegisterAction::increase);
-  Value zero = LLVM::ZeroOp::create(b, loc, getWgmmaAccumulatorType(dc, spec));
+  Type accumulatorType = getWgmmaAccumulatorType(dc, spec);
   Value leader = dc.lessThan(dc.rem(state.threadId, 128), dc.constI32(1));
-  auto loop = scf::ForOp::create(
-      b, loc, dc.constI32(0), state.numKTiles, dc.constI32(1), ValueRange{zero},
-      [&](OpBuilder &, Location, Value kTile, ValueRange accumulators) {
-        Value stage = dc.rem(kTile, stages);
-        emitMBarrierWait(dc, fullBarrier(stage), dc.div(kTile, stages));
-        auto [aStage, bStage] = stagePointers(stage);
-        Value accumulator =
-            issueWgmmaSlice(dc, state, aStage, bStage, accumulators.front());
-        // Slice k - 1's group has retired: its stage may be refilled.
-        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-        dc.ifThen(dc.bitAnd(leader, dc.lessThan(dc.constI32(0), kTile)), [&] {
-          Value previous = dc.rem(dc.add(kTile, stages - 1), stages);
-          NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(),
-                                         emptyBarrier(previous),
-                                         /*count=*/Value());
+  // Slices first .. last - 1 accumulated from zero in the wgmma accumulator,
+  // with the last slice's group still in flight.
+  auto accumulateSlices = [&](Value first, Value last) -> Value {
+    Value zero = LLVM::ZeroOp::create(b, loc, accumulatorType);
+    auto loop = scf::ForOp::create(
+        b, loc, first, last, dc.constI32(1), ValueRange{zero},
+        [&](OpBuilder &, Location, Value kTile, ValueRange accumulators) {
+          Value stage = dc.rem(kTile, stages);
+          emitMBarrierWait(dc, fullBarrier(stage), dc.div(kTile, stages));
+          auto [aStage, bStage] = stagePointers(stage);
+          Value accumulator =
+              issueWgmmaSlice(dc, state, aStage, bStage, accumulators.front());
+          // Slice k - 1's group has retired: its stage may be refilled.
+          NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+          dc.ifThen(dc.bitAnd(leader, dc.lessThan(dc.constI32(0), kTile)), [&] {
+            Value previous = dc.rem(dc.add(kTile, stages - 1), stages);
+            NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(),
+                                           emptyBarrier(previous),
+                                           /*count=*/Value());
+          });
+          scf::YieldOp::create(b, loc, accumulator);
         });
-        scf::YieldOp::create(b, loc, accumulator);
-      });
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  emitWgmmaEpilogue(dc, state, loop.getResult(0));
+    return loop.getResult(0);
+  };
+  Value result;
+  if (!spec.promotesFP8Accumulator()) {
+    result = accumulateSlices(dc.constI32(0), state.numKTiles);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  } else {
+    // FP8 promotion: windows of `slicesPerWindow` slices, each accumulated
+    // from zero, retired (wait_group 0) and added into the f32 sum.
+    int64_t slicesPerWindow =
+        spec.fp8PromoteInterval / spec.wgmmaInstructionsPerSlice();
+    Value windows =
+        dc.div(dc.add(state.numKTiles, slicesPerWindow - 1), slicesPerWindow);
+    Value sum = LLVM::ZeroOp::create(b, loc, accumulatorType);
+    auto windowLoop = scf::ForOp::create(
+        b, loc, dc.constI32(0), windows, dc.constI32(1), ValueRange{sum},
+        [&](OpBuilder &, Location, Value window, ValueRange sums) {
+          Value first = dc.mul(window, slicesPerWindow);
+          Value last =
+              dc.minSigned(dc.add(first, slicesPerWindow), state.numKTiles);
+          Value partial = accumulateSlices(first, last);
+          NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+          scf::YieldOp::create(b, loc,
+                               addWgmmaAccumulators(dc, sums.front(), partial));
+        });
+    result = windowLoop.getResult(0);
+  }
+  emitWgmmaEpilogue(dc, state, result);
 
   // The producer warpgroup; one thread issues the loads.
   b.setInsertionPointToStart(&split.getElseRegion().front());

@@ -21,10 +21,10 @@
 // CHECK-DAG:     %[[XT8:.*]] = mp.cast %[[XTS]] saturate : tensor<256x128xf32> to tensor<256x128xf8E4M3FN>
 // CHECK:         bufferization.to_buffer %[[DYT]]
 // CHECK:         bufferization.to_buffer %[[XT8]]
-// CHECK:         llvm.call @mp_tc_sm90a_wgmma_tma_e5m2k_e4m3k_accf32_outf32_128x256x128_s4_launch
+// CHECK:         llvm.call @mp_tc_sm90a_wgmma_tma_e5m2k_e4m3k_accf32_outf32_128x128x128_s4_p4_launch
 // CHECK:         bufferization.to_buffer %[[DY]]
 // CHECK:         bufferization.to_buffer %[[XT8]]
-// CHECK:         llvm.call @mp_tc_sm90a_wgmma_tma_e5m2k_e4m3k_accf32_outf32_128x256x128_s4_launch
+// CHECK:         llvm.call @mp_tc_sm90a_wgmma_tma_e5m2k_e4m3k_accf32_outf32_128x128x128_s4_p4_launch
 // CHECK-NOT:     mp_tc_sm90a_mma_
 
 // SM100:         llvm.call @mp_tc_sm100a_tcgen05_e5m2k_e4m3k_

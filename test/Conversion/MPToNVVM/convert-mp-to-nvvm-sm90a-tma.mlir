@@ -5,7 +5,8 @@
 // warp-specialized TMA. 2 consumer warpgroups + 1 producer warpgroup (384
 // threads), a 128x256x64 tile in 4 stages of 48 KiB, then 4 "full" mbarriers
 // (count 1) and 4 "empty" ones (count 2, one per consumer warpgroup):
-// 4 * 49152 + 64 = 196672 bytes. Consumers: setmaxnreg 232, wait on full[s],
+// 4 * 49152 + 64 = 196672 bytes, then the stmatrix epilogue's staging tiles
+// (8 warps * 16 rows * 144 bytes = 18432: 215104 bytes). Consumers: setmaxnreg 232, wait on full[s],
 // wgmma, commit, wait_group 1, one thread per warpgroup arrives on
 // empty[(k-1) % 4]. Producer: setmaxnreg 40; one thread waits on empty[s]
 // from round 1 on, arrive.expect_tx by the stage's 49152 bytes, one 3-D TMA
@@ -14,7 +15,7 @@
 // CHECK:       gpu.func @mp_tc_sm90a_wgmma_tma_bf16k_bf16k_accf32_outbf16_128x256x64_s4(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %[[MAPA:.*]]: !llvm.ptr, %[[MAPB:.*]]: !llvm.ptr)
 // CHECK-SAME:    known_block_size = array<i32: 384, 1, 1>
 // CHECK-SAME:    lhs_tma_box = array<i64: 64, 128>, mainloop = "tma-warp-specialized", registers = array<i64: 232, 40>
-// CHECK-SAME:    rhs_tma_box = array<i64: 64, 256>, shared_memory_bytes = 196672 : i64, stages = 4 : i64, threads = 384 : i64}
+// CHECK-SAME:    rhs_tma_box = array<i64: 64, 256>, shared_memory_bytes = 215104 : i64, stages = 4 : i64, threads = 384 : i64}
 // CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c{{[12]}}_i32
 // CHECK:         nvvm.fence.mbarrier.init
 // CHECK:         nvvm.barrier0
@@ -31,7 +32,7 @@
 // CHECK:             scf.if
 // CHECK:               nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:           llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr<1>
+// CHECK:           nvvm.stmatrix
 // CHECK:         } else {
 // CHECK-NEXT:      nvvm.setmaxregister  decrease 40
 // CHECK:           scf.for
@@ -57,9 +58,9 @@
 // CHECK:         llvm.call @mgpuMemFree(%[[DEVA]],
 // CHECK:         llvm.call @mgpuMemFree(%[[DEVB]],
 
-// block-n=128: 32 KiB stages.
+// block-n=128: 32 KiB stages (4 * 32768 + 64 + 18432 of staging).
 // N128:        gpu.func @mp_tc_sm90a_wgmma_tma_bf16k_bf16k_accf32_outbf16_128x128x64_s4(
-// N128-SAME:     shared_memory_bytes = 131136 : i64
+// N128-SAME:     shared_memory_bytes = 149568 : i64
 // N128:          nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
 func.func @bf16(%x: tensor<200x256xbf16>, %w: tensor<136x256xbf16>) -> tensor<200x136xbf16> {
   %y = mp.linear %x, %w acc(f32) : (tensor<200x256xbf16>, tensor<136x256xbf16>) -> tensor<200x136xbf16>

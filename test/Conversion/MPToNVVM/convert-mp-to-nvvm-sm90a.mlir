@@ -11,7 +11,7 @@
 // CHECK:       gpu.module @mp_tensor_core_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK:       gpu.func @mp_tc_sm90a_wgmma_bf16k_bf16k_accf32_outbf16_128x128x64_s4(
 // CHECK-SAME:    known_block_size = array<i32: 256, 1, 1>
-// CHECK-SAME:    shared_memory_bytes = 131072 : i64, stages = 4 : i64, threads = 256 : i64}
+// CHECK-SAME:    shared_memory_bytes = 149504 : i64, stages = 4 : i64, threads = 256 : i64}
 // CHECK:         %[[ZERO:.*]] = llvm.mlir.zero : !llvm.struct<(f32, f32,
 // CHECK-COUNT-3: nvvm.cp.async.commit.group
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (!llvm.struct<(f32,
@@ -31,7 +31,8 @@
 // CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:         nvvm.cp.async.wait.group 0
 // CHECK:         llvm.extractvalue %{{.*}}[0] : !llvm.struct<(f32,
-// CHECK:         llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr<1>
+// CHECK:         nvvm.stmatrix
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
 
 // With instruction=mma-sync, sm_90a runs the warp-level kernel.
 // SYNC:        gpu.func @mp_tc_sm90a_mma_bf16k_bf16k_accf32_outbf16_128x128x32_w64x32_s3(
@@ -83,7 +84,7 @@ func.func @tf32(%a: tensor<64x96xf32>, %b: tensor<32x96xf32>) -> tensor<64x32xf3
 // (s32 accumulators, no satfinite: wrapping sums).
 
 // CHECK:       gpu.module @mp_tensor_core_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx84">]
-// CHECK:       gpu.func @mp_tc_sm90a_wgmma_e4m3k_e5m2k_accf32_outbf16_128x128x128_s4(
+// CHECK:       gpu.func @mp_tc_sm90a_wgmma_e4m3k_e5m2k_accf32_outbf16_128x128x128_s4_p4(
 // CHECK:         nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
 // CHECK:       gpu.func @mp_tc_sm90a_wgmma_s8k_s8k_acci32_outi32_128x128x128_s4(
 // CHECK:         nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 128, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>] :

@@ -19,6 +19,13 @@
 // CHECK-DAG:   wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1,  1, 0,  0;
 // CHECK-DAG:   wgmma.commit_group.sync.aligned;
 // CHECK-DAG:   wgmma.wait_group.sync.aligned 0;
+// The stmatrix epilogue: staging tiles after the 4 stages (131072 bytes),
+// 16-byte global stores, element stores at the edges.
+// CHECK-DAG:   stmatrix.sync.aligned.m8n8.x4.shared.b16 [%rd{{[0-9]+}}+131072], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}};
+// CHECK-DAG:   bar.warp.sync -1;
+// CHECK-DAG:   ld.shared.v4.b32
+// CHECK-DAG:   st.global.v4.b32 [%rd{{[0-9]+}}], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}};
+// CHECK-DAG:   st.global.b16
 
 // CHECK-LABEL: .entry mp_tc_sm90a_wgmma_f16m_f16n_accf32_outf16_128x128x64_s4(
 // CHECK-DAG:   wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1,  1, 1,  1;
@@ -32,11 +39,13 @@
 // CHECK-DAG:   st.shared.v4.b32
 // CHECK-DAG:   wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
 
-// CHECK-LABEL: .entry mp_tc_sm90a_wgmma_e4m3k_e5m2k_accf32_outbf16_128x128x128_s4(
+// CHECK-LABEL: .entry mp_tc_sm90a_wgmma_e4m3k_e5m2k_accf32_outbf16_128x128x128_s4_p4(
 // CHECK-DAG:   wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2
+// Promotion (E5M2 operand: a backward GEMM): the sum adds the accumulator.
+// CHECK-DAG:   add.rn.f32
 // CHECK-LABEL: .entry mp_tc_sm90a_wgmma_e4m3k_e4m3k_accf32_outbf16_128x128x128_s4(
 // CHECK-DAG:   wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
-// CHECK-LABEL: .entry mp_tc_sm90a_wgmma_e5m2k_e5m2k_accf32_outf16_128x128x128_s4(
+// CHECK-LABEL: .entry mp_tc_sm90a_wgmma_e5m2k_e5m2k_accf32_outf16_128x128x128_s4_p4(
 // CHECK-DAG:   wgmma.mma_async.sync.aligned.m64n128k32.f32.e5m2.e5m2
 // CHECK-LABEL: .entry mp_tc_sm90a_wgmma_s8k_s8k_acci32_outi32_128x128x128_s4(
 // CHECK-DAG:   wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8
