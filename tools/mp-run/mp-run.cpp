@@ -103,7 +103,7 @@ static llvm::Error lowerModule(ModuleOp module) {
   if (StringRef(cpuPipelineOptions).find("grid-size") == StringRef::npos)
     lowering.extraCpuPipelineOptions =
         "grid-size=" + std::to_string(getLaunchSize());
-  if (unsigned threads = getNumThreadsOption(); threads != 1)
+  if (unsigned threads = getNumThreads(); threads != 1)
     lowering.extraCpuPipelineOptions += " threads=" + std::to_string(threads);
   lowering.cpuPipelineOptionsName = "--cpu-pipeline-options";
   return mp::lowerForHost(module, lowering, "'" + inputFilename + "'");

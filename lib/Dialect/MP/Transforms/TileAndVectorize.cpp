@@ -9,8 +9,9 @@
 // Each operation is vectorised along its most contiguous loop (a parallel
 // loop, or its last reduction loop); contractions along their N loop are M
 // rows of N-vectors accumulated over K one step at a time, their N operand
-// packed first into contiguous panels of N-tile columns (with an outer loop
-// over the panels); small dot contractions (A·Bᵀ, both operands contiguous
+// packed first into contiguous panels of N-tile columns and their M operand
+// into panels of M-tile rows, K inside (with outer loops over the B panels,
+// then the A panels); small dot contractions (A·Bᵀ, both operands contiguous
 // along K) get their N·K operand transposed instead, so that they are such
 // matmuls. Accumulators are hoisted out of the reduction loops. With
 // `parallel`, the leading parallel tile loops of large operations are one
