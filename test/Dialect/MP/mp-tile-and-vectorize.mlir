@@ -224,3 +224,31 @@ func.func @weight_gradient(%a: tensor<64x16xf32>, %b: tensor<64x32xf32>,
       outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
   return %r : tensor<16x32xf32>
 }
+
+
+// -----
+
+// An AMP matmul (bf16 operands, f32 accumulation) widens its operands while
+// packing them (extf is exact): the panels are f32, and the tile's K steps
+// multiply and add f32 values with no conversion, as an f32 matmul does.
+// CHECK-LABEL: func.func @widened(
+// CHECK:   %[[PACKEDA:.*]] = scf.for %{{.*}} -> (tensor<4x64x4xf32>)
+// CHECK:         vector.transfer_read %{{.*}} : tensor<4x4x64xbf16>, vector<16xbf16>
+// CHECK:         arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
+// CHECK:   %[[PACKED:.*]] = scf.for %{{.*}} -> (tensor<2x64x16xf32>)
+// CHECK:       vector.transfer_read %{{.*}} : tensor<64x2x16xbf16>, vector<16xbf16>
+// CHECK:       arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
+// CHECK:       scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[S:.*]] = %{{.*}}) -> (vector<4x16xf32>)
+// CHECK-NEXT:    vector.transfer_read %[[PACKEDA]]{{.*}} : tensor<4x64x4xf32>, vector<4xf32>
+// CHECK-NEXT:    vector.broadcast
+// CHECK-NEXT:    vector.transpose
+// CHECK-NEXT:    vector.transfer_read %[[PACKED]]{{.*}} : tensor<2x64x16xf32>, vector<16xf32>
+// CHECK-NEXT:    vector.broadcast
+// CHECK-NEXT:    %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<4x16xf32>
+// CHECK-NEXT:    arith.addf %[[S]], %[[P]] : vector<4x16xf32>
+func.func @widened(%a: tensor<16x64xbf16>, %b: tensor<64x32xbf16>,
+                   %c: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<16x64xbf16>, tensor<64x32xbf16>)
+      outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %r : tensor<16x32xf32>
+}

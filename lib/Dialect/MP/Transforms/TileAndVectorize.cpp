@@ -222,10 +222,13 @@ static void transposeDotOperand(RewriterBase &rewriter, linalg::GenericOp op,
 /// outermost loop over the panels (its output expanded and collapsed back
 /// the same way). Tiled, a tile then reads one contiguous panel row per K
 /// step, whatever the operand's layout was (A of the weight gradient Aᵀ·B
-/// is read along M, a stride of M elements per K step otherwise). The
-/// products and the order of each sum are unchanged. Returns whether `op`
-/// was packed: not when `loop` is not a plain dimension of exactly one
-/// input and of the output.
+/// is read along M, a stride of M elements per K step otherwise). An
+/// operand the payload only widens (`arith.extf` of f16/bf16 values, the
+/// AMP contractions) is widened while packing instead (a linalg.generic
+/// that moves and extends: exact), so the tile reads f32 panels and no
+/// inner-loop step converts. The products and the order of each sum are
+/// unchanged. Returns whether `op` was packed: not when `loop` is not a
+/// plain dimension of exactly one input and of the output.
 static bool packOperand(RewriterBase &rewriter, linalg::GenericOp &op,
                         unsigned loop, int64_t panel) {
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
@@ -310,11 +313,51 @@ static bool packOperand(RewriterBase &rewriter, linalg::GenericOp &op,
         cast<RankedTensorType>(xExpanded.getType()).getDimSize(i));
     packedResults.push_back(xResults[i]);
   }
-  Value packedInit = tensor::EmptyOp::create(rewriter, loc, packedShape,
-                                             xType.getElementType());
-  Value packed = linalg::TransposeOp::create(rewriter, loc, xExpanded,
-                                             packedInit, permutation)
-                     ->getResult(0);
+  // The type every use of the operand in the payload extends it to, if any.
+  BlockArgument xArgument = op.getMatchingBlockArgument(x);
+  FloatType widened;
+  SmallVector<arith::ExtFOp> extensions;
+  for (Operation *user : xArgument.getUsers()) {
+    auto extension = dyn_cast<arith::ExtFOp>(user);
+    if (!extension || (widened && extension.getType() != widened)) {
+      extensions.clear();
+      break;
+    }
+    widened = cast<FloatType>(extension.getType());
+    extensions.push_back(extension);
+  }
+  Value packed;
+  if (!extensions.empty()) {
+    Value packedInit =
+        tensor::EmptyOp::create(rewriter, loc, packedShape, widened);
+    // Element i of the packed operand is element permutation[i] of the
+    // expanded one.
+    SmallVector<AffineExpr> inputResults(permutation.size());
+    for (auto [i, from] : llvm::enumerate(permutation))
+      inputResults[from] = getAffineDimExpr(i, context);
+    unsigned rank = permutation.size();
+    packed =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{packedInit.getType()},
+            ValueRange{xExpanded}, ValueRange{packedInit},
+            ArrayRef<AffineMap>{
+                AffineMap::get(rank, 0, inputResults, context),
+                AffineMap::getMultiDimIdentityMap(rank, context)},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &builder, Location loc, ValueRange arguments) {
+              Value wide =
+                  arith::ExtFOp::create(builder, loc, widened, arguments[0]);
+              linalg::YieldOp::create(builder, loc, wide);
+            })
+            .getResult(0);
+  } else {
+    Value packedInit = tensor::EmptyOp::create(rewriter, loc, packedShape,
+                                               xType.getElementType());
+    packed = linalg::TransposeOp::create(rewriter, loc, xExpanded, packedInit,
+                                         permutation)
+                 ->getResult(0);
+  }
   auto [cExpanded, cGroups] = expand(c->get(), cType, cPos);
 
   // The loops: the panel loop first, then op's loops (shifted by one).
@@ -339,6 +382,12 @@ static bool packOperand(RewriterBase &rewriter, linalg::GenericOp &op,
       ValueRange{cExpanded}, maps, newIterators);
   rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
                               generic.getRegion().begin());
+  if (!extensions.empty()) {
+    // The payload reads the widened value directly.
+    rewriter.modifyOpInPlace(generic, [&] { xArgument.setType(widened); });
+    for (arith::ExtFOp extension : extensions)
+      rewriter.replaceOp(extension, xArgument);
+  }
   Value collapsed = tensor::CollapseShapeOp::create(
       rewriter, loc, cType, generic.getResult(0), cGroups);
   rewriter.replaceOp(op, collapsed);
