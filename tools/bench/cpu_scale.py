@@ -32,8 +32,10 @@ With --threads 1,2 each row is run on each thread count (mp-run --threads,
 torch.set_num_threads), and `vs 1` is our 1-thread ms/step over this one's
 (the speed-up of our threads); --modes picks the rows' modes. The last
 three columns are CPU milliseconds per step (mp-run's compute_cpu_seconds,
-PyTorch's process time; of all threads) and their ratio: on one thread, the
-comparison a loaded machine does not distort as it does wall-clock times.
+of all its threads; PyTorch's: the calling thread's on one thread, since
+its pool threads of an earlier two-thread row may still spin, the process's
+otherwise) and their ratio: on one thread, the comparison a loaded machine
+distorts less than wall-clock times.
 
 Prints figures, never asserts. The compiler's own build type matters for
 the compile times (a Debug -O0 mp-opt is several times slower than a
@@ -185,7 +187,12 @@ def torch_block(torch, B, S, D, H, F, V):
 
 
 def torch_ms(torch, model, make_batch, loss_fn, optimizer, mode, steps):
+    """Wall-clock and CPU ms per step. The CPU time is this thread's on one
+    thread (PyTorch's idle pool threads of an earlier row may spin), the
+    process's otherwise."""
     batches = [make_batch() for _ in range(steps + 1)]
+    cpu_clock = (time.thread_time if torch.get_num_threads() == 1
+                 else time.process_time)
 
     def step(x, y):
         optimizer.zero_grad()
@@ -198,11 +205,11 @@ def torch_ms(torch, model, make_batch, loss_fn, optimizer, mode, steps):
         optimizer.step()
 
     step(*batches[0])
-    start, cpu_start = time.perf_counter(), time.process_time()
+    start, cpu_start = time.perf_counter(), cpu_clock()
     for x, y in batches[1:]:
         step(x, y)
     return ((time.perf_counter() - start) / steps * 1e3,
-            (time.process_time() - cpu_start) / steps * 1e3)
+            (cpu_clock() - cpu_start) / steps * 1e3)
 
 
 def steps(args, tmp):
