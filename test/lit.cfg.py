@@ -30,6 +30,13 @@ config.substitutions.append(("%python", "/usr/bin/python3"))
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# lit runs tests side by side on every core: mp-run and mixedprec.run, whose
+# default is all cores (--threads=0), run one thread here (no OpenMP), as
+# does PyTorch; tests that ask for threads get them, and their threads sleep
+# between parallel loops instead of spinning (libomp's default is to spin
+# for 200 ms).
+config.environment["OMP_NUM_THREADS"] = "1"
+config.environment["OMP_WAIT_POLICY"] = "passive"
 
 # mlir-runner with MLIR's runtime libraries, for tests that execute on the CPU
 # (an entry point `main` returning nothing).

@@ -244,6 +244,21 @@ class Buffers:
 
 # --- initial values and data ---------------------------------------------------
 
+def _threads(requested):
+    """The threads of `run(threads=...)`, as mp-run's --threads: the
+    requested number, or for 0 the first number of OMP_NUM_THREADS where set,
+    else the CPUs this process may run on."""
+    if requested:
+        return requested
+    first = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if first.isdigit() and int(first) > 0:
+        return int(first)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
 def _by_index(values, arguments, what):
     """{argument index: array} from a list in argument order or a dict keyed
     by argument index."""
@@ -581,7 +596,7 @@ def _evaluate(engine, functions, eval_function, step, train, test):
 
 def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, init=None,
         shuffle=True, eval_data=None, eval_function="predict", function=None,
-        cpu_pipeline_options=None, num_classes=None, timeout=None, threads=1, opt_level=2):
+        cpu_pipeline_options=None, num_classes=None, timeout=None, threads=0, opt_level=2):
     """Runs the train step of `module_text` (mp IR, for instance
     `mixedprec.compile`'s output, or a lowered module) on the CPU for `steps`
     steps in process, as `mp-run --seed=SEED` would, and returns a RunResult.
@@ -606,7 +621,8 @@ def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, ini
     - `eval_data`: (inputs, labels) arrays to report the accuracy of
       `eval_function` on after training (True with data="fashion-mnist":
       its test split).
-    - `threads`: mp-run's `--threads` (0: all cores); `opt_level`: its
+    - `threads`: mp-run's `--threads` (0, the default: all cores, or
+      OMP_NUM_THREADS where set; 1: no OpenMP); `opt_level`: its
       `--opt-level`; the results do not depend on either.
     - `timeout` is accepted for compatibility and ignored.
 
@@ -651,6 +667,7 @@ def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, ini
             # scaling add state arguments).
             step = functions[step.name]
             options = cpu_pipeline_options or ""
+            threads = _threads(threads)
             if threads != 1:
                 options = (options + " threads=%d" % threads).strip()
             engine = module.engine(options, opt_level)

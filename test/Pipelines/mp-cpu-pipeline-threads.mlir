@@ -16,16 +16,24 @@
 // CHECK-NOT:     omp.
 // CHECK:         llvm.return
 
-// So is the packing of B into two panels of 16 columns (4096 iterations).
+// The packing of A into 16 panels of 4 rows (8192 iterations) is shared
+// among the threads.
 // CHECK-LABEL: llvm.func @__mp_step_1(
+// CHECK:         omp.parallel num_threads(
+// CHECK:           omp.loop_nest (%{{.*}}, %{{.*}}) : i64 = ({{.*}}) to ({{.*}}) step ({{.*}}) collapse(2) {
+
+// The packing of B into two panels of 16 columns (4096 iterations) is
+// sequential.
+// CHECK-LABEL: llvm.func @__mp_step_2(
 // CHECK-NOT:     omp.
 // CHECK:         llvm.intr.memcpy
 // CHECK-NOT:     omp.
 // CHECK:         llvm.return
 
-// The matmul: its panels (32 / 16) and M tiles (64 / 4) are one collapsed
-// loop nest of 32 iterations, each a 4x16 tile accumulated over K inside.
-// CHECK-LABEL: llvm.func @__mp_step_2(
+// The matmul: its B panels (32 / 16) and A panels (64 / 4) are one
+// collapsed loop nest of 32 iterations, each a 4x16 tile accumulated over K
+// inside.
+// CHECK-LABEL: llvm.func @__mp_step_3(
 // CHECK:         %[[N:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK:         omp.parallel num_threads(%[[N]] : i32) {
 // CHECK-NEXT:      omp.wsloop {
@@ -35,19 +43,19 @@
 // CHECK:           omp.terminator
 
 // The 64x128 addition: 64 rows of 128 / 16 vectors, the rows shared.
-// CHECK-LABEL: llvm.func @__mp_step_3(
+// CHECK-LABEL: llvm.func @__mp_step_4(
 // CHECK:         omp.parallel num_threads(
 // CHECK:           omp.loop_nest (%{{.*}}) : i64 = ({{.*}}) to ({{.*}}) step ({{.*}}) {
 // CHECK:             llvm.fadd {{.*}} : vector<16xf32>
 
 // The 4x16 addition (64 iterations) runs on the calling thread.
-// CHECK-LABEL: llvm.func @__mp_step_4(
+// CHECK-LABEL: llvm.func @__mp_step_5(
 // CHECK-NOT:     omp.
 // CHECK:         llvm.return
 
-// ALL-LABEL: llvm.func @__mp_step_2(
-// ALL:         omp.parallel {
 // ALL-LABEL: llvm.func @__mp_step_3(
+// ALL:         omp.parallel {
+// ALL-LABEL: llvm.func @__mp_step_4(
 // ALL:         omp.parallel {
 
 // ONE-NOT: omp.

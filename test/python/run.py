@@ -48,6 +48,19 @@ print("threads=2 identical:", two.losses.tobytes() == result.losses.tobytes(),
       two.params[0].tobytes() == result.params[0].tobytes())
 # CHECK-NEXT: threads=2 identical: True True
 
+# The default, threads=0: all cores, or the first number of OMP_NUM_THREADS
+# where set (lit sets 1: one thread, no OpenMP).
+import os
+from mixedprec import runner
+saved = os.environ.get("OMP_NUM_THREADS")
+os.environ["OMP_NUM_THREADS"] = "3,1"
+print("threads:", runner._threads(0), runner._threads(2))
+os.environ["OMP_NUM_THREADS"] = "none"
+print("all cores:", runner._threads(0) == len(os.sched_getaffinity(0)))
+os.environ["OMP_NUM_THREADS"] = saved or "1"
+# CHECK-NEXT: threads: 3 2
+# CHECK-NEXT: all cores: True
+
 # The same step compiled for f16 with dynamic loss scaling (GradScaler): the
 # first scaled loss (about 2.5 * 65536) overflows f16, so step 1 is skipped
 # and the scale halves; steps 2 and 3 are then the f32 steps 1 and 2 (within

@@ -36,7 +36,12 @@ Python package of --build). --models picks the rows' models.
 
 With --threads 1,2 each row is run on each thread count (mp-run --threads,
 torch.set_num_threads), and `vs 1` is our 1-thread ms/step over this one's
-(the speed-up of our threads); --modes picks the rows' modes.
+(the speed-up of our threads); --modes picks the rows' modes. The last
+three columns are CPU milliseconds per step (mp-run's compute_cpu_seconds,
+of all its threads; PyTorch's: the calling thread's on one thread, since
+its pool threads of an earlier two-thread row may still spin, the process's
+otherwise) and their ratio: on one thread, the comparison a loaded machine
+distorts less than wall-clock times.
 
 Prints figures, never asserts. The compiler's own build type matters for
 the compile times (a Debug -O0 mp-opt is several times slower than a
@@ -189,7 +194,12 @@ def torch_block(torch, B, S, D, H, F, V):
 
 
 def torch_ms(torch, model, make_batch, loss_fn, optimizer, mode, steps):
+    """Wall-clock and CPU ms per step. The CPU time is this thread's on one
+    thread (PyTorch's idle pool threads of an earlier row may spin), the
+    process's otherwise."""
     batches = [make_batch() for _ in range(steps + 1)]
+    cpu_clock = (time.thread_time if torch.get_num_threads() == 1
+                 else time.process_time)
 
     def step(x, y):
         optimizer.zero_grad()
@@ -202,10 +212,11 @@ def torch_ms(torch, model, make_batch, loss_fn, optimizer, mode, steps):
         optimizer.step()
 
     step(*batches[0])
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), cpu_clock()
     for x, y in batches[1:]:
         step(x, y)
-    return (time.perf_counter() - start) / steps * 1e3
+    return ((time.perf_counter() - start) / steps * 1e3,
+            (cpu_clock() - cpu_start) / steps * 1e3)
 
 
 def steps(args, tmp):
@@ -214,8 +225,9 @@ def steps(args, tmp):
     mp_run = os.path.join(args.build, "bin", "mp-run")
     print("== Part 2: ms/step side by side, the same threads each "
           "(PyTorch %s)" % torch.__version__)
-    print("%-34s %-5s %7s %9s %9s %8s %6s" % (
-        "model", "mode", "threads", "ours", "PyTorch", "ratio", "vs 1"))
+    print("%-34s %-5s %7s %9s %9s %8s %6s %9s %9s %8s" % (
+        "model", "mode", "threads", "ours", "PyTorch", "ratio", "vs 1",
+        "ours CPU", "PyT. CPU", "ratio"))
     B, S, D, H, F, V = 8, 128, 256, 4, 1024, 512
     block = os.path.join(tmp, "block.mlir")
     with open(block, "w") as f:
@@ -242,22 +254,31 @@ def steps(args, tmp):
                                        args.cpu_pipeline_options, tmp,
                                        extra=["--threads=%d" % threads])
                 ours = run_json["compute_seconds"] / count * 1e3
+                ours_cpu = run_json["compute_cpu_seconds"] / count * 1e3
                 if threads == 1:
                     one = ours
-                theirs = (None if mode == "FP16" else
-                          torch_model_ms(torch, source == block, mode, count,
-                                         (B, S, D, H, F, V)))
-                print_row(name, mode, threads, ours, theirs, one)
+                theirs, theirs_cpu = (
+                    (None, None) if mode == "FP16" else
+                    torch_model_ms(torch, source == block, mode, count,
+                                   (B, S, D, H, F, V)))
+                print_row(name, mode, threads, ours, theirs, one, ours_cpu,
+                          theirs_cpu)
     if "conv" in args.models:
         conv_steps(args)
 
 
-def print_row(name, mode, threads, ours, theirs, one):
-    """One row of Part 2: ms/step, ratios (PyTorch's `theirs` may be None)."""
-    print("%-34s %-5s %7d %9.2f %9s %8s %6s" % (
+def print_row(name, mode, threads, ours, theirs, one, ours_cpu=None,
+              theirs_cpu=None):
+    """One row of Part 2: ms/step, ratios and CPU ms/step (PyTorch's `theirs`
+    and the CPU times may be None)."""
+    print("%-34s %-5s %7d %9.2f %9s %8s %6s %9s %9s %8s" % (
         name, mode, threads, ours, "%.2f" % theirs if theirs else "-",
         "%.2fx" % (theirs / ours) if theirs else "-",
-        "%.2fx" % (one / ours) if one else "-"), flush=True)
+        "%.2fx" % (one / ours) if one else "-",
+        "%.2f" % ours_cpu if ours_cpu else "-",
+        "%.2f" % theirs_cpu if theirs_cpu else "-",
+        "%.2fx" % (theirs_cpu / ours_cpu) if theirs_cpu and ours_cpu else "-"),
+        flush=True)
 
 
 def conv_steps(args):

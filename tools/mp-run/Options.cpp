@@ -9,6 +9,10 @@
 
 #include "mp/ExecutionEngine/HostJIT.h"
 
+#include "llvm/Support/Threading.h"
+
+#include <cstdlib>
+
 using namespace mp_run;
 namespace cl = llvm::cl;
 
@@ -101,9 +105,28 @@ cl::opt<unsigned> &getNumThreadsOption() {
   static cl::opt<unsigned> option(
       "threads",
       cl::desc("Threads the step's parallel loops run on (mp-cpu-pipeline's "
-               "threads; OpenMP); 0: all cores. The bits do not depend on it"),
-      cl::init(1), cl::cat(runCategory));
+               "threads; OpenMP); 0: all cores (OMP_NUM_THREADS where set; "
+               "divided among the processes of an mpirun launch); 1: one "
+               "thread, no OpenMP. The bits do not depend on it"),
+      cl::init(0), cl::cat(runCategory));
   return option;
+}
+unsigned getNumThreads() {
+  if (unsigned requested = getNumThreadsOption())
+    return requested;
+  // OMP_NUM_THREADS's first number (that of the outermost level).
+  if (const char *environment = std::getenv("OMP_NUM_THREADS")) {
+    unsigned count = 0;
+    if (!llvm::StringRef(environment)
+             .split(',')
+             .first.trim()
+             .getAsInteger(10, count) &&
+        count > 0)
+      return count;
+  }
+  // The CPUs this process may run on, shared by the processes of a launch.
+  unsigned cores = llvm::hardware_concurrency().compute_thread_count();
+  return std::max(1u, cores / std::max(1, getLaunchSize()));
 }
 cl::opt<unsigned> optLevel(
     "opt-level",

@@ -30,6 +30,11 @@ extern llvm::cl::opt<unsigned> optLevel;
 /// undocumented global `threads` option of its own, which main unregisters
 /// first.
 llvm::cl::opt<unsigned> &getNumThreadsOption();
+/// The threads the step runs on: --threads, or for its default (0) the
+/// first number of OMP_NUM_THREADS where set, else the CPUs this process may
+/// run on divided by the processes of the launch (at least 1). One thread
+/// lowers the step without OpenMP.
+unsigned getNumThreads();
 extern llvm::cl::opt<uint64_t> seed;
 extern llvm::cl::opt<InitScheme> initScheme;
 extern llvm::cl::opt<std::string> loadDir;

@@ -148,6 +148,8 @@ llvm::Error writeJsonReport(const RunReport &report) {
      << ",\n  \"compile_cpu_seconds\": " << jsonNumber(report.compileCPUSeconds)
      << ",\n  \"run_seconds\": " << jsonNumber(report.runSeconds)
      << ",\n  \"compute_seconds\": " << jsonNumber(report.computeSeconds)
+     << ",\n  \"compute_cpu_seconds\": "
+     << jsonNumber(report.computeCPUSeconds)
      << ",\n  \"steps_per_second\": "
      << jsonNumber(report.runSeconds > 0 ? numSteps / report.runSeconds : 0.0)
      << "\n}\n";

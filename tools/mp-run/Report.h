@@ -38,6 +38,8 @@ struct RunReport {
   std::optional<EvalResult> accuracy;
   double compileSeconds = 0, compileCPUSeconds = 0, runSeconds = 0,
          computeSeconds = 0;
+  /// The CPU time of the process's threads in the step.
+  double computeCPUSeconds = 0;
 };
 
 /// A JSON number, with Python's spelling of non-finite values.

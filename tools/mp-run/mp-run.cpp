@@ -103,7 +103,7 @@ static llvm::Error lowerModule(ModuleOp module) {
   if (StringRef(cpuPipelineOptions).find("grid-size") == StringRef::npos)
     lowering.extraCpuPipelineOptions =
         "grid-size=" + std::to_string(getLaunchSize());
-  if (unsigned threads = getNumThreadsOption(); threads != 1)
+  if (unsigned threads = getNumThreads(); threads != 1)
     lowering.extraCpuPipelineOptions += " threads=" + std::to_string(threads);
   lowering.cpuPipelineOptionsName = "--cpu-pipeline-options";
   return mp::lowerForHost(module, lowering, "'" + inputFilename + "'");
@@ -332,6 +332,8 @@ static llvm::Error run(MLIRContext &context) {
   // Time spent in the compiled step itself, without the data and the
   // bookkeeping around it.
   std::chrono::steady_clock::duration computeTime{};
+  // Its CPU time, of every thread of the process.
+  std::clock_t computeCPUTime = 0;
   for (int64_t step = 1; step <= numSteps; ++step) {
     (*data)->fill(call);
     if (deviceBuffers)
@@ -345,7 +347,9 @@ static llvm::Error run(MLIRContext &context) {
     if (entry->lossScaleArgument >= 0)
       scale = call.argument(entry->lossScaleArgument).get(0);
     auto callStart = std::chrono::steady_clock::now();
+    std::clock_t callCPUStart = std::clock();
     call.call();
+    computeCPUTime += std::clock() - callCPUStart;
     computeTime += std::chrono::steady_clock::now() - callStart;
     if (device == Device::CUDA)
       if (llvm::Error error = mp::takeCudaError())
@@ -484,7 +488,8 @@ static llvm::Error run(MLIRContext &context) {
                      compileSeconds,
                      compileCPUSeconds,
                      runSeconds,
-                     computeSeconds};
+                     computeSeconds,
+                     static_cast<double>(computeCPUTime) / CLOCKS_PER_SEC};
     if (llvm::Error error = writeJsonReport(report))
       return error;
   }

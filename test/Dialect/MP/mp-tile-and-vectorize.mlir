@@ -2,35 +2,43 @@
 // RUN: mp-opt %s -split-input-file -mp-tile-and-vectorize="matmul-tile-sizes=2,8,1 tile-sizes=2,8" -canonicalize -cse | FileCheck %s --check-prefix=SIZES
 
 // Every loop is tiled (by 1 unless it is in the vector) and vectors keep a
-// few registers. A plain matmul has its B packed first into panels of 16
-// columns (49x64x16: an exact copy, one contiguous 16-element row per K
-// step), and becomes, panel by panel, M rows (4) of N-vectors (16 lanes)
-// accumulated over K one step at a time, in K's order: a broadcast column
-// of A times a panel row, multiplied and added as separate operations (no
-// FMA: the products round as in the scalar loops). The accumulator stays
-// in registers across the K loop.
+// few registers. A plain matmul has its A packed first into panels of 4
+// rows (4x64x4: an exact copy, one contiguous 4-element column per K step)
+// and its B into panels of 16 columns (49x64x16: one contiguous 16-element
+// row per K step), and becomes, B panel by B panel, then A panel by A
+// panel, M rows (4) of N-vectors (16 lanes) accumulated over K one step at
+// a time, in K's order: a broadcast column of A times a panel row,
+// multiplied and added as separate operations (no FMA: the products round
+// as in the scalar loops). The accumulator stays in registers across the K
+// loop.
 // CHECK-LABEL: func.func @matmul(
+// CHECK:   %[[AX:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [4, 4, 64] : tensor<16x64xf32> into tensor<4x4x64xf32>
+// CHECK:   %[[PACKEDA:.*]] = scf.for %{{.*}} -> (tensor<4x64x4xf32>)
+// CHECK:         vector.transfer_read %[[AX]]{{.*}} : tensor<4x4x64xf32>, vector<16xf32>
+// CHECK:         vector.transfer_write %{{.*}} : vector<16x1xf32>, tensor<4x64x4xf32>
 // CHECK:   %[[BX:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [64, 49, 16] : tensor<64x784xf32> into tensor<64x49x16xf32>
 // CHECK:   %[[PACKED:.*]] = scf.for %{{.*}} -> (tensor<49x64x16xf32>)
 // CHECK:       tensor.extract_slice %[[BX]]{{.*}} [1, 1, 16] [1, 1, 1] : tensor<64x49x16xf32> to tensor<1x1x16xf32>
-// CHECK:   %[[CX:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [16, 49, 16] : tensor<16x784xf32> into tensor<16x49x16xf32>
-// CHECK:   %[[R:.*]] = scf.for %{{.*}} = %c0 to %c49 step %c1 iter_args(%{{.*}} = %[[CX]]) -> (tensor<16x49x16xf32>)
-// CHECK:     scf.for %{{.*}} = %c0 to %c16 step %c4 iter_args(%{{.*}} = %{{.*}}) -> (tensor<16x49x16xf32>)
+// CHECK:   %[[CX:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2, 3]] output_shape [4, 4, 49, 16] : tensor<16x784xf32> into tensor<4x4x49x16xf32>
+// CHECK:   %[[R:.*]] = scf.for %{{.*}} = %c0 to %c49 step %c1 iter_args(%{{.*}} = %[[CX]]) -> (tensor<4x4x49x16xf32>)
+// CHECK:     scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (tensor<4x4x49x16xf32>)
 // CHECK:       %[[ACC:.*]] = vector.transfer_read %{{.*}} : tensor<4x16xf32>, vector<4x16xf32>
 // CHECK:       %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[S:.*]] = %[[ACC]]) -> (vector<4x16xf32>)
-// CHECK:         vector.transfer_read %{{.*}} : tensor<16x64xf32>, vector<4xf32>
+// CHECK:         vector.transfer_read %[[PACKEDA]]{{.*}} : tensor<4x64x4xf32>, vector<4xf32>
 // CHECK:         vector.transfer_read %[[PACKED]]{{.*}} : tensor<49x64x16xf32>, vector<16xf32>
 // CHECK:         %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<4x16xf32>
 // CHECK:         %[[N:.*]] = arith.addf %[[S]], %[[P]] : vector<4x16xf32>
 // CHECK:         scf.yield %[[N]] : vector<4x16xf32>
 // CHECK:       vector.transfer_write %[[SUM]], %{{.*}} : vector<4x16xf32>, tensor<4x16xf32>
-// CHECK:   tensor.collapse_shape %[[R]] {{\[\[}}0], [1, 2]] : tensor<16x49x16xf32> into tensor<16x784xf32>
+// CHECK:   tensor.collapse_shape %[[R]] {{\[\[}}0, 1], [2, 3]] : tensor<4x4x49x16xf32> into tensor<16x784xf32>
 // CHECK-NOT: linalg.matmul
 // CHECK-NOT: vector.fma
 // SIZES-LABEL: func.func @matmul(
+// SIZES: output_shape [8, 2, 64]
+// SIZES: -> (tensor<8x64x2xf32>)
 // SIZES: output_shape [64, 98, 8]
-// SIZES: -> (tensor<16x98x8xf32>)
-// SIZES: step %c2
+// SIZES: -> (tensor<98x64x8xf32>)
+// SIZES: -> (tensor<8x2x98x8xf32>)
 // SIZES: step %c1 iter_args(%{{.*}}) -> (vector<2x8xf32>)
 // SIZES: arith.addf %{{.*}} : vector<2x8xf32>
 func.func @matmul(%a: tensor<16x64xf32>, %b: tensor<64x784xf32>,
@@ -188,4 +196,59 @@ func.func @left_alone(%x: tensor<16x32xf32>, %d: tensor<?xf32>)
     linalg.yield %s : f32
   } -> tensor<?xf32>
   return %q, %r : tensor<16x32xf8E4M3FN>, tensor<?xf32>
+}
+
+
+// -----
+
+// The weight gradient Aᵀ·B reads A along M: A [K, M] is packed into panels
+// of 4 rows with K inside ([M/4, K, 4]), so that a K step reads the next 4
+// contiguous elements instead of 4 elements M apart.
+// CHECK-LABEL: func.func @weight_gradient(
+// CHECK:   %[[AX:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [64, 4, 4] : tensor<64x16xf32> into tensor<64x4x4xf32>
+// CHECK:   %[[PACKEDA:.*]] = scf.for %{{.*}} -> (tensor<4x64x4xf32>)
+// CHECK:   %[[PACKED:.*]] = scf.for %{{.*}} -> (tensor<2x64x16xf32>)
+// CHECK:   scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%{{.*}}) -> (tensor<4x4x2x16xf32>)
+// CHECK:     scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}}) -> (tensor<4x4x2x16xf32>)
+// CHECK:       scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}}) -> (vector<4x16xf32>)
+// CHECK:         vector.transfer_read %[[PACKEDA]]{{.*}} : tensor<4x64x4xf32>, vector<4xf32>
+// CHECK:         vector.transfer_read %[[PACKED]]{{.*}} : tensor<2x64x16xf32>, vector<16xf32>
+// CHECK:         arith.mulf %{{.*}}, %{{.*}} : vector<4x16xf32>
+// CHECK:         arith.addf %{{.*}}, %{{.*}} : vector<4x16xf32>
+func.func @weight_gradient(%a: tensor<64x16xf32>, %b: tensor<64x32xf32>,
+                           %c: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
+                                      affine_map<(m, n, k) -> (k, n)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<64x16xf32>, tensor<64x32xf32>)
+      outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %r : tensor<16x32xf32>
+}
+
+
+// -----
+
+// An AMP matmul (bf16 operands, f32 accumulation) widens its operands while
+// packing them (extf is exact): the panels are f32, and the tile's K steps
+// multiply and add f32 values with no conversion, as an f32 matmul does.
+// CHECK-LABEL: func.func @widened(
+// CHECK:   %[[PACKEDA:.*]] = scf.for %{{.*}} -> (tensor<4x64x4xf32>)
+// CHECK:         vector.transfer_read %{{.*}} : tensor<4x4x64xbf16>, vector<16xbf16>
+// CHECK:         arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
+// CHECK:   %[[PACKED:.*]] = scf.for %{{.*}} -> (tensor<2x64x16xf32>)
+// CHECK:       vector.transfer_read %{{.*}} : tensor<64x2x16xbf16>, vector<16xbf16>
+// CHECK:       arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
+// CHECK:       scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[S:.*]] = %{{.*}}) -> (vector<4x16xf32>)
+// CHECK-NEXT:    vector.transfer_read %[[PACKEDA]]{{.*}} : tensor<4x64x4xf32>, vector<4xf32>
+// CHECK-NEXT:    vector.broadcast
+// CHECK-NEXT:    vector.transpose
+// CHECK-NEXT:    vector.transfer_read %[[PACKED]]{{.*}} : tensor<2x64x16xf32>, vector<16xf32>
+// CHECK-NEXT:    vector.broadcast
+// CHECK-NEXT:    %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<4x16xf32>
+// CHECK-NEXT:    arith.addf %[[S]], %[[P]] : vector<4x16xf32>
+func.func @widened(%a: tensor<16x64xbf16>, %b: tensor<64x32xbf16>,
+                   %c: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<16x64xbf16>, tensor<64x32xbf16>)
+      outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %r : tensor<16x32xf32>
 }

@@ -9,8 +9,9 @@
 // Each operation is vectorised along its most contiguous loop (a parallel
 // loop, or its last reduction loop); contractions along their N loop are M
 // rows of N-vectors accumulated over K one step at a time, their N operand
-// packed first into contiguous panels of N-tile columns (with an outer loop
-// over the panels); small dot contractions (A·Bᵀ, both operands contiguous
+// packed first into contiguous panels of N-tile columns and their M operand
+// into panels of M-tile rows, K inside (with outer loops over the B panels,
+// then the A panels); small dot contractions (A·Bᵀ, both operands contiguous
 // along K) get their N·K operand transposed instead, so that they are such
 // matmuls. Accumulators are hoisted out of the reduction loops. With
 // `parallel`, the leading parallel tile loops of large operations are one
@@ -211,56 +212,60 @@ static void transposeDotOperand(RewriterBase &rewriter, linalg::GenericOp op,
   }
 }
 
-/// Packs the N operand of the contraction `op` (B of A·B, or of A·Bᵀ) into
-/// panels of `panel` columns, [N/panel, ..., panel] with its other
-/// dimensions in their order in between (a tensor.expand_shape and a
-/// linalg.transpose: values are moved exactly), and makes `op` a generic
-/// with a new outermost loop over the panels (its output expanded and
-/// collapsed back the same way). Tiled, a tile then reads one contiguous
-/// panel row per K step, and all M tiles of a panel run while the panel is
-/// in cache. The products and the order of each sum are unchanged.
-/// Contractions of a single panel, or whose M extent is below `minM`, are
-/// left alone. Returns whether `op` was packed.
-static bool packNOperand(RewriterBase &rewriter, linalg::GenericOp &op,
-                         int64_t panel, int64_t minM) {
-  std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
-  if (!dims || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
-    return false;
+/// Packs the input of the contraction `op` indexed by its loop `loop` (B
+/// for an N loop, A for an M loop) into panels of `panel` elements along
+/// that loop: the operand is expanded ([..., L, ...] -> [..., L/panel,
+/// panel, ...], a tensor.expand_shape) and transposed (a linalg.transpose:
+/// values are moved exactly) to its dimensions other than the reduction
+/// ones and the panel's, in their order, then the reduction dimensions, in
+/// their order, then the panel's. `op` becomes a generic with a new
+/// outermost loop over the panels (its output expanded and collapsed back
+/// the same way). Tiled, a tile then reads one contiguous panel row per K
+/// step, whatever the operand's layout was (A of the weight gradient Aᵀ·B
+/// is read along M, a stride of M elements per K step otherwise). An
+/// operand the payload only widens (`arith.extf` of f16/bf16 values, the
+/// AMP contractions) is widened while packing instead (a linalg.generic
+/// that moves and extends: exact), so the tile reads f32 panels and no
+/// inner-loop step converts. The products and the order of each sum are
+/// unchanged. Returns whether `op` was packed: not when `loop` is not a
+/// plain dimension of exactly one input and of the output.
+static bool packOperand(RewriterBase &rewriter, linalg::GenericOp &op,
+                        unsigned loop, int64_t panel) {
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
-  if (ShapedType::isDynamicShape(extents))
-    return false;
-  unsigned n = dims->n.back();
-  int64_t m = 1;
-  for (unsigned d : dims->m)
-    m *= extents[d];
-  panel = chooseTileSize(extents[n], panel);
-  if (m < minM || extents[n] / panel < 2)
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      ShapedType::isDynamicShape(extents) || extents[loop] % panel != 0)
     return false;
   MLIRContext *context = rewriter.getContext();
-  AffineExpr nExpr = getAffineDimExpr(n, context);
-  // The input with an N dimension: B.
-  OpOperand *b = nullptr;
-  for (OpOperand *operand : op.getDpsInputOperands())
-    if (llvm::is_contained(op.getMatchingIndexingMap(operand).getResults(),
-                           nExpr))
-      b = operand;
+  AffineExpr loopExpr = getAffineDimExpr(loop, context);
+  // The input indexed by `loop`.
+  OpOperand *x = nullptr;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    if (!llvm::is_contained(op.getMatchingIndexingMap(operand).getResults(),
+                            loopExpr))
+      continue;
+    if (x)
+      return false;
+    x = operand;
+  }
   OpOperand *c = op.getDpsInitOperand(0);
-  auto bType = dyn_cast<RankedTensorType>(b ? b->get().getType() : Type());
+  auto xType = dyn_cast<RankedTensorType>(x ? x->get().getType() : Type());
   auto cType = dyn_cast<RankedTensorType>(c->get().getType());
   AffineMap cMap = op.getMatchingIndexingMap(c);
-  auto cPos = llvm::find(cMap.getResults(), nExpr) - cMap.getResults().begin();
-  if (!bType || !cType || cPos == cMap.getNumResults() ||
+  auto cPos =
+      llvm::find(cMap.getResults(), loopExpr) - cMap.getResults().begin();
+  if (!xType || !cType || cPos == cMap.getNumResults() ||
       !cMap.isProjectedPermutation())
     return false;
-  AffineMap bMap = op.getMatchingIndexingMap(b);
-  int64_t bPos = llvm::find(bMap.getResults(), nExpr) - bMap.getResults().begin();
+  AffineMap xMap = op.getMatchingIndexingMap(x);
+  int64_t xPos =
+      llvm::find(xMap.getResults(), loopExpr) - xMap.getResults().begin();
 
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  // [..., N] -> [..., N/panel, panel] at `pos`.
+  // [..., L, ...] -> [..., L/panel, panel, ...] at `pos`.
   auto expand = [&](Value value, RankedTensorType type, int64_t pos) {
     SmallVector<int64_t> shape(type.getShape());
-    shape[pos] = extents[n] / panel;
+    shape[pos] = extents[loop] / panel;
     shape.insert(shape.begin() + pos + 1, panel);
     SmallVector<ReassociationIndices> groups;
     for (int64_t i = 0, e = type.getRank(); i < e; ++i) {
@@ -275,57 +280,147 @@ static bool packNOperand(RewriterBase &rewriter, linalg::GenericOp &op,
             .getResult(),
         groups);
   };
-  int64_t bRank = bType.getRank();
-  Value bExpanded = expand(b->get(), bType, bPos).first;
-  // The panel index first, the column in the panel last.
-  SmallVector<int64_t> permutation{bPos};
-  for (int64_t i = 0; i <= bRank; ++i)
-    if (i != bPos && i != bPos + 1)
+  Value xExpanded = expand(x->get(), xType, xPos).first;
+  // The expanded operand's dimensions in the packed order, and the packed
+  // operand's map (the panel loop is the new loop 0; op's loops shift by
+  // one).
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  AffineExpr panelExpr = getAffineDimExpr(0, context);
+  SmallVector<AffineExpr> xResults;
+  for (AffineExpr result : xMap.shiftDims(1).getResults()) {
+    if (result == loopExpr.shiftDims(extents.size(), 1))
+      xResults.append({panelExpr, result});
+    else
+      xResults.push_back(result);
+  }
+  auto isReduction = [&](AffineExpr result) {
+    auto dim = dyn_cast<AffineDimExpr>(result);
+    return dim && dim.getPosition() > 0 &&
+           iterators[dim.getPosition() - 1] != utils::IteratorType::parallel;
+  };
+  SmallVector<int64_t> permutation;
+  for (int64_t i = 0, e = xResults.size(); i < e; ++i)
+    if (i != xPos + 1 && !isReduction(xResults[i]))
       permutation.push_back(i);
-  permutation.push_back(bPos + 1);
+  for (int64_t i = 0, e = xResults.size(); i < e; ++i)
+    if (i != xPos + 1 && isReduction(xResults[i]))
+      permutation.push_back(i);
+  permutation.push_back(xPos + 1);
   SmallVector<int64_t> packedShape;
-  for (int64_t i : permutation)
+  SmallVector<AffineExpr> packedResults;
+  for (int64_t i : permutation) {
     packedShape.push_back(
-        cast<RankedTensorType>(bExpanded.getType()).getDimSize(i));
-  Value packedInit = tensor::EmptyOp::create(rewriter, loc, packedShape,
-                                             bType.getElementType());
-  Value packed = linalg::TransposeOp::create(rewriter, loc, bExpanded,
-                                             packedInit, permutation)
-                     ->getResult(0);
+        cast<RankedTensorType>(xExpanded.getType()).getDimSize(i));
+    packedResults.push_back(xResults[i]);
+  }
+  // The type every use of the operand in the payload extends it to, if any.
+  BlockArgument xArgument = op.getMatchingBlockArgument(x);
+  FloatType widened;
+  SmallVector<arith::ExtFOp> extensions;
+  for (Operation *user : xArgument.getUsers()) {
+    auto extension = dyn_cast<arith::ExtFOp>(user);
+    if (!extension || (widened && extension.getType() != widened)) {
+      extensions.clear();
+      break;
+    }
+    widened = cast<FloatType>(extension.getType());
+    extensions.push_back(extension);
+  }
+  Value packed;
+  if (!extensions.empty()) {
+    Value packedInit =
+        tensor::EmptyOp::create(rewriter, loc, packedShape, widened);
+    // Element i of the packed operand is element permutation[i] of the
+    // expanded one.
+    SmallVector<AffineExpr> inputResults(permutation.size());
+    for (auto [i, from] : llvm::enumerate(permutation))
+      inputResults[from] = getAffineDimExpr(i, context);
+    unsigned rank = permutation.size();
+    packed =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{packedInit.getType()},
+            ValueRange{xExpanded}, ValueRange{packedInit},
+            ArrayRef<AffineMap>{
+                AffineMap::get(rank, 0, inputResults, context),
+                AffineMap::getMultiDimIdentityMap(rank, context)},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &builder, Location loc, ValueRange arguments) {
+              Value wide =
+                  arith::ExtFOp::create(builder, loc, widened, arguments[0]);
+              linalg::YieldOp::create(builder, loc, wide);
+            })
+            .getResult(0);
+  } else {
+    Value packedInit = tensor::EmptyOp::create(rewriter, loc, packedShape,
+                                               xType.getElementType());
+    packed = linalg::TransposeOp::create(rewriter, loc, xExpanded, packedInit,
+                                         permutation)
+                 ->getResult(0);
+  }
   auto [cExpanded, cGroups] = expand(c->get(), cType, cPos);
 
   // The loops: the panel loop first, then op's loops (shifted by one).
   unsigned numLoops = extents.size() + 1;
-  AffineExpr panelExpr = getAffineDimExpr(0, context);
   SmallVector<AffineMap> maps;
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = op.getMatchingIndexingMap(&operand).shiftDims(1);
     SmallVector<AffineExpr> results(map.getResults());
-    if (&operand == b) {
-      AffineExpr column = results[bPos];
-      results.erase(results.begin() + bPos);
-      results.insert(results.begin(), panelExpr);
-      results.push_back(column);
-    } else if (&operand == c) {
+    if (&operand == x)
+      results = packedResults;
+    else if (&operand == c)
       results.insert(results.begin() + cPos, panelExpr);
-    }
     maps.push_back(AffineMap::get(numLoops, 0, results, context));
   }
-  SmallVector<utils::IteratorType> iterators{utils::IteratorType::parallel};
-  llvm::append_range(iterators, op.getIteratorTypesArray());
+  SmallVector<utils::IteratorType> newIterators{utils::IteratorType::parallel};
+  llvm::append_range(newIterators, iterators);
   SmallVector<Value> inputs;
   for (OpOperand *operand : op.getDpsInputOperands())
-    inputs.push_back(operand == b ? packed : operand->get());
+    inputs.push_back(operand == x ? packed : operand->get());
   auto generic = linalg::GenericOp::create(
       rewriter, loc, TypeRange{cExpanded.getType()}, inputs,
-      ValueRange{cExpanded}, maps, iterators);
+      ValueRange{cExpanded}, maps, newIterators);
   rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
                               generic.getRegion().begin());
+  if (!extensions.empty()) {
+    // The payload reads the widened value directly.
+    rewriter.modifyOpInPlace(generic, [&] { xArgument.setType(widened); });
+    for (arith::ExtFOp extension : extensions)
+      rewriter.replaceOp(extension, xArgument);
+  }
   Value collapsed = tensor::CollapseShapeOp::create(
       rewriter, loc, cType, generic.getResult(0), cGroups);
   rewriter.replaceOp(op, collapsed);
   op = generic;
   return true;
+}
+
+/// Packs both inputs of the contraction `op` (packOperand): A into panels
+/// of `mPanel` rows along its innermost M loop, then B into panels of
+/// `nPanel` columns along its innermost N loop, so that the loop over B's
+/// panels is outermost and the one over A's next (all A panels run while a
+/// B panel is in cache). Contractions of a single N panel, or whose M
+/// extent is below `minM`, are left alone; A is left as it is when it has a
+/// single panel. Returns whether B was packed.
+static bool packContraction(RewriterBase &rewriter, linalg::GenericOp &op,
+                            int64_t mPanel, int64_t nPanel, int64_t minM) {
+  std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
+  if (!dims)
+    return false;
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (ShapedType::isDynamicShape(extents))
+    return false;
+  unsigned m = dims->m.back(), n = dims->n.back();
+  int64_t mExtent = 1;
+  for (unsigned d : dims->m)
+    mExtent *= extents[d];
+  nPanel = chooseTileSize(extents[n], nPanel);
+  mPanel = chooseTileSize(extents[m], mPanel);
+  if (mExtent < minM || extents[n] / nPanel < 2)
+    return false;
+  if (extents[m] / mPanel >= 2 && packOperand(rewriter, op, m, mPanel))
+    ++n; // The N loop moved behind A's panel loop.
+  return packOperand(rewriter, op, n, nPanel);
 }
 
 /// The loop of `op` its tiles are vectors along: a parallel loop or the
@@ -548,8 +643,9 @@ void TileAndVectorize::runOnOperation() {
       generics.push_back(op);
   });
   for (linalg::GenericOp op : generics)
-    if (!packNOperand(rewriter, op, /*panel=*/matmulTiles[1],
-                      /*minM=*/4 * matmulTiles[0]))
+    if (!packContraction(rewriter, op, /*mPanel=*/matmulTiles[0],
+                         /*nPanel=*/matmulTiles[1],
+                         /*minM=*/4 * matmulTiles[0]))
       transposeDotOperand(rewriter, op, /*minM=*/matmulTiles[0]);
 
   SmallVector<linalg::LinalgOp> candidates;

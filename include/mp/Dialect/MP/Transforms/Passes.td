@@ -205,7 +205,12 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     `tensor.expand_shape` and a `linalg.transpose`: values moved exactly),
     with a new outermost loop over the panels: each K step reads one
     contiguous panel row, and all M tiles of a panel run while it is in
-    cache (contractions with a single panel or an M extent below 4 M tiles
+    cache. Their M operand (A) is packed the same way into panels of M-tile
+    rows, `[..., M/4, K, 4]`, with a loop over them inside the loop over B's
+    panels: each K step reads the next M-tile elements of A, whatever its
+    layout. An operand the payload only extends (`arith.extf` of f16/bf16
+    operands) is extended while it is packed, so the tile reads f32 panels
+    (contractions with a single panel or an M extent below 4 M tiles
     are not packed; those whose operands are both contiguous along K get
     their N·K operand transposed instead).
     The other operations are tiled by `tile-sizes`: the last size for the
