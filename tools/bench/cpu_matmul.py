@@ -5,8 +5,8 @@
         [--threads N] [--cpu-time]
 
 Times one f32 contraction at a time, JIT-compiled in process by the Python
-engine (mixedprec.compiler: mp-cpu-pipeline, then -O3) and called on numpy
-arrays, against PyTorch eager on the same arrays and threads
+engine (mixedprec.compiler: mp-cpu-pipeline, then the JIT at -O2) and called
+on numpy arrays, against PyTorch eager on the same arrays and threads
 (torch.set_num_threads): the linear layer's A·Bᵀ (mp.linear) at the
 transformer block's shapes (1024 tokens, d_model 256, MLP 1024), a plain
 A·B, and the weight gradient's Aᵀ·B. Prints ms, GFLOP/s, the ratio and the
