@@ -14,8 +14,9 @@
 
 #include "Session.h"
 
-#include "mp/ExecutionEngine/HostJIT.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mp/Dialect/MP/IR/MPDialect.h"
+#include "mp/ExecutionEngine/HostJIT.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -76,7 +77,8 @@ MpStatus mpSessionCreateEngine(MpSession mpSession, MlirModule module,
   // rather than in the first call.
   for (auto function : moduleOp.getOps<LLVM::LLVMFuncOp>()) {
     StringRef name = function.getName();
-    if (!name.consume_front("_mlir_ciface_") || function.isExternal())
+    if (!name.consume_front(mp::MPDialect::kCInterfacePrefix) ||
+        function.isExternal())
       continue;
     auto entry = state->engine->lookupPacked(function.getName());
     if (!entry)
@@ -101,10 +103,10 @@ MpStatus mpEngineInvoke(MpSession mpSession, MpEngine mpEngine,
   StringRef function = ::unwrap(name);
   auto it = engine->entryPoints.find(function);
   if (it == engine->entryPoints.end())
-    return session->finish(MP_STATUS_INVALID_ARGUMENT,
-                           "the engine has no function '" + function +
-                               "' with a C interface (_mlir_ciface_" +
-                               function + ")");
+    return session->finish(
+        MP_STATUS_INVALID_ARGUMENT,
+        "the engine has no function '" + function + "' with a C interface (" +
+            mp::MPDialect::kCInterfacePrefix + function + ")");
   // The packed interface takes a pointer to each argument; each argument of
   // the C interface is a descriptor pointer.
   llvm::SmallVector<void *> packed;

@@ -66,6 +66,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "mp/Conversion/Passes.h"
+#include "mp/Dialect/MP/IR/MPDialect.h"
 #include "mp/Dialect/MP/Transforms/Passes.h"
 
 #include <numeric>
@@ -105,7 +106,7 @@ static bool isHostOp(Operation *op) {
       isa<memref::MemRefDialect>(op->getDialect()))
     return true;
   if (auto call = dyn_cast<LLVM::CallOp>(op))
-    return call->hasAttr(kDeviceStreamAttrName);
+    return call->hasAttr(MPDialect::kDeviceStreamAttrName);
   return !isa<memref::LoadOp>(op) && !op->getNumRegions() && isPure(op);
 }
 
@@ -840,7 +841,7 @@ struct DeviceBuffers
     for (func::FuncOp function : module.getOps<func::FuncOp>())
       if (!function.isExternal())
         onStream(function);
-    module->setAttr(kDeviceResidentAttrName, UnitAttr::get(context));
+    module->setAttr(MPDialect::kDeviceResidentAttrName, UnitAttr::get(context));
     // The kernels' target: that of the Tensor Core kernels, else `target`.
     ArrayAttr targets;
     for (auto kernels : module.getOps<gpu::GPUModuleOp>())
@@ -910,7 +911,7 @@ struct DeviceBuffers
                      launch.getDynamicSharedMemorySize(),
                      launch.getKernelOperands(), tokenType, ValueRange{stream})
                      .getAsyncToken();
-      } else if (op.hasAttr(kDeviceStreamAttrName)) {
+      } else if (op.hasAttr(MPDialect::kDeviceStreamAttrName)) {
         // The launcher's stream: the token is the stream after gpu-to-llvm.
         Value pointer =
             UnrealizedConversionCastOp::create(

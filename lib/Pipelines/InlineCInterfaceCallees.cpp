@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mp/Dialect/MP/IR/MPDialect.h"
 #include "mp/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -26,9 +27,6 @@
 using namespace mlir;
 
 namespace {
-
-/// Prefix func-to-llvm gives a function's C interface wrapper.
-constexpr llvm::StringLiteral kCInterfacePrefix = "_mlir_ciface_";
 
 struct InlineCInterfaceCallees
     : public PassWrapper<InlineCInterfaceCallees, OperationPass<ModuleOp>> {
@@ -46,7 +44,7 @@ struct InlineCInterfaceCallees
     ModuleOp module = getOperation();
     for (auto wrapper : module.getOps<LLVM::LLVMFuncOp>()) {
       StringRef name = wrapper.getName();
-      if (!name.consume_front(kCInterfacePrefix))
+      if (!name.consume_front(mp::MPDialect::kCInterfacePrefix))
         continue;
       auto callee = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
       if (!callee || callee.isExternal() || callee.getNoInline())

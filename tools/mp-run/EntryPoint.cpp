@@ -129,8 +129,8 @@ llvm::Expected<EntryPoint> readEntryPoint(LLVM::LLVMFuncOp function) {
 }
 
 llvm::Error checkCInterface(ModuleOp module, const EntryPoint &entry) {
-  auto wrapper =
-      module.lookupSymbol<LLVM::LLVMFuncOp>("_mlir_ciface_" + entry.name);
+  auto wrapper = module.lookupSymbol<LLVM::LLVMFuncOp>(
+      (mp::MPDialect::kCInterfacePrefix + entry.name).str());
   size_t expected = entry.arguments.size() + entry.results.size();
   if (!wrapper || wrapper.isExternal() ||
       wrapper.getNumArguments() != expected ||
@@ -138,8 +138,8 @@ llvm::Error checkCInterface(ModuleOp module, const EntryPoint &entry) {
                     llvm::IsaPred<LLVM::LLVMPointerType>) ||
       !isa<LLVM::LLVMVoidType>(wrapper.getFunctionType().getReturnType()))
     return llvm::createStringError(
-        "the lowered module has no '_mlir_ciface_" + entry.name + "' taking " +
-        std::to_string(expected) +
+        "the lowered module has no '" + mp::MPDialect::kCInterfacePrefix +
+        entry.name + "' taking " + std::to_string(expected) +
         " memref descriptor pointers (arguments, then one out-parameter per "
         "result); lower it with mp-cpu-pipeline");
   return llvm::Error::success();
@@ -149,7 +149,7 @@ SmallVector<LLVM::LLVMFuncOp> getEntryPoints(ModuleOp module) {
   SmallVector<LLVM::LLVMFuncOp> functions;
   for (auto function : module.getOps<LLVM::LLVMFuncOp>())
     if (function->hasAttr(mp::MPDialect::kSignatureAttrName) &&
-        !function.getName().starts_with("_mlir_ciface_"))
+        !function.getName().starts_with(mp::MPDialect::kCInterfacePrefix))
       functions.push_back(function);
   return functions;
 }

@@ -11,6 +11,7 @@
 #define MP_RUN_INVOCATION_H
 
 #include "EntryPoint.h"
+#include "mp/Dialect/MP/IR/MPDialect.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 
@@ -70,7 +71,8 @@ private:
 /// The packed C interface of `entry` in `engine`.
 inline llvm::Expected<void (*)(void **)>
 lookupEntryPoint(mlir::ExecutionEngine &engine, const EntryPoint &entry) {
-  return engine.lookupPacked("_mlir_ciface_" + entry.name);
+  return engine.lookupPacked(
+      (mlir::mp::MPDialect::kCInterfacePrefix + entry.name).str());
 }
 } // namespace mp_run
 

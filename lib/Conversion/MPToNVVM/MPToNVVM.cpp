@@ -496,13 +496,14 @@ void ConvertMPToNVVMPass::rewrite(const MatmulLowering &lowering,
   for (int64_t size : {lowering.batch, lowering.m, lowering.n, lowering.k})
     args.push_back(arith::ConstantIntOp::create(builder, loc, size, 64));
   // Device-resident: the stream operand is a placeholder until
-  // mp-gpu-pipeline puts the step on one stream (kDeviceStreamAttrName).
+  // mp-gpu-pipeline puts the step on one stream
+  // (MPDialect::kDeviceStreamAttrName).
   if (deviceResident)
     args.push_back(LLVM::ZeroOp::create(
         builder, loc, LLVM::LLVMPointerType::get(builder.getContext())));
   auto call = LLVM::CallOp::create(builder, loc, launcher, args);
   if (deviceResident)
-    call->setAttr(kDeviceStreamAttrName, builder.getUnitAttr());
+    call->setAttr(MPDialect::kDeviceStreamAttrName, builder.getUnitAttr());
   Value result = bufferization::ToTensorOp::create(
       builder, loc, resultType, resultBuffer, /*restrict=*/true,
       /*writable=*/true);

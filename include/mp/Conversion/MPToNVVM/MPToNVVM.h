@@ -85,16 +85,6 @@ llvm::cl::ValuesClass getTensorCoreMainloopValues();
 /// The accepted values of the `binary-format` option, for `llvm::cl`.
 llvm::cl::ValuesClass getGPUBinaryFormatValues();
 
-/// Unit attribute of a device-resident launcher call (convert-mp-to-nvvm
-/// with `device-resident`): its last operand is the stream the kernel runs
-/// on, a null placeholder until mp-gpu-pipeline puts the step on one stream.
-inline constexpr llvm::StringLiteral kDeviceStreamAttrName = "mp.stream";
-
-/// Unit attribute of a module whose step mp-gpu-pipeline lowered with every
-/// op on the device: the memrefs of its public functions are device memory.
-inline constexpr llvm::StringLiteral kDeviceResidentAttrName =
-    "mp.device_resident";
-
 } // namespace mlir::mp
 
 #endif // MP_CONVERSION_MPTONVVM_MPTONVVM_H

@@ -13,7 +13,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
-#include "mp/Conversion/MPToNVVM/MPToNVVM.h"
 #include "mp/Dialect/MP/IR/MPOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 

@@ -120,7 +120,8 @@ struct ExportEntryPoints
       }
       // The LLVM lowering names the C interface `_mlir_ciface_<name>`; a
       // symbol of that name already in the module would be defined twice.
-      std::string interfaceName = "_mlir_ciface_" + function.getName().str();
+      std::string interfaceName =
+          (MPDialect::kCInterfacePrefix + function.getName()).str();
       if (Operation *clash =
               SymbolTable::lookupSymbolIn(getOperation(), interfaceName)) {
         InFlightDiagnostic diagnostic =

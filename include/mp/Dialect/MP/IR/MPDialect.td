@@ -76,6 +76,20 @@ def MP_Dialect : Dialect {
     /// train-step contract once the function is lowered (a dictionary with
     /// `function_type` and optionally `arg_attrs`/`res_attrs`).
     static constexpr ::llvm::StringLiteral kSignatureAttrName = "mp.signature";
+    /// Prefix of the C-interface wrapper that lowering to LLVM adds to each
+    /// function marked `llvm.emit_c_interface` (mp-export-entry-points marks
+    /// the entry points): drivers call `_mlir_ciface_<name>`.
+    static constexpr ::llvm::StringLiteral kCInterfacePrefix = "_mlir_ciface_";
+    /// Unit attribute of a module whose step mp-gpu-pipeline lowered with
+    /// every op on the device: the memrefs of its public functions are device
+    /// memory.
+    static constexpr ::llvm::StringLiteral kDeviceResidentAttrName =
+        "mp.device_resident";
+    /// Unit attribute of a device-resident launcher call (convert-mp-to-nvvm
+    /// with `device-resident`): its last operand is the stream the kernel runs
+    /// on, a null placeholder until mp-gpu-pipeline puts the step on one
+    /// stream.
+    static constexpr ::llvm::StringLiteral kDeviceStreamAttrName = "mp.stream";
     /// Operation attribute pinning the execution type of one op.
     static constexpr ::llvm::StringLiteral kPrecisionAttrName = "mp.precision";
 
