@@ -3,11 +3,12 @@
 // The pass pipelines MixedPrec registers. `mp-cpu-pipeline` lowers a module of
 // train steps (mp after the mixed-precision passes, or linalg on tensors) to
 // the LLVM dialect for the CPU: convert-mp-to-linalg, tiling and
-// vectorisation, one-shot bufferization across function boundaries with
-// identity layouts, results turned into trailing out-parameters (the caller
-// allocates every buffer, so no ownership crosses the boundary), C interfaces
-// and recorded signatures for the public functions, and the conversions to
-// LLVM. The exact roundings of bf16 and FP8 conversions are expanded into
+// vectorisation, one fill per destination of the constant fills CSE shared
+// (mp-rematerialize-fills), one-shot bufferization across function
+// boundaries with identity layouts, results turned into trailing
+// out-parameters (the caller allocates every buffer, so no ownership crosses
+// the boundary), C interfaces and recorded signatures for the public
+// functions, and the conversions to LLVM. The exact roundings of bf16 and FP8 conversions are expanded into
 // integer arithmetic (arith-expand, mp-expand-fp8-conversions) rather than
 // left to the host CPU's instructions; no fast-math flags are introduced.
 // With `threads` other than 1, the outermost parallel tile loops are
@@ -104,7 +105,9 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertShardToMPIPass());
   pm.addPass(createMPLegalizeMPI(mpi));
 
-  // Buffers: the caller passes every argument and result buffer.
+  // Buffers: the caller passes every argument and result buffer. Fills that
+  // CSE shared are filled again per destination rather than copied.
+  pm.addNestedPass<func::FuncOp>(createMPRematerializeFills());
   buildCallerAllocatedBuffers(pm, [&](OpPassManager &pm) {
     if (options.threads != 1)
       pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());

@@ -17,7 +17,7 @@ images, 10 classes, cross entropy, Adam lr 1e-3):
 
     PYTHONPATH=build/python_packages tools/bench/conv_nets.py \\
         [--models small-cnn,resnet,depthwise] [--steps N]
-        [--modes fp32,bf16,fp16] [--cpu-pipeline-options=...]
+        [--modes fp32,bf16,fp16] [--cpu-pipeline-options=...] [--cpu-time]
 
 Each row: our ms/step, PyTorch's, PyTorch's time over ours (the step-rate
 ratio, > 1 when we are faster), the largest relative loss difference over
@@ -89,14 +89,16 @@ MODELS = {"small-cnn": small_cnn, "resnet": resnet, "depthwise": depthwise}
 BATCH = 32
 
 
-def measure(name, mode, steps, cpu_options="", threads=1):
+def measure(name, mode, steps, cpu_options="", threads=1,
+            clock=time.perf_counter):
     """Trains model `name` for `steps` steps (after a warm-up step) in `mode`
     ("fp32", "bf16" or "fp16" AMP) with the Trainer (mp-cpu-pipeline options
     `cpu_options`, plus threads=`threads` when it is not 1) and, alternately,
     PyTorch eager on `threads` threads from the same initial weights and
     batches. Returns (our ms/step, PyTorch's ms/step, the largest relative
     loss difference, the Trainer's compile seconds); PyTorch's figures are
-    None in fp16 (its CPU autocast has no f16)."""
+    None in fp16 (its CPU autocast has no f16). Steps are timed by `clock`
+    (machine.time_side_by_side)."""
     torch.set_num_threads(threads)
     if threads != 1:
         cpu_options = " ".join(filter(None, [cpu_options, f"threads={threads}"]))
@@ -118,10 +120,10 @@ def measure(name, mode, steps, cpu_options="", threads=1):
     compile_seconds = time.time() - start
     if mode == "fp16":
         trainer.step(*batches[0])
-        start = time.perf_counter()
+        start = clock()
         for x, y in batches[1:]:
             trainer.step(x, y)
-        ours = (time.perf_counter() - start) / steps * 1e3
+        ours = (clock() - start) / steps * 1e3
         return ours, None, None, compile_seconds
 
     def torch_step(x, y):
@@ -135,12 +137,13 @@ def measure(name, mode, steps, cpu_options="", threads=1):
         ref_optimizer.step()
         return float(loss)
 
-    ours, theirs, worst = time_side_by_side(trainer, torch_step, batches)
+    ours, theirs, worst = time_side_by_side(trainer, torch_step, batches, clock)
     return ours, theirs, worst, compile_seconds
 
 
-def bench(name, mode, steps, cpu_options):
-    ours, theirs, worst, compile_seconds = measure(name, mode, steps, cpu_options)
+def bench(name, mode, steps, cpu_options, clock):
+    ours, theirs, worst, compile_seconds = measure(name, mode, steps, cpu_options,
+                                                   clock=clock)
     if theirs is None:
         print(f"{name:10s} {mode:5s} {ours:9.2f} {'-':>9s} {'-':>8s} "
               f"{'-':>10s} {compile_seconds:9.1f}", flush=True)
@@ -156,15 +159,20 @@ def main():
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--modes", default="fp32")
     parser.add_argument("--cpu-pipeline-options", default="")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time steps by the process's CPU time (a shared "
+                             "machine inflates wall-clock times)")
     args = parser.parse_args()
+    clock = time.process_time if args.cpu_time else time.perf_counter
     torch.set_num_threads(1)
     print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; torch {torch.__version__}, "
-          f"{torch.get_num_threads()} thread")
+          f"{torch.get_num_threads()} thread; "
+          f"{'CPU' if args.cpu_time else 'wall-clock'} ms")
     print(f"{'model':10s} {'mode':5s} {'ms/step':>9s} {'torch':>9s} {'rate':>8s} "
           f"{'loss diff':>10s} {'compile s':>9s}")
     for name in args.models.split(","):
         for mode in args.modes.split(","):
-            bench(name, mode, args.steps, args.cpu_pipeline_options)
+            bench(name, mode, args.steps, args.cpu_pipeline_options, clock)
 
 
 if __name__ == "__main__":

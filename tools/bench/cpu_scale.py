@@ -5,7 +5,7 @@ step times side by side with PyTorch, measured in one run.
     tools/bench/cpu_scale.py [--build DIR] [--layers 1,2,4,8,16]
         [--d-models 64,256] [--steps N] [--skip-scale] [--skip-steps]
         [--cpu-pipeline-options=OPTIONS] [--threads 1,2] [--modes FP32,BF16]
-        [--models mlp,block,conv]
+        [--models mlp,block,conv] [--conv-cpu-time]
 
 Part 1, scale: for each d_model and N of the bench transformer of
 tools/bench/autocast_casts.py (N pre-LayerNorm blocks, batch 2, sequence
@@ -32,7 +32,9 @@ tools/bench/conv_nets.py (`resnet`: conv-BN-ReLU blocks, batch 32,
 1x28x28, Adam), imported from PyTorch and trained by mixedprec.torch.Trainer
 in process (mp-cpu-pipeline with threads=N) alternately with PyTorch eager,
 from the same initial weights on the same batches (conv_nets.measure; the
-Python package of --build). --models picks the rows' models.
+Python package of --build). --models picks the rows' models;
+--conv-cpu-time times the conv net's rows by the process's CPU time only
+(the CPU columns; the wall-clock ones are then "-").
 
 With --threads 1,2 each row is run on each thread count (mp-run --threads,
 torch.set_num_threads), and `vs 1` is our 1-thread ms/step over this one's
@@ -270,11 +272,13 @@ def steps(args, tmp):
 def print_row(name, mode, threads, ours, theirs, one, ours_cpu=None,
               theirs_cpu=None):
     """One row of Part 2: ms/step, ratios and CPU ms/step (PyTorch's `theirs`
-    and the CPU times may be None)."""
-    print("%-34s %-5s %7d %9.2f %9s %8s %6s %9s %9s %8s" % (
-        name, mode, threads, ours, "%.2f" % theirs if theirs else "-",
-        "%.2fx" % (theirs / ours) if theirs else "-",
-        "%.2fx" % (one / ours) if one else "-",
+    and the CPU times may be None, and the wall-clock times when the row is
+    timed by CPU time only)."""
+    print("%-34s %-5s %7d %9s %9s %8s %6s %9s %9s %8s" % (
+        name, mode, threads, "%.2f" % ours if ours else "-",
+        "%.2f" % theirs if theirs else "-",
+        "%.2fx" % (theirs / ours) if theirs and ours else "-",
+        "%.2fx" % (one / ours) if one and ours else "-",
         "%.2f" % ours_cpu if ours_cpu else "-",
         "%.2f" % theirs_cpu if theirs_cpu else "-",
         "%.2fx" % (theirs_cpu / ours_cpu) if theirs_cpu and ours_cpu else "-"),
@@ -282,19 +286,25 @@ def print_row(name, mode, threads, ours, theirs, one, ours_cpu=None,
 
 
 def conv_steps(args):
-    """Part 2's rows of the conv net (conv_nets.measure, in process)."""
+    """Part 2's rows of the conv net (conv_nets.measure, in process); with
+    --conv-cpu-time timed by the process's CPU time (the CPU columns) instead
+    of the wall clock."""
     sys.path.insert(0, os.path.join(args.build, "python_packages"))
     import conv_nets  # noqa: E402
     name = "resnet conv-BN-ReLU b32 Adam"
+    clock = time.process_time if args.conv_cpu_time else time.perf_counter
     for mode in args.modes:
         one = None
         for threads in args.threads:
             ours, theirs, _, _ = conv_nets.measure(
                 "resnet", mode.lower(), args.steps, args.cpu_pipeline_options,
-                threads)
+                threads, clock=clock)
             if threads == 1:
                 one = ours
-            print_row(name, mode, threads, ours, theirs, one)
+            if args.conv_cpu_time:
+                print_row(name, mode, threads, None, None, None, ours, theirs)
+            else:
+                print_row(name, mode, threads, ours, theirs, one)
 
 
 def torch_model_ms(torch, is_block, mode, count, dims):
@@ -331,6 +341,10 @@ def main():
     parser.add_argument("--scalar-all", action="store_true",
                         help="compile every N with vectorize=false too")
     parser.add_argument("--skip-scale", action="store_true")
+    parser.add_argument("--conv-cpu-time", action="store_true",
+                        help="time the conv net's rows by the process's CPU "
+                             "time (a shared machine inflates wall-clock "
+                             "times)")
     parser.add_argument("--skip-steps", action="store_true")
     parser.add_argument("--cpu-pipeline-options", default="")
     parser.add_argument("--threads", default="1",

@@ -17,19 +17,26 @@
 //                   product to NCHW, adds the bias in the accumulator and
 //                   rounds once. With at least 8 filters per group the
 //                   product is pixel-major, im2colᵀ [N·OH·OW, C/G·KH·KW]
-//                   times the filter [C/G·KH·KW, F/G], so that the operand
-//                   the CPU pipeline packs into panels is the small filter;
-//                   narrower groups (depthwise) keep filter × im2col
-//                   [C/G·KH·KW, N·OH·OW], vectorised along the pixels.
+//                   (the im2col [C/G·KH·KW, N·OH·OW] read transposed, so
+//                   that the copy writes rows of pixels, contiguous along
+//                   ow) times the filter [C/G·KH·KW, F/G], so that the
+//                   operand the CPU pipeline vectorises is the small
+//                   filter; narrower groups (depthwise) keep filter ×
+//                   im2col, vectorised along the pixels.
 //                   Either way each output element is summed over (c, kh,
 //                   kw), c outermost, as linalg.conv_2d_nchw_fchw does, so
 //                   the orientation changes no bit and the contraction
 //                   tiling and vectorisation of the CPU pipeline apply to
 //                   convolutions;
-//   conv2d_grad_input  → the transposed convolution: the gradient dilated by
-//                   the strides (scattered into zeros), padded, and
-//                   convolved as above with the flipped, channel-transposed
-//                   filter;
+//   conv2d_grad_input  → the transposed convolution: the gradient padded
+//                   and convolved as above with the flipped,
+//                   channel-transposed filter; with strides, one such
+//                   convolution per phase (input positions ≡ (rh, rw) mod
+//                   the strides) with the taps that reach gradient
+//                   elements, scattered into the result, so the zeros the
+//                   strides would put between the gradient's elements are
+//                   never multiplied (each sum keeps the order of its
+//                   nonzero terms);
 //   conv2d_grad_filter → im2col times the transposed gradient (at least 8
 //                   filters per group) or the gradient times the transposed
 //                   im2col, per group, summed over (n, oh, ow), n
@@ -52,6 +59,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mp/Dialect/MP/IR/MPOps.h"
+
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::mp;
@@ -343,34 +352,49 @@ Value buildFilterMatrix(OpBuilder &b, Location loc, Value filter,
                    elementType);
 }
 
-/// `input` (NCHW) with `inputDilation − 1` zeros between the elements of
-/// each spatial dimension (the input gradient of a strided convolution),
-/// padded with zeros by `padLow`/`padHigh` (a negative padding crops: a
-/// tensor.extract_slice). One copying generic whose output map scatters the
-/// input into a zero tensor (the elements it does not index keep the zeros;
-/// its payload reads them, so the fill stays): tensor.pad and strided
-/// tensor.insert_slice would bufferize to memref.copy into a strided view, an
-/// element-by-element runtime call, and a gathering generic vectorises into
-/// slow gathers.
+/// The payload of a generic that scatters `x` into a zero tensor (an output
+/// map that does not index every element): `x` itself, written so that the
+/// payload reads the zero `zero` it replaces, ordered(x, x) ? x : x + 0
+/// (NaN stays NaN), so that the zero fill of the elements it does not write
+/// stays (a payload that ignores its output lets linalg replace the fill by
+/// an empty tensor). `zero` is converted to the type of `x`.
+Value replaceScatteredZero(OpBuilder &b, Location loc, Value x, Value zero) {
+  zero = convertFloat(b, loc, zero, x.getType());
+  Value sum = arith::AddFOp::create(b, loc, x, zero);
+  Value ordered =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, x, x);
+  return arith::SelectOp::create(b, loc, ordered, x, sum);
+}
+
+/// `input` (NCHW) padded with zeros by `padLow`/`padHigh` in each spatial
+/// dimension (a negative padding crops: a tensor.extract_slice). One
+/// copying generic whose output map scatters the input into a zero tensor
+/// (the elements it does not index keep the zeros; its payload reads them,
+/// so the fill stays): tensor.pad and strided tensor.insert_slice would
+/// bufferize to memref.copy into a strided view, an element-by-element
+/// runtime call, and a gathering generic vectorises into slow gathers. A
+/// dimension padded after but not before is padded by one more zero before,
+/// which the slice crops (a plain loop dimension in the output map would
+/// have to be as long as the input's).
 Value buildPadded(OpBuilder &b, Location loc, Value input,
-                  ArrayRef<int64_t> inputDilation, ArrayRef<int64_t> padLow,
-                  ArrayRef<int64_t> padHigh) {
+                  ArrayRef<int64_t> padLow, ArrayRef<int64_t> padHigh) {
   auto inputType = cast<RankedTensorType>(input.getType());
   ArrayRef<int64_t> inputShape = inputType.getShape();
-  SmallVector<int64_t> shape(inputShape), cropOffsets(4, 0);
+  SmallVector<int64_t> shape(inputShape), cropOffsets(4, 0), sizes(shape);
   bool scatter = false, crop = false;
   MLIRContext *context = b.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   SmallVector<AffineExpr> outputIndices{d(0), d(1)};
   for (int i = 0; i < 2; ++i) {
     int64_t dim = 2 + i;
-    int64_t low = std::max<int64_t>(padLow[i], 0);
     int64_t high = std::max<int64_t>(padHigh[i], 0);
-    shape[dim] = (inputShape[dim] - 1) * inputDilation[i] + 1 + low + high;
-    outputIndices.push_back(d(dim) * inputDilation[i] + low);
-    scatter |= inputDilation[i] > 1 || low > 0 || high > 0;
-    cropOffsets[dim] = std::max<int64_t>(-padLow[i], 0);
-    crop |= padLow[i] < 0 || padHigh[i] < 0;
+    int64_t low = std::max<int64_t>(padLow[i], high > 0 ? 1 : 0);
+    shape[dim] = inputShape[dim] + low + high;
+    outputIndices.push_back(d(dim) + low);
+    scatter |= low > 0 || high > 0;
+    cropOffsets[dim] = low - padLow[i];
+    sizes[dim] = inputShape[dim] + padLow[i] + padHigh[i];
+    crop |= cropOffsets[dim] > 0 || sizes[dim] != shape[dim];
   }
   Type elementType = inputType.getElementType();
   if (scatter) {
@@ -383,21 +407,12 @@ Value buildPadded(OpBuilder &b, Location loc, Value input,
             elementType,
             [](OpBuilder &b, Location loc, ValueRange in,
                ValueRange out) -> SmallVector<Value> {
-              // x itself, written so that the payload reads the zero it
-              // replaces: ordered(x, x) ? x : x + 0 (NaN stays NaN).
-              Value sum = arith::AddFOp::create(b, loc, in[0], out[0]);
-              Value ordered = arith::CmpFOp::create(
-                  b, loc, arith::CmpFPredicate::ORD, in[0], in[0]);
-              return {arith::SelectOp::create(b, loc, ordered, in[0], sum)};
+              return {replaceScatteredZero(b, loc, in[0], out[0])};
             })
             .front();
   }
   if (!crop)
     return input;
-  SmallVector<int64_t> sizes(shape);
-  for (int i = 0; i < 2; ++i)
-    sizes[2 + i] += std::min<int64_t>(padLow[i], 0) +
-                    std::min<int64_t>(padHigh[i], 0);
   return tensor::ExtractSliceOp::create(
       b, loc, RankedTensorType::get(sizes, elementType), input, ValueRange{},
       ValueRange{}, ValueRange{}, cropOffsets, sizes,
@@ -507,20 +522,20 @@ bool isPixelMajor(int64_t groupFilters) {
 /// (buildFilterMatrix), into a zero accumulator of `accType`, as im2col and
 /// one matrix product per group (linalg.matmul for one group,
 /// linalg.batch_matmul over the groups otherwise). With F/G of at least
-/// kMinPixelMajorFilters the product is pixel-major: the transposed im2col
-/// [N·OH·OW, C/G·KH·KW] times the transposed filter [C/G·KH·KW, F/G], so
-/// that the operand the CPU pipeline packs into panels is the small filter,
-/// not the im2col; else the filter [F/G, C/G·KH·KW] times col [C/G·KH·KW,
-/// N·OH·OW] (depthwise and other narrow groups, vectorised along the
-/// pixels). The input is first dilated by `inputDilation` and padded by
-/// `padLow`/`padHigh` (buildPadded). Either way each output element is
-/// summed in the order of linalg.conv_2d_nchw_fchw: over (c, kh, kw), c
-/// outermost, so the bits do not depend on the orientation. Returns the
+/// kMinPixelMajorFilters the product is pixel-major: colᵀ [N·OH·OW,
+/// C/G·KH·KW] (a transposed read of col [C/G·KH·KW, N·OH·OW], whose copy
+/// writes rows of pixels, contiguous along ow as the input is) times the
+/// transposed filter [C/G·KH·KW, F/G], so that the operand the CPU pipeline
+/// vectorises along is the filters, not the pixels; else the filter [F/G,
+/// C/G·KH·KW] times col (depthwise and other narrow groups, vectorised along
+/// the pixels). The input is first padded by `padLow`/`padHigh`
+/// (buildPadded). Either way each output element is summed in the order of
+/// linalg.conv_2d_nchw_fchw: over (c, kh, kw), c outermost, so the bits do
+/// not depend on the orientation. Returns the
 /// accumulator, [G, N·OH·OW, F/G] or [G, F/G, N·OH·OW] (no G for one group),
 /// and sets `outputShape` to [N, F, OH, OW]; buildConvResult makes the NCHW
 /// result.
-Value buildConv2D(OpBuilder &b, Location loc, Value input,
-                  ArrayRef<int64_t> inputDilation, Value filter,
+Value buildConv2D(OpBuilder &b, Location loc, Value input, Value filter,
                   AffineMap filterMap, ArrayRef<int64_t> filterShape,
                   Type accType, ArrayRef<int64_t> strides,
                   ArrayRef<int64_t> dilation, int64_t groups,
@@ -530,32 +545,46 @@ Value buildConv2D(OpBuilder &b, Location loc, Value input,
   SmallVector<int64_t> kernel{filterShape[2], filterShape[3]};
   SmallVector<int64_t> outputSpatial;
   for (int i = 0; i < 2; ++i) {
-    int64_t padded = (inputType.getDimSize(2 + i) - 1) * inputDilation[i] +
-                     1 + padLow[i] + padHigh[i];
+    int64_t padded = inputType.getDimSize(2 + i) + padLow[i] + padHigh[i];
     outputSpatial.push_back(
         (padded - dilation[i] * (kernel[i] - 1) - 1) / strides[i] + 1);
   }
   outputShape.assign({inputType.getDimSize(0), filterShape[0],
                       outputSpatial[0], outputSpatial[1]});
   bool pixelMajor = isPixelMajor(filterShape[0] / groups);
-  input = buildPadded(b, loc, input, inputDilation, padLow, padHigh);
+  input = buildPadded(b, loc, input, padLow, padHigh);
   Value col = buildIm2Col(b, loc, input, kernel, outputSpatial, strides,
-                          dilation, groups, /*transposed=*/pixelMajor, accType);
+                          dilation, groups, /*transposed=*/false, accType);
   Value matrix = buildFilterMatrix(b, loc, filter, filterMap, filterShape,
                                    groups, /*transposed=*/pixelMajor, accType);
   return buildContraction(b, loc, pixelMajor ? col : matrix,
-                          pixelMajor ? matrix : col, /*transposeLhs=*/false,
+                          pixelMajor ? matrix : col,
+                          /*transposeLhs=*/pixelMajor,
                           /*transposeRhs=*/false, accType,
                           /*batched=*/groups != 1);
 }
 
+/// Where buildConvResult writes a convolution's result into a larger NCHW
+/// tensor instead of a new one: element (n, f, oh, ow) goes to (n, f,
+/// offset[0] + step[0]·oh, offset[1] + step[1]·ow) of `into` (one phase of
+/// the input gradient of a strided convolution, buildPhasedGradInput); the
+/// other elements of `into` keep their values.
+struct ConvResultScatter {
+  Value into;
+  int64_t offset[2];
+  int64_t step[2];
+};
+
 /// The NCHW result [N, F, OH, OW] (`outputShape`) of a convolution with
 /// `groups` groups from its accumulator `acc` (buildConv2D, pixel-major or
 /// not): one generic that reads it transposed, adds `bias` [F] (if any) in
-/// the accumulator's type and rounds once to `resultElementType`.
+/// the accumulator's type and rounds once to `resultElementType` — into a
+/// new tensor, or with `scatter` into the elements of `scatter->into` that
+/// it names (the payload reads the zero it replaces: replaceScatteredZero).
 Value buildConvResult(OpBuilder &b, Location loc, Value acc, Value bias,
                       int64_t groups, ArrayRef<int64_t> outputShape,
-                      Type resultElementType) {
+                      Type resultElementType,
+                      const ConvResultScatter *scatter = nullptr) {
   auto accType = cast<RankedTensorType>(acc.getType());
   int64_t batch = outputShape[0], groupFilters = outputShape[1] / groups;
   int64_t height = outputShape[2], width = outputShape[3];
@@ -582,23 +611,54 @@ Value buildConvResult(OpBuilder &b, Location loc, Value acc, Value bias,
         {bias, AffineMap::get(numLoops, 0,
                               {groups == 1 ? f : d(1) * groupFilters + f},
                               context)});
+  auto body = [](OpBuilder &b, Location loc, ValueRange in,
+                 ValueRange) -> SmallVector<Value> {
+    if (in.size() == 1)
+      return {in[0]};
+    return {arith::AddFOp::create(b, loc, in[0], in[1])};
+  };
   SmallVector<int64_t> shape{batch};
   if (groups != 1)
     shape.push_back(groups);
   shape.append({groupFilters, height, width});
+  if (!scatter) {
+    Value result =
+        buildElementwise(
+            b, loc, inputs,
+            TypeRange{RankedTensorType::get(shape, resultElementType)}, body,
+            accType.getElementType())
+            .front();
+    return reshapeTensor(b, loc, result, outputShape);
+  }
+  // The loops' extents come from an empty tensor of the result's shape,
+  // read only for its shape (the other maps do not name oh and ow plainly).
+  size_t numInputs = inputs.size();
+  inputs.push_back(identityOperand(
+      createEmptyTensor(b, loc, shape, accType.getElementType())));
+  auto intoType = cast<RankedTensorType>(scatter->into.getType());
+  SmallVector<int64_t> intoShape(intoType.getShape());
+  if (groups != 1)
+    intoShape.insert(intoShape.begin() + 1, groups);
+  intoShape[intoShape.size() - 3] = groupFilters;
+  SmallVector<AffineExpr> intoIndices(
+      llvm::map_range(llvm::seq<unsigned>(0, numLoops - 2), d));
+  intoIndices.append({oh * scatter->step[0] + scatter->offset[0],
+                      ow * scatter->step[1] + scatter->offset[1]});
   Value result =
-      buildElementwise(
+      buildGeneric(
           b, loc, inputs,
-          TypeRange{RankedTensorType::get(shape, resultElementType)},
-          [](OpBuilder &b, Location loc, ValueRange in,
-             ValueRange) -> SmallVector<Value> {
-            if (in.size() == 1)
-              return {in[0]};
-            return {arith::AddFOp::create(b, loc, in[0], in[1])};
-          },
-          accType.getElementType())
+          {{reshapeTensor(b, loc, scatter->into, intoShape),
+            AffineMap::get(numLoops, 0, intoIndices, context)}},
+          SmallVector<utils::IteratorType>(numLoops,
+                                           utils::IteratorType::parallel),
+          accType.getElementType(),
+          [&](OpBuilder &b, Location loc, ValueRange in,
+              ValueRange out) -> SmallVector<Value> {
+            Value x = body(b, loc, in.take_front(numInputs), out).front();
+            return {replaceScatteredZero(b, loc, x, out[0])};
+          })
           .front();
-  return reshapeTensor(b, loc, result, outputShape);
+  return reshapeTensor(b, loc, result, intoType.getShape());
 }
 
 struct Conv2DOpLowering : OpConversionPattern<Conv2DOp> {
@@ -612,7 +672,7 @@ struct Conv2DOpLowering : OpConversionPattern<Conv2DOp> {
     ArrayRef<int64_t> padding = op.getPadding();
     SmallVector<int64_t> outputShape;
     Value acc = buildConv2D(
-        rewriter, loc, adaptor.getInput(), {1, 1}, adaptor.getFilter(),
+        rewriter, loc, adaptor.getInput(), adaptor.getFilter(),
         rewriter.getMultiDimIdentityMap(4), op.getFilter().getType().getShape(),
         op.getAccType(), op.getStrides(), op.getDilation(), op.getGroups(),
         padding, padding, outputShape);
@@ -624,6 +684,122 @@ struct Conv2DOpLowering : OpConversionPattern<Conv2DOp> {
   }
 };
 
+/// The taps of one phase of the input gradient of a strided convolution
+/// along one spatial dimension (buildPhasedGradInput): the input positions
+/// h = offset + stride·i, i < size, receive the gradient dY[i + first +
+/// t·dilation] through the flipped filter's tap firstTap + t·tapStep, t <
+/// taps, and no other (nonzero) gradient element.
+struct GradInputPhase {
+  int64_t offset = 0, size = 0;
+  int64_t firstTap = 0, tapStep = 1, taps = 0;
+  int64_t first = 0, dilation = 1;
+};
+
+/// The phase `offset` (< `stride`) of the transposed convolution along one
+/// dimension: the gradient dilated by `stride` (zeros
+/// between them) and padded by `padLow` before, convolved with a kernel of
+/// `kernel` taps dilated by `dilation`, at the input positions ≡ `offset`
+/// (mod `stride`) of `inputSize`. Tap kh reaches the dilated position
+/// h + kh·dilation − padLow, a gradient element when it is a multiple of the
+/// stride: for the taps kh ≡ kh₀ (mod stride / gcd(dilation, stride)), the
+/// element (h − offset)/stride + (offset + kh₀·dilation − padLow)/stride +
+/// t·dilation/gcd (elements out of range are buildConv2D's padding).
+GradInputPhase getGradInputPhase(int64_t offset, int64_t stride,
+                                 int64_t inputSize, int64_t kernel,
+                                 int64_t dilation, int64_t padLow) {
+  GradInputPhase phase;
+  phase.offset = offset;
+  phase.size = inputSize > offset ? (inputSize - offset + stride - 1) / stride
+                                  : 0;
+  int64_t gcd = std::gcd(dilation, stride);
+  phase.tapStep = stride / gcd;
+  phase.dilation = dilation / gcd;
+  for (int64_t kh = 0; kh < kernel; ++kh) {
+    int64_t position = offset + kh * dilation - padLow;
+    if (((position % stride) + stride) % stride != 0)
+      continue;
+    if (phase.taps == 0) {
+      phase.firstTap = kh;
+      phase.first = position / stride; // exact
+    }
+    ++phase.taps;
+  }
+  return phase;
+}
+
+/// The input gradient of a convolution with `strides` other than 1, the
+/// transposed convolution of `grad` [N, F, OH, OW] by the filter read with
+/// `flipMap` (logical shape [C, F/G, KH, KW]), computed per phase without
+/// the zeros the strides put between the gradient's elements: the input
+/// positions (oh, ow) ≡ (rh, rw) (mod strides) receive the terms of the taps
+/// whose dilated positions are gradient elements (getGradInputPhase), a
+/// stride-1 convolution of `grad` (padded or cropped) with that subset of
+/// the taps, dilated by dilation / gcd(dilation, stride), scattered into the
+/// zero result (buildConvResult's scatter). Each element's nonzero terms are
+/// summed in the order of the dilated convolution, over (f, kh, kw), f
+/// outermost, kh and kw ascending; only products with the dilation's zeros
+/// are left out, which change no bit of a sum (the accumulator starts at
+/// +0 and so is never −0: adding ±0 leaves it as it is) unless a weight is
+/// infinite or NaN (∞·0 is NaN). Phases without taps keep their zeros.
+Value buildPhasedGradInput(OpBuilder &b, Location loc, Value grad,
+                           Value filter, AffineMap flipMap,
+                           ArrayRef<int64_t> filterShape, Type accType,
+                           ArrayRef<int64_t> strides,
+                           ArrayRef<int64_t> dilation, int64_t groups,
+                           ArrayRef<int64_t> padLow,
+                           RankedTensorType resultType) {
+  auto gradType = cast<RankedTensorType>(grad.getType());
+  MLIRContext *context = b.getContext();
+  Value result = createZeroTensor(b, loc, resultType.getShape(),
+                                  resultType.getElementType());
+  for (int64_t rh = 0; rh < strides[0]; ++rh) {
+    for (int64_t rw = 0; rw < strides[1]; ++rw) {
+      GradInputPhase phases[2];
+      for (int i = 0; i < 2; ++i)
+        phases[i] = getGradInputPhase(
+            i == 0 ? rh : rw, strides[i], resultType.getDimSize(2 + i),
+            filterShape[2 + i], dilation[i], padLow[i]);
+      if (phases[0].size == 0 || phases[1].size == 0 || phases[0].taps == 0 ||
+          phases[1].taps == 0)
+        continue;
+      // The phase's taps of the flipped filter, and the gradient padded (or
+      // cropped) so that a stride-1 convolution gives the phase's size.
+      AffineExpr th = getAffineDimExpr(2, context);
+      AffineExpr tw = getAffineDimExpr(3, context);
+      AffineMap tapMap = AffineMap::get(
+          4, 0,
+          {getAffineDimExpr(0, context), getAffineDimExpr(1, context),
+           th * phases[0].tapStep + phases[0].firstTap,
+           tw * phases[1].tapStep + phases[1].firstTap},
+          context);
+      SmallVector<int64_t> phasePadLow, phasePadHigh, phaseDilation;
+      for (const GradInputPhase &phase : phases) {
+        int64_t i = &phase - phases;
+        int64_t padded = phase.size + phase.dilation * (phase.taps - 1);
+        phasePadLow.push_back(-phase.first);
+        phasePadHigh.push_back(padded - gradType.getDimSize(2 + i) +
+                               phase.first);
+        phaseDilation.push_back(phase.dilation);
+      }
+      SmallVector<int64_t> outputShape;
+      Value acc = buildConv2D(
+          b, loc, grad, filter, flipMap.compose(tapMap),
+          {filterShape[0], filterShape[1], phases[0].taps, phases[1].taps},
+          accType, {1, 1}, phaseDilation, groups, phasePadLow, phasePadHigh,
+          outputShape);
+      ConvResultScatter scatter{result,
+                                {phases[0].offset, phases[1].offset},
+                                {strides[0], strides[1]}};
+      result = buildConvResult(b, loc, acc, Value(), groups, outputShape,
+                               resultType.getElementType(), &scatter);
+    }
+  }
+  return result;
+}
+
+/// The input gradient: a convolution of the gradient with the flipped
+/// filter, its input and output channels swapped within each group; with
+/// strides, per phase (buildPhasedGradInput).
 struct Conv2DGradInputOpLowering : OpConversionPattern<Conv2DGradInputOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -661,9 +837,9 @@ struct Conv2DGradInputOpLowering : OpConversionPattern<Conv2DGradInputOp> {
         4, 0, {sourceFilter, sourceChannel, kernelH - 1 - kh, kernelW - 1 - kw},
         context);
 
-    // The gradient dilated by the strides (zeros between its elements) and
-    // padded so that a stride-1 convolution with the dilation of the forward
-    // one gives exactly the input's spatial size.
+    // The gradient, dilated by the strides, is padded so that a stride-1
+    // convolution with the dilation of the forward one gives exactly the
+    // input's spatial size.
     SmallVector<int64_t> padLow, padHigh;
     for (int i = 0; i < 2; ++i) {
       int64_t kernel = filterType.getDimSize(2 + i);
@@ -671,10 +847,18 @@ struct Conv2DGradInputOpLowering : OpConversionPattern<Conv2DGradInputOp> {
       padHigh.push_back(resultType.getDimSize(2 + i) -
                         (gradShape[2 + i] - 1) * strides[i] - 1 + padding[i]);
     }
+    SmallVector<int64_t> filterShape{channels, groupFilters, kernelH, kernelW};
+    if (strides[0] != 1 || strides[1] != 1) {
+      rewriter.replaceOp(
+          op, buildPhasedGradInput(rewriter, loc, adaptor.getGradOutput(),
+                                   adaptor.getFilter(), flipMap, filterShape,
+                                   op.getAccType(), strides, dilation, groups,
+                                   padLow, resultType));
+      return success();
+    }
     SmallVector<int64_t> outputShape;
-    Value acc = buildConv2D(rewriter, loc, adaptor.getGradOutput(), strides,
-                            adaptor.getFilter(), flipMap,
-                            {channels, groupFilters, kernelH, kernelW},
+    Value acc = buildConv2D(rewriter, loc, adaptor.getGradOutput(),
+                            adaptor.getFilter(), flipMap, filterShape,
                             op.getAccType(), {1, 1}, dilation, groups, padLow,
                             padHigh, outputShape);
     rewriter.replaceOp(op, buildConvResult(rewriter, loc, acc, Value(), groups,
@@ -715,8 +899,8 @@ struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
                                 resultType.getDimSize(3)};
     bool pixelMajor = isPixelMajor(groupFilters);
 
-    Value input = buildPadded(rewriter, loc, adaptor.getInput(), {1, 1},
-                              padding, padding);
+    Value input =
+        buildPadded(rewriter, loc, adaptor.getInput(), padding, padding);
     Value col = buildIm2Col(rewriter, loc, input, kernel,
                             gradShape.drop_front(2), op.getStrides(),
                             op.getDilation(), groups,

@@ -170,18 +170,21 @@ func.func @linear_f32_no_bias(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>) -
 // conv2d: the zero padding by one generic that scatters the input into a
 // zero tensor (output map (n, c, h + 1, w + 1); the payload reads the zero
 // it replaces, so the fill stays); 16 filters (at least 8): pixel-major,
-// the transposed im2col [N·OH·OW] x [C·KH·KW] by one copying generic over
-// (n, oh, ow, c, kh, kw) with an affine input map, an empty window
-// [KH, KW, OH, OW] giving the extents of kh, kw, oh, ow, and an output map
-// linearising the pixel and the patch element (no reshape, no copy), times
-// the filter as [C·KH·KW, F] in one linalg.matmul into f32 (both copies
+// the im2col [C·KH·KW] x [N·OH·OW] by one copying generic over (c, kh, kw,
+// n, oh, ow) with an affine input map, an empty window [KH, KW, OH, OW]
+// giving the extents of kh, kw, oh, ow, and an output map linearising the
+// patch element and the pixel (no reshape, no copy), read transposed by
+// one linalg.matmul into f32 times the filter as [C·KH·KW, F] (both copies
 // extend the f16 elements to f32 once), then one generic reading the
 // product [N·OH·OW, F] transposed to NCHW, adding the bias and rounding
 // once.
-// CHECK-DAG: #[[$COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d1 * 2 + d4, d2 * 2 + d5)>
-// CHECK-DAG: #[[$WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5, d1, d2)>
-// CHECK-DAG: #[[$COLT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> ((d0 * 16 + d1) * 16 + d2, (d3 * 3 + d4) * 3 + d5)>
+// CHECK-DAG: #[[$COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d0, d4 * 2 + d1, d5 * 2 + d2)>
+// CHECK-DAG: #[[$WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d4, d5)>
+// CHECK-DAG: #[[$COLM:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> ((d0 * 3 + d1) * 3 + d2, (d3 * 16 + d4) * 16 + d5)>
 // CHECK-DAG: #[[$FMAT:.*]] = affine_map<(d0, d1) -> (d1, d0 floordiv 9, (d0 floordiv 3) mod 3, d0 mod 3)>
+// CHECK-DAG: #[[$KM:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[$KN:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[$MN:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[$NCHW:.*]] = affine_map<(d0, d1, d2, d3) -> ((d0 * 16 + d2) * 16 + d3, d1)>
 // CHECK-DAG: #[[$CHAN:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
@@ -197,15 +200,15 @@ func.func @linear_f32_no_bias(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>) -
 // CHECK-NEXT:        %[[V:.*]] = arith.select %[[ORD]], %[[IN]], %[[SUM]] : f16
 // CHECK-NEXT:        linalg.yield %[[V]] : f16
 // CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<3x3x16x16xf16>
-// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$COL]], #[[$WIN]], #[[$COLT]]]
-// CHECK-SAME:      ins(%[[PAD]], %[[WINDOW]] : tensor<8x3x34x34xf16>, tensor<3x3x16x16xf16>) outs(%{{.*}} : tensor<2048x27xf32>)
+// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$COL]], #[[$WIN]], #[[$COLM]]]
+// CHECK-SAME:      ins(%[[PAD]], %[[WINDOW]] : tensor<8x3x34x34xf16>, tensor<3x3x16x16xf16>) outs(%{{.*}} : tensor<27x2048xf32>)
 // CHECK:           ^bb0(%[[IN:.*]]: f16, %{{.*}}: f16, %{{.*}}: f32):
 // CHECK-NEXT:        %[[WIDE:.*]] = arith.extf %[[IN]] : f16 to f32
 // CHECK:             linalg.yield %[[WIDE]] : f32
 // CHECK:         %[[FILTER:.*]] = linalg.generic {indexing_maps = [#[[$FMAT]], {{.*}}]
 // CHECK-SAME:      ins(%[[W]] : tensor<16x3x3x3xf16>) outs(%{{.*}} : tensor<27x16xf32>)
 // CHECK:           arith.extf %{{.*}} : f16 to f32
-// CHECK:         %[[MM:.*]] = linalg.matmul ins(%[[COL]], %[[FILTER]] : tensor<2048x27xf32>, tensor<27x16xf32>) outs(%{{.*}} : tensor<2048x16xf32>)
+// CHECK:         %[[MM:.*]] = linalg.matmul indexing_maps = [#[[$KM]], #[[$KN]], #[[$MN]]] ins(%[[COL]], %[[FILTER]] : tensor<27x2048xf32>, tensor<27x16xf32>) outs(%{{.*}} : tensor<2048x16xf32>)
 // CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[$NCHW]], #[[$CHAN]], {{.*}}]
 // CHECK-SAME:      ins(%[[MM]], %[[B]] : tensor<2048x16xf32>, tensor<16xf16>) outs(%{{.*}} : tensor<8x16x16x16xf16>)
 // CHECK:           arith.extf %{{.*}} : f16 to f32
@@ -248,25 +251,55 @@ func.func @conv2d_grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> t
 
 // -----
 
-// The transposed convolution: one scattering generic dilates the gradient
-// by the strides and pads it (output map (n, f, 2·h + 1, 2·w + 1)); the
-// filter matrix reads the forward filter flipped with its channels swapped;
-// a stride-1 im2col and linalg.matmul follow (3 input channels, the
-// filters of this convolution: filter × im2col).
-// CHECK-DAG: #[[$FLIP:.*]] = affine_map<(d0, d1) -> (d1 floordiv 9, d0, -((d1 floordiv 3) mod 3) + 2, -(d1 mod 3) + 2)>
-// CHECK-DAG: #[[$DILATE:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2 + 1, d3 * 2 + 1)>
+// The transposed convolution at stride 2, per phase (input positions ≡
+// (rh, rw) mod 2): a stride-1 convolution of the gradient with the taps of
+// the flipped filter that reach gradient elements (phase (0, 0): tap
+// (1, 1); (0, 1): kh = 1, kw ∈ {0, 2}; (1, 0); (1, 1): all four corners),
+// the gradient padded by one after (one more before, cropped) where two taps
+// read it, then one generic scattering the product into the zero result at
+// (n, c, 2·h + rh, 2·w + rw), reading the element it replaces (its extents
+// from an empty tensor of the phase's shape). The dilated gradient's zeros
+// are never multiplied.
+// CHECK-DAG: #[[$TAP00:.*]] = affine_map<(d0, d1) -> (d1, d0, 1, 1)>
+// CHECK-DAG: #[[$TAP01:.*]] = affine_map<(d0, d1) -> (d1 floordiv 2, d0, 1, (d1 mod 2) * -2 + 2)>
+// CHECK-DAG: #[[$TAP11:.*]] = affine_map<(d0, d1) -> (d1 floordiv 4, d0, ((d1 floordiv 2) mod 2) * -2 + 2, (d1 mod 2) * -2 + 2)>
+// CHECK-DAG: #[[$ACC:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, (d0 * 16 + d2) * 16 + d3)>
+// CHECK-DAG: #[[$PHASE00:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2, d3 * 2)>
+// CHECK-DAG: #[[$PHASE01:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2, d3 * 2 + 1)>
+// CHECK-DAG: #[[$PHASE10:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2 + 1, d3 * 2)>
+// CHECK-DAG: #[[$PHASE11:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2 + 1, d3 * 2 + 1)>
+// CHECK-DAG: #[[$PADW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3 + 1)>
 // CHECK-LABEL: func.func @conv2d_grad_input(
 // CHECK-SAME:    %[[DY:.*]]: tensor<8x16x16x16xf32>, %[[W:.*]]: tensor<16x3x3x3xf32>)
-// CHECK:         %[[DIL:.*]] = linalg.generic {indexing_maps = [{{.*}}, #[[$DILATE]]]
-// CHECK-SAME:      ins(%[[DY]] : tensor<8x16x16x16xf32>) outs(%{{.*}} : tensor<8x16x34x34xf32>)
-// CHECK:         %[[COL:.*]] = linalg.generic
-// CHECK-SAME:      ins(%[[DIL]], %{{.*}} : tensor<8x16x34x34xf32>, tensor<3x3x32x32xf32>) outs(%{{.*}} : tensor<144x8192xf32>)
-// CHECK:         %[[FILTER:.*]] = linalg.generic {indexing_maps = [#[[$FLIP]], {{.*}}]
-// CHECK-SAME:      ins(%[[W]] : tensor<16x3x3x3xf32>) outs(%{{.*}} : tensor<3x144xf32>)
-// CHECK:         %[[MM:.*]] = linalg.matmul ins(%[[FILTER]], %[[COL]] : tensor<3x144xf32>, tensor<144x8192xf32>)
-// CHECK:         %[[R:.*]] = linalg.generic
-// CHECK-SAME:      ins(%[[MM]] : tensor<3x8192xf32>) outs(%{{.*}} : tensor<8x3x32x32xf32>)
-// CHECK:         return %[[R]]
+// CHECK:         %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<8x3x32x32xf32>
+// CHECK:         %[[COL0:.*]] = linalg.generic
+// CHECK-SAME:      ins(%[[DY]], %{{.*}} : tensor<8x16x16x16xf32>, tensor<1x1x16x16xf32>) outs(%{{.*}} : tensor<16x2048xf32>)
+// CHECK:         %[[F0:.*]] = linalg.generic {indexing_maps = [#[[$TAP00]], {{.*}}]
+// CHECK-SAME:      ins(%[[W]] : tensor<16x3x3x3xf32>) outs(%{{.*}} : tensor<3x16xf32>)
+// CHECK:         %[[MM0:.*]] = linalg.matmul ins(%[[F0]], %[[COL0]] : tensor<3x16xf32>, tensor<16x2048xf32>)
+// CHECK:         %[[R0:.*]] = linalg.generic {indexing_maps = [#[[$ACC]], {{.*}}, #[[$PHASE00]]]
+// CHECK-SAME:      ins(%[[MM0]], %{{.*}} : tensor<3x2048xf32>, tensor<8x3x16x16xf32>) outs(%[[ZEROS]] : tensor<8x3x32x32xf32>)
+// CHECK:           ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32, %[[OUT:.*]]: f32):
+// CHECK-NEXT:        %[[SUM:.*]] = arith.addf %[[IN]], %[[OUT]] : f32
+// CHECK-NEXT:        %[[ORD:.*]] = arith.cmpf ord, %[[IN]], %[[IN]] : f32
+// CHECK-NEXT:        %[[V:.*]] = arith.select %[[ORD]], %[[IN]], %[[SUM]] : f32
+// CHECK-NEXT:        linalg.yield %[[V]] : f32
+// CHECK:         %[[PAD1:.*]] = linalg.generic {indexing_maps = [{{.*}}, #[[$PADW]]]
+// CHECK-SAME:      ins(%[[DY]] : tensor<8x16x16x16xf32>) outs(%{{.*}} : tensor<8x16x16x18xf32>)
+// CHECK:         %[[CROP1:.*]] = tensor.extract_slice %[[PAD1]][0, 0, 0, 1] [8, 16, 16, 17] [1, 1, 1, 1]
+// CHECK:         %[[COL1:.*]] = linalg.generic
+// CHECK-SAME:      ins(%[[CROP1]], %{{.*}} : tensor<8x16x16x17xf32>, tensor<1x2x16x16xf32>) outs(%{{.*}} : tensor<32x2048xf32>)
+// CHECK:         linalg.generic {indexing_maps = [#[[$TAP01]], {{.*}}]
+// CHECK:         linalg.matmul
+// CHECK:         %[[R1:.*]] = linalg.generic {indexing_maps = [#[[$ACC]], {{.*}}, #[[$PHASE01]]]
+// CHECK-SAME:      outs(%[[R0]] : tensor<8x3x32x32xf32>)
+// CHECK:         %[[R2:.*]] = linalg.generic {indexing_maps = [#[[$ACC]], {{.*}}, #[[$PHASE10]]]
+// CHECK-SAME:      outs(%[[R1]] : tensor<8x3x32x32xf32>)
+// CHECK:         linalg.generic {indexing_maps = [#[[$TAP11]], {{.*}}]
+// CHECK-SAME:      outs(%{{.*}} : tensor<3x64xf32>)
+// CHECK:         %[[R3:.*]] = linalg.generic {indexing_maps = [#[[$ACC]], {{.*}}, #[[$PHASE11]]]
+// CHECK-SAME:      outs(%[[R2]] : tensor<8x3x32x32xf32>)
+// CHECK:         return %[[R3]]
 func.func @conv2d_grad_input(%dy: tensor<8x16x16x16xf32>, %w: tensor<16x3x3x3xf32>) -> tensor<8x3x32x32xf32> {
   %0 = mp.conv2d_grad_input %dy, %w acc(f32) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<8x16x16x16xf32>, tensor<16x3x3x3xf32>) -> tensor<8x3x32x32xf32>
   return %0 : tensor<8x3x32x32xf32>

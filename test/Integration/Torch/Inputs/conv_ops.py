@@ -3,7 +3,8 @@
 LinearAlgebra.cpp) against torch.nn.functional.conv2d, forward and, through
 mp-autodiff, both gradients (mp.conv2d_grad_input, mp.conv2d_grad_filter)
 and the bias gradient: grouped, depthwise (groups = channels, multipliers 1
-and 2), strided, padded, dilated and rectangular cases, and convolutions
+and 2), strided (input gradients per phase: strides 2 and 3, with dilation
+and 1x1 kernels), padded, dilated and rectangular cases, and convolutions
 with at least 8 filters per group (pixel-major products), in f32, and two
 grouped strided cases in f16 and bf16.
 
@@ -74,6 +75,21 @@ checks = [
                torch.float32, stride=(2, 2), padding=(1, 1), groups=2),
     conv_check('dense x10 d(1,2) p1', (2, 3, 7, 8), (10, 3, 3, 3),
                torch.float32, padding=(1, 1), dilation=(1, 2)),
+    # Strided input gradients, computed per phase (stride 3, dilation with
+    # and without a common factor with the stride, 1x1 projections, a
+    # padding that crops the gradient).
+    conv_check('grouped x8 s3 d2 p2', (2, 16, 11, 11), (6, 8, 3, 3),
+               torch.float32, stride=(3, 3), padding=(2, 2), dilation=(2, 2),
+               groups=2),
+    conv_check('dense s(3,2) d(1,3) p(1,2) k(2,3)', (2, 3, 10, 11),
+               (5, 3, 2, 3), torch.float32, stride=(3, 2), padding=(1, 2),
+               dilation=(1, 3)),
+    conv_check('dense x8 s2 d2 p1', (2, 8, 10, 10), (4, 8, 3, 3),
+               torch.float32, stride=(2, 2), padding=(1, 1), dilation=(2, 2)),
+    conv_check('1x1 x8 s2', (2, 8, 8, 8), (16, 8, 1, 1), torch.float32,
+               stride=(2, 2), bias=False),
+    conv_check('1x1 s3 p1', (1, 3, 7, 7), (4, 3, 1, 1), torch.float32,
+               stride=(3, 3), padding=(1, 1)),
 ]
 for dtype in (torch.float16, torch.bfloat16):
     checks.append(conv_check('grouped s2 p1', (2, 4, 9, 9), (6, 2, 3, 3), dtype,

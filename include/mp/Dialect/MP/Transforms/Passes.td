@@ -269,6 +269,37 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
   ];
 }
 
+def MPRematerializeFills : Pass<"mp-rematerialize-fills", "func::FuncOp"> {
+  let summary = "Give each destination use of a shared constant fill its own "
+                "fill before bufferization";
+  let description = [{
+    CSE shares identical fills of a constant (the zero accumulators of
+    contractions of one shape, the zero tensors that padding scatters into),
+    and one-shot bufferization then allocates and copies the filled buffer
+    for every further use that writes into it (a `memref.copy` of zeros per
+    use). This pass, run just before bufferization (after the last CSE,
+    which would merge the fills again), gives every use of such a fill that
+    may write into it (a destination operand: a DPS init, an `scf.for` or
+    `scf.forall` initial value, also through a `tensor.expand_shape` or
+    `collapse_shape` used only so) a clone of the fill, placed right after it:
+    writing the constant again costs half a copy (no reads), and the values
+    are the same. A fill is a `linalg.fill` of a constant into a
+    `tensor.empty`, or its tiled form after `mp-tile-and-vectorize`: a nest
+    of `scf.for`/`scf.forall` loops whose bodies only write constants (and
+    slice, yield and compute indices), its initial value a `tensor.empty`.
+    One destination use keeps the original fill when no other use only
+    reads it. Nothing else changes.
+
+    ```mlir
+    %e = tensor.empty() : tensor<4x16xf32>
+    %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+    %a = linalg.matmul ins(%x, %y : ...) outs(%z : tensor<4x16xf32>) -> ...
+    %b = linalg.matmul ins(%u, %v : ...) outs(%z : tensor<4x16xf32>) -> ...
+    // becomes: %b writes into its own %z2 = linalg.fill ... outs(%e2)
+    ```
+  }];
+}
+
 def MPExportEntryPoints : Pass<"mp-export-entry-points", "ModuleOp"> {
   let summary = "Prepare public functions to be called from C by drivers";
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",

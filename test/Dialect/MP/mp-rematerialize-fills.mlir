@@ -1,0 +1,94 @@
+// RUN: mp-opt %s --mp-rematerialize-fills -split-input-file | FileCheck %s
+// RUN: mp-opt %s --mp-rematerialize-fills --one-shot-bufferize -split-input-file | FileCheck %s --check-prefix=BUF
+
+// A zero accumulator CSE shared between two contractions: the second gets
+// its own fill (of its own tensor.empty) right after the first, so
+// bufferization copies nothing (BUF).
+// CHECK-LABEL: func.func @shared_accumulator(
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<4x16xf32>
+// CHECK-NEXT:    %[[Z:.*]] = linalg.fill ins(%[[C:.*]] : f32) outs(%[[E]] : tensor<4x16xf32>)
+// CHECK-NEXT:    %[[E2:.*]] = tensor.empty() : tensor<4x16xf32>
+// CHECK-NEXT:    %[[Z2:.*]] = linalg.fill ins(%[[C]] : f32) outs(%[[E2]] : tensor<4x16xf32>)
+// CHECK-NEXT:    %[[A:.*]] = linalg.matmul {{.*}} outs(%[[Z]] : tensor<4x16xf32>)
+// CHECK-NEXT:    %[[B:.*]] = linalg.matmul {{.*}} outs(%[[Z2]] : tensor<4x16xf32>)
+// BUF-LABEL: func.func @shared_accumulator(
+// BUF-NOT:     memref.copy
+// BUF:         return
+func.func @shared_accumulator(%x: tensor<4x8xf32>, %y: tensor<8x16xf32>, %u: tensor<4x8xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %a = linalg.matmul ins(%x, %y : tensor<4x8xf32>, tensor<8x16xf32>) outs(%z : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %b = linalg.matmul ins(%u, %y : tensor<4x8xf32>, tensor<8x16xf32>) outs(%z : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %a, %b : tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// The tiled form of a fill (mp-tile-and-vectorize): a loop writing a
+// constant vector into a tensor.empty. A use that only reads the fill keeps
+// the original; each destination (here a loop's initial value and a DPS
+// init) gets a clone.
+// CHECK-LABEL: func.func @tiled_fill_and_reader(
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<32xf32>
+// CHECK-NEXT:    %[[Z:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[E]])
+// CHECK:         %[[E2:.*]] = tensor.empty() : tensor<32xf32>
+// CHECK-NEXT:    %[[Z2:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[E2]])
+// CHECK:         %[[E3:.*]] = tensor.empty() : tensor<32xf32>
+// CHECK-NEXT:    %[[Z3:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[E3]])
+// CHECK:         linalg.generic {{.*}} ins(%[[Z]], %{{.*}} : tensor<32xf32>, tensor<32xf32>) outs(%[[Z2]] : tensor<32xf32>)
+// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[Z3]])
+// BUF-LABEL: func.func @tiled_fill_and_reader(
+// BUF-NOT:     memref.copy
+// BUF:         return
+func.func @tiled_fill_and_reader(%x: tensor<32xf32>) -> (tensor<32xf32>, tensor<32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %cst = arith.constant dense<0.0> : vector<16xf32>
+  %cst_s = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32xf32>
+  %z = scf.for %i = %c0 to %c32 step %c16 iter_args(%t = %e) -> tensor<32xf32> {
+    %w = vector.transfer_write %cst, %t[%i] {in_bounds = [true]} : vector<16xf32>, tensor<32xf32>
+    scf.yield %w : tensor<32xf32>
+  }
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%z, %x : tensor<32xf32>, tensor<32xf32>) outs(%z : tensor<32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<32xf32>
+  %l = scf.for %i = %c0 to %c32 step %c16 iter_args(%t = %z) -> tensor<32xf32> {
+    %v = vector.transfer_read %x[%i], %cst_s {in_bounds = [true]} : tensor<32xf32>, vector<16xf32>
+    %w = vector.transfer_write %v, %t[%i] {in_bounds = [true]} : vector<16xf32>, tensor<32xf32>
+    scf.yield %w : tensor<32xf32>
+  }
+  return %s, %l : tensor<32xf32>, tensor<32xf32>
+}
+
+// -----
+
+// Not fills: a loop that writes a value it reads from another tensor, and a
+// fill of a non-constant (into an alloc_tensor), stay shared (bufferization
+// copies them).
+// CHECK-LABEL: func.func @not_fills(
+// CHECK-COUNT-1: tensor.empty
+// CHECK-NOT:     tensor.empty
+func.func @not_fills(%x: tensor<32xf32>, %f: f32, %y: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> (tensor<32xf32>, tensor<32xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %pad = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32xf32>
+  %z = scf.for %i = %c0 to %c32 step %c16 iter_args(%t = %e) -> tensor<32xf32> {
+    %v = vector.transfer_read %x[%i], %pad {in_bounds = [true]} : tensor<32xf32>, vector<16xf32>
+    %u = vector.transfer_write %v, %t[%i] {in_bounds = [true]} : vector<16xf32>, tensor<32xf32>
+    scf.yield %u : tensor<32xf32>
+  }
+  %a = linalg.copy ins(%x : tensor<32xf32>) outs(%z : tensor<32xf32>) -> tensor<32xf32>
+  %b = linalg.copy ins(%x : tensor<32xf32>) outs(%z : tensor<32xf32>) -> tensor<32xf32>
+  %g = bufferization.alloc_tensor() : tensor<4x16xf32>
+  %h = linalg.fill ins(%f : f32) outs(%g : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m = linalg.matmul ins(%y, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%h : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %n = linalg.matmul ins(%y, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%h : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %a, %b, %m, %n : tensor<32xf32>, tensor<32xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+}
