@@ -17,20 +17,27 @@ def cpu_name():
     return platform.processor() or "unknown CPU"
 
 
-def time_side_by_side(trainer, torch_step, batches):
+def time_side_by_side(trainer, torch_step, batches, with_cpu=False):
     """Steps `trainer` and `torch_step(x, y)` (which returns PyTorch's loss)
     alternately over `batches`, the first one a warm-up, and returns
-    (our ms/step, PyTorch's ms/step, the largest relative loss difference)."""
-    ours = theirs = worst = 0.0
+    (our ms/step, PyTorch's ms/step, the largest relative loss difference),
+    wall-clock; with `with_cpu` also the process's CPU ms/step of each (all
+    its threads: the figure to compare on a loaded machine)."""
+    ours = theirs = worst = ours_cpu = theirs_cpu = 0.0
     for i, (x, y) in enumerate(batches):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         loss = trainer.step(x, y)["loss"]
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         ref = float(torch_step(x, y))
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.process_time()
         worst = max(worst, abs(loss - ref) / abs(ref))
         if i > 0:
             ours += t1 - t0
             theirs += t2 - t1
+            ours_cpu += c1 - c0
+            theirs_cpu += c2 - c1
     steps = max(len(batches) - 1, 1)
-    return ours / steps * 1e3, theirs / steps * 1e3, worst
+    result = (ours / steps * 1e3, theirs / steps * 1e3, worst)
+    if with_cpu:
+        result += (ours_cpu / steps * 1e3, theirs_cpu / steps * 1e3)
+    return result
