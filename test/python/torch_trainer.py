@@ -44,16 +44,22 @@ loss_fn = nn.CrossEntropyLoss()
 xs = torch.randn(10, 8, 1, 6, 6)
 ys = torch.randint(0, 5, (10, 8))
 
+def torch_step(module, opt, x, y):
+    """One PyTorch train step; returns the loss."""
+    opt.zero_grad()
+    loss = loss_fn(module(x), y)
+    loss.backward()
+    opt.step()
+    return loss.item()
+
+
 step = mpt.import_train_step(model, xs[0], ys[0], loss_fn, optimizer)
 trainer = mpt.Trainer(step)
 worst = 0.0
 for x, y in zip(xs, ys):
     out = trainer.step(x, y)
-    ref_optimizer.zero_grad()
-    loss = loss_fn(reference(x), y)
-    loss.backward()
-    ref_optimizer.step()
-    worst = max(worst, abs(out["loss"] - loss.item()) / abs(loss.item()))
+    loss = torch_step(reference, ref_optimizer, x, y)
+    worst = max(worst, abs(out["loss"] - loss) / abs(loss))
     assert out["skipped"] is False and out["loss_scale"] is None
 # CHECK: fp32 losses: ok
 print("fp32 losses:", "ok" if worst <= 1e-5 else f"FAIL {worst}")
@@ -80,9 +86,7 @@ resumed = torch.optim.SGD(loaded.parameters(), lr=0.05, momentum=0.9, weight_dec
 resumed.load_state_dict(trainer.optimizer_state_dict())
 loaded.train()
 for module, opt in ((loaded, resumed), (reference, ref_optimizer)):
-    opt.zero_grad()
-    loss_fn(module(xs[1]), ys[1]).backward()
-    opt.step()
+    torch_step(module, opt, xs[1], ys[1])
 resume_error = max((a - b).abs().max().item()
                    for a, b in zip(loaded.parameters(), reference.parameters()))
 # CHECK: optimizer state resumes in torch: ok
@@ -118,9 +122,7 @@ def resumed(make_optimizer):
     net.conv.weight.requires_grad_(False)
     opt = make_optimizer(net)
     for x, y in zip(xs[:2], ys[:2]):
-        opt.zero_grad()
-        loss_fn(net(x), y).backward()
-        opt.step()
+        torch_step(net, opt, x, y)
     ref = copy.deepcopy(net)
     ref_opt = make_optimizer(ref)
     ref_opt.load_state_dict(opt.state_dict())
@@ -128,11 +130,8 @@ def resumed(make_optimizer):
     losses = 0.0
     for x, y in zip(xs[2:6], ys[2:6]):
         out = run.step(x, y)
-        ref_opt.zero_grad()
-        loss = loss_fn(ref(x), y)
-        loss.backward()
-        ref_opt.step()
-        losses = max(losses, abs(out["loss"] - loss.item()) / abs(loss.item()))
+        loss = torch_step(ref, ref_opt, x, y)
+        losses = max(losses, abs(out["loss"] - loss) / abs(loss))
     state = run.state_dict()
     params = max(((state[k] - v).abs().max() / v.abs().max()).item()
                  for k, v in ref.state_dict().items())
@@ -191,9 +190,7 @@ bn_trainer = mpt.Trainer(mpt.import_train_step(
 bn_optimizer = torch.optim.SGD(bn_reference.parameters(), lr=0.05)
 for x, y in zip(xs[:3], ys[:3]):
     bn_trainer.step(x, y)
-    bn_optimizer.zero_grad()
-    loss_fn(bn_reference(x), y).backward()
-    bn_optimizer.step()
+    torch_step(bn_reference, bn_optimizer, x, y)
 bn_state = bn_trainer.state_dict()
 bn_error = max(((bn_state[f"1.{k}"] - getattr(bn_reference[1], k)).abs().max()
                 / getattr(bn_reference[1], k).abs().max()).item()
