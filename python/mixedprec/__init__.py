@@ -7,7 +7,9 @@
     result = mixedprec.run(text, steps=100, data=[x, labels])  # numpy in and out
 
 The compiler is MixedPrec's C API (libMixedPrecCAPI.so) through ctypes;
-`run` trains on the CPU with the mp-run tool.
+`run` trains on the CPU in process (the C API's engine, the code mp-run
+runs). The package needs only NumPy; `mixedprec.torch` (docs/PyTorch.md)
+needs PyTorch, which `import mixedprec` never loads.
 """
 
 from .builder import (SGD, Adam, AdamW, BuildError, CosineAnnealingLR, ExponentialLR,

@@ -259,6 +259,20 @@ def _threads(requested):
         return max(1, os.cpu_count() or 1)
 
 
+def _cpu_options(options, threads):
+    """`options` of mp-cpu-pipeline with `threads=N` added for `threads`
+    (_threads: 0 is all cores) other than 1, as mp-run adds its --threads;
+    no thread count changes a computed bit. A `threads=` already in
+    `options` wins."""
+    options = options or ""
+    if re.search(r"(^|\s)threads=", options):
+        return options
+    threads = _threads(threads)
+    if threads != 1:
+        options = (options + " threads=%d" % threads).strip()
+    return options
+
+
 def _by_index(values, arguments, what):
     """{argument index: array} from a list in argument order or a dict keyed
     by argument index."""
@@ -666,11 +680,7 @@ def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, ini
             # The signature after the pipeline (master weights and loss
             # scaling add state arguments).
             step = functions[step.name]
-            options = cpu_pipeline_options or ""
-            threads = _threads(threads)
-            if threads != 1:
-                options = (options + " threads=%d" % threads).strip()
-            engine = module.engine(options, opt_level)
+            engine = module.engine(_cpu_options(cpu_pipeline_options, threads), opt_level)
         compile_seconds = time.time() - compile_start
         train = Buffers(step)
         params_arguments = step.of_role("param")

@@ -3,14 +3,18 @@
 # losses within 1e-5 relative, parameters within 1e-4 of each tensor's
 # largest magnitude; state_dict() loads into the torch module, whose eval
 # predictions then equal trainer.predict(); optimizer_state_dict() loads into
-# the torch optimizer and training goes on there as it would have; BF16 and
+# the torch optimizer and training goes on there as it would have; an
+# optimizer that has stepped before the import goes on in the Trainer, with
+# a frozen (requires_grad=False) parameter; BF16 and
 # FP16 AMP (loss scale reported) train to within 2e-2 of the FP32 losses;
-# batch-norm running statistics updated in process like PyTorch's.
+# batch-norm running statistics updated in process like PyTorch's; the same
+# bits on 1 and 2 threads, and all cores by default.
 # Errors: wrong batch shapes, unsupported modules.
 # REQUIRES: torch
 # RUN: %python %s | FileCheck %s
 
 import copy
+import os
 
 import torch
 import torch.nn as nn
@@ -40,16 +44,22 @@ loss_fn = nn.CrossEntropyLoss()
 xs = torch.randn(10, 8, 1, 6, 6)
 ys = torch.randint(0, 5, (10, 8))
 
+def torch_step(module, opt, x, y):
+    """One PyTorch train step; returns the loss."""
+    opt.zero_grad()
+    loss = loss_fn(module(x), y)
+    loss.backward()
+    opt.step()
+    return loss.item()
+
+
 step = mpt.import_train_step(model, xs[0], ys[0], loss_fn, optimizer)
 trainer = mpt.Trainer(step)
 worst = 0.0
 for x, y in zip(xs, ys):
     out = trainer.step(x, y)
-    ref_optimizer.zero_grad()
-    loss = loss_fn(reference(x), y)
-    loss.backward()
-    ref_optimizer.step()
-    worst = max(worst, abs(out["loss"] - loss.item()) / abs(loss.item()))
+    loss = torch_step(reference, ref_optimizer, x, y)
+    worst = max(worst, abs(out["loss"] - loss) / abs(loss))
     assert out["skipped"] is False and out["loss_scale"] is None
 # CHECK: fp32 losses: ok
 print("fp32 losses:", "ok" if worst <= 1e-5 else f"FAIL {worst}")
@@ -76,9 +86,7 @@ resumed = torch.optim.SGD(loaded.parameters(), lr=0.05, momentum=0.9, weight_dec
 resumed.load_state_dict(trainer.optimizer_state_dict())
 loaded.train()
 for module, opt in ((loaded, resumed), (reference, ref_optimizer)):
-    opt.zero_grad()
-    loss_fn(module(xs[1]), ys[1]).backward()
-    opt.step()
+    torch_step(module, opt, xs[1], ys[1])
 resume_error = max((a - b).abs().max().item()
                    for a, b in zip(loaded.parameters(), reference.parameters()))
 # CHECK: optimizer state resumes in torch: ok
@@ -104,6 +112,72 @@ for compute_type in ("bf16", "f16"):
 # CHECK: bf16 losses ok scale None
 # CHECK: f16 losses ok scale 65536.0
 
+# An optimizer that has already stepped imports its state (Adam's moments
+# and step count, SGD's momentum buffer and the dampening's step counter),
+# and `requires_grad=False` parameters stay frozen: two steps in torch, then
+# the Trainer goes on from there as torch does.
+def resumed(make_optimizer):
+    torch.manual_seed(0)
+    net = Net()
+    net.conv.weight.requires_grad_(False)
+    opt = make_optimizer(net)
+    for x, y in zip(xs[:2], ys[:2]):
+        torch_step(net, opt, x, y)
+    ref = copy.deepcopy(net)
+    ref_opt = make_optimizer(ref)
+    ref_opt.load_state_dict(opt.state_dict())
+    run = mpt.Trainer(mpt.import_train_step(net, xs[2], ys[2], loss_fn, opt))
+    losses = 0.0
+    for x, y in zip(xs[2:6], ys[2:6]):
+        out = run.step(x, y)
+        loss = torch_step(ref, ref_opt, x, y)
+        losses = max(losses, abs(out["loss"] - loss) / abs(loss))
+    state = run.state_dict()
+    params = max(((state[k] - v).abs().max() / v.abs().max()).item()
+                 for k, v in ref.state_dict().items())
+    frozen = torch.equal(state["conv.weight"], net.conv.weight)
+    return "ok" if losses <= 1e-5 and params <= 1e-4 else f"FAIL {losses} {params}", frozen
+
+
+for label, make in (("adam", lambda m: torch.optim.Adam(m.parameters(), lr=1e-2)),
+                    ("sgd dampening", lambda m: torch.optim.SGD(
+                        m.parameters(), lr=0.05, momentum=0.9, dampening=0.5,
+                        weight_decay=1e-3))):
+    print(f"{label} resumed after 2 steps, frozen conv.weight:", *resumed(make))
+# CHECK: adam resumed after 2 steps, frozen conv.weight: ok True
+# CHECK: sgd dampening resumed after 2 steps, frozen conv.weight: ok True
+
+# Threads: 0 (the default) is all cores, as mixedprec.run's and mp-run's
+# --threads (OMP_NUM_THREADS where set: lit sets 1); every thread count
+# gives the bits of one thread (losses and the trained state, FP32 and BF16
+# AMP, a convolution and a batch norm, whose reductions OpenMP must not
+# reorder).
+def train_threads(compute_type, threads):
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(),
+                        nn.Flatten(), nn.Linear(4 * 6 * 6, 5))
+    opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-3)
+    run = mpt.Trainer(mpt.import_train_step(net, xs[0], ys[0], loss_fn, opt),
+                      compute_type=compute_type, threads=threads)
+    losses = [run.step(x, y)["loss"] for x, y in zip(xs[:4], ys[:4])]
+    return run, losses, [v.numpy().tobytes() for v in run.state_dict().values()]
+
+
+for compute_type in ("f32", "bf16"):
+    one, losses_1, state_1 = train_threads(compute_type, 1)
+    two, losses_2, state_2 = train_threads(compute_type, 2)
+    print(compute_type, "threads", repr(one.cpu_pipeline_options), repr(two.cpu_pipeline_options),
+          "identical:", losses_1 == losses_2, state_1 == state_2)
+# CHECK: f32 threads '' 'threads=2' identical: True True
+# CHECK: bf16 threads '' 'threads=2' identical: True True
+saved = os.environ.get("OMP_NUM_THREADS")
+os.environ["OMP_NUM_THREADS"] = "3"
+print("default threads:", repr(mpt.Trainer(step).cpu_pipeline_options),
+      repr(mpt.Trainer(step, cpu_pipeline_options="vectorize=false threads=2")
+           .cpu_pipeline_options))
+os.environ["OMP_NUM_THREADS"] = saved or "1"
+# CHECK: default threads: 'threads=3' 'vectorize=false threads=2'
+
 # Batch norm: the running statistics are forward state the Trainer updates
 # every step (torch 1.13's native_batch_norm schema does not say it writes
 # them); after 3 steps they, the count and eval predictions match PyTorch.
@@ -116,9 +190,7 @@ bn_trainer = mpt.Trainer(mpt.import_train_step(
 bn_optimizer = torch.optim.SGD(bn_reference.parameters(), lr=0.05)
 for x, y in zip(xs[:3], ys[:3]):
     bn_trainer.step(x, y)
-    bn_optimizer.zero_grad()
-    loss_fn(bn_reference(x), y).backward()
-    bn_optimizer.step()
+    torch_step(bn_reference, bn_optimizer, x, y)
 bn_state = bn_trainer.state_dict()
 bn_error = max(((bn_state[f"1.{k}"] - getattr(bn_reference[1], k)).abs().max()
                 / getattr(bn_reference[1], k).abs().max()).item()

@@ -17,22 +17,29 @@ def cpu_name():
     return platform.processor() or "unknown CPU"
 
 
-def time_side_by_side(trainer, torch_step, batches, clock=time.perf_counter):
+def time_side_by_side(trainer, torch_step, batches, clock=time.perf_counter,
+                      with_cpu=False):
     """Steps `trainer` and `torch_step(x, y)` (which returns PyTorch's loss)
     alternately over `batches`, the first one a warm-up, and returns
     (our ms/step, PyTorch's ms/step, the largest relative loss difference),
     timed by `clock` (wall-clock by default; time.process_time gives the
-    process's CPU time, what a shared machine inflates least)."""
-    ours = theirs = worst = 0.0
+    process's CPU time, what a shared machine inflates least); with
+    `with_cpu` also the process's CPU ms/step of each (all its threads)."""
+    ours = theirs = worst = ours_cpu = theirs_cpu = 0.0
     for i, (x, y) in enumerate(batches):
-        t0 = clock()
+        t0, c0 = clock(), time.process_time()
         loss = trainer.step(x, y)["loss"]
-        t1 = clock()
+        t1, c1 = clock(), time.process_time()
         ref = float(torch_step(x, y))
-        t2 = clock()
+        t2, c2 = clock(), time.process_time()
         worst = max(worst, abs(loss - ref) / abs(ref))
         if i > 0:
             ours += t1 - t0
             theirs += t2 - t1
+            ours_cpu += c1 - c0
+            theirs_cpu += c2 - c1
     steps = max(len(batches) - 1, 1)
-    return ours / steps * 1e3, theirs / steps * 1e3, worst
+    result = (ours / steps * 1e3, theirs / steps * 1e3, worst)
+    if with_cpu:
+        result += (ours_cpu / steps * 1e3, theirs_cpu / steps * 1e3)
+    return result

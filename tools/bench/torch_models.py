@@ -6,10 +6,13 @@ compute_type="bf16" against torch.autocast("cpu", dtype=torch.bfloat16)),
 with the Trainer's compile time and the ratio.
 
     PYTHONPATH=build/python_packages tools/bench/torch_models.py \\
-        [--models gpt,vit] [--steps N] [--cpu-pipeline-options=...]
+        [--models gpt,vit] [--steps N] [--threads N] [--opt-level N] \\
+        [--cpu-pipeline-options=...]
 
 Each mode runs N steps (after one warm-up step) of both, interleaved, on the
-same batches; prints figures (the compile's wall and CPU time: import, the
+same batches, both on --threads threads (default 1: torch.set_num_threads
+and the Trainer's `threads`); prints figures (ms/step wall-clock and CPU, the
+ratio of PyTorch's to ours, the compile's wall and CPU time: import, the
 passes and the JIT; the 1-minute load average after the run), never asserts.
 """
 
@@ -33,7 +36,7 @@ from machine import cpu_name, time_side_by_side  # noqa: E402
 import mixedprec.torch as mpt  # noqa: E402
 
 
-def bench(name, mode, steps, cpu_options):
+def bench(name, mode, steps, cpu_options, threads, opt_level):
     torch.manual_seed(0)
     spec = MODELS[name](dropout=False)
     model = spec.model.train()
@@ -45,14 +48,17 @@ def bench(name, mode, steps, cpu_options):
     start, cpu_start = time.time(), time.process_time()
     step = mpt.import_train_step(model, *batches[0], spec.loss, optimizer)
     trainer = mpt.Trainer(step, compute_type="bf16" if mode == "bf16" else "f32",
-                          cpu_pipeline_options=cpu_options)
+                          cpu_pipeline_options=cpu_options, threads=threads,
+                          opt_level=opt_level)
     compile_seconds, compile_cpu = time.time() - start, time.process_time() - cpu_start
 
     def torch_step(x, y):
         return models.torch_step(spec, reference, ref_optimizer, x, y, mode == "bf16")
 
-    ours, theirs, _ = time_side_by_side(trainer, torch_step, batches)
-    print(f"{name:28s} {mode:5s} {ours:9.2f} {theirs:9.2f} {theirs / ours:7.2f}x "
+    ours, theirs, _, ours_cpu, theirs_cpu = time_side_by_side(trainer, torch_step, batches,
+                                                              with_cpu=True)
+    print(f"{name:20s} {mode:5s} {ours:9.2f} {theirs:9.2f} {theirs / ours:7.2f}x "
+          f"{ours_cpu:9.2f} {theirs_cpu:9.2f} {theirs_cpu / ours_cpu:7.2f}x "
           f"{compile_seconds:9.1f} {compile_cpu:9.1f}  {os.getloadavg()[0]:.1f}", flush=True)
 
 
@@ -63,14 +69,21 @@ def main():
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--modes", default="fp32,bf16")
     parser.add_argument("--cpu-pipeline-options", default="")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads of both PyTorch and the Trainer")
+    parser.add_argument("--opt-level", type=int, default=2,
+                        help="LLVM optimisation level of the JIT-compiled step")
     args = parser.parse_args()
-    print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; torch {torch.__version__}, "
-          f"{torch.get_num_threads()} threads")
-    print(f"{'model':28s} {'mode':5s} {'ms/step':>9s} {'torch':>9s} {'speedup':>8s} "
+    torch.set_num_threads(args.threads)
+    print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; torch {torch.__version__}; "
+          f"{args.threads} threads each; JIT -O{args.opt_level}")
+    print(f"{'model':20s} {'mode':5s} {'ms/step':>9s} {'torch':>9s} {'speedup':>8s} "
+          f"{'CPU ms':>9s} {'torch':>9s} {'speedup':>8s} "
           f"{'compile s':>9s} {'(CPU s)':>9s}  load")
     for name in args.models.split(","):
         for mode in args.modes.split(","):
-            bench(name, mode, args.steps, args.cpu_pipeline_options)
+            bench(name, mode, args.steps, args.cpu_pipeline_options, args.threads,
+                  args.opt_level)
 
 
 if __name__ == "__main__":

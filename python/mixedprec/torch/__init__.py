@@ -15,7 +15,11 @@ in `named_parameters()` order (a tied weight once); buffers the forward
 writes are forward state; other buffers are constants.
 """
 
-import torch
+try:
+    import torch
+except ImportError as error:
+    raise ImportError("mixedprec.torch needs PyTorch 1.13 or later (Debian: python3-torch, "
+                      "python3-torchvision)") from error
 
 from . import _aten
 from ._aten import Emitter, Tensor, UnsupportedError, f64, tensor_type

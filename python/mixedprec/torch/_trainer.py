@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from .. import compiler
-from ..runner import Buffers
+from ..runner import Buffers, _cpu_options
 
 TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
                 "i64": torch.int64, "i32": torch.int32, "i1": torch.bool}
@@ -54,17 +54,24 @@ class Trainer:
     options of mp-mixed-precision-pipeline, Python names: loss_scaling,
     master_weights, init_scale, ...) choose the mixed-precision rewrite;
     `cpu_pipeline_options` those of mp-cpu-pipeline, `opt_level` the LLVM
-    optimisation level (0-3) of the JIT-compiled step."""
+    optimisation level (0-3) of the JIT-compiled step, `threads` the
+    threads it runs on (OpenMP), as mixedprec.run's and mp-run's
+    --threads: 0, the default, is all cores (the first number of
+    OMP_NUM_THREADS where set, else the CPUs this process may run on);
+    every thread count computes the bits of one thread."""
 
     def __init__(self, step, compute_type="f32", cpu_pipeline_options="", opt_level=2,
-                 **pipeline_options):
+                 threads=0, **pipeline_options):
         self.imported = step
         self.pipeline = _pipeline(compute_type, pipeline_options)
+        #: The mp-cpu-pipeline options the step was lowered with (`threads=N`
+        #: added for more than one thread).
+        self.cpu_pipeline_options = _cpu_options(cpu_pipeline_options, threads)
         self._session = compiler.Session()
         with self._session.parse(step.mlir, "<mixedprec.torch>") as module:
             module.run(self.pipeline)
             functions = {f.name: f for f in module.functions()}
-            self._engine = module.engine(cpu_pipeline_options, opt_level)
+            self._engine = module.engine(self.cpu_pipeline_options, opt_level)
         self._train = Buffers(functions["train_step"])
         self._predict = Buffers(functions["predict"]) if "predict" in functions else None
         self._initialise()

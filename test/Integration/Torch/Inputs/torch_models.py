@@ -14,8 +14,9 @@ MODE:
             key bias, are left out and counted: rounding noise is their
             gradient, which Adam scales to ±lr per step)
   bf16      mp-mixed-precision-pipeline{compute-type=bf16} against
-            torch.autocast("cpu", dtype=torch.bfloat16); losses within
-            --bound relative (default 5e-2)
+            torch.autocast("cpu", dtype=torch.bfloat16) (PyTorch FP32 with
+            --bf16-against-fp32); losses within --bound relative (default
+            5e-2)
   f16       compute-type=f16 (dynamic loss scaling, GradScaler semantics)
             against PyTorch FP32 (its CPU autocast has no float16): losses
             within --bound relative; no step skipped at the initial scale
@@ -115,6 +116,10 @@ def main():
                              "MixedPrec's f32 runs are from it")
     parser.add_argument("--reference", choices=["f32", "f64"], default="f32",
                         help="PyTorch's precision for the comparison (fp32 mode)")
+    parser.add_argument("--bf16-against-fp32", action="store_true",
+                        help="bf16 mode: compare against PyTorch FP32 instead of its CPU "
+                             "autocast (which cannot train mobilenet_v2 in torch 1.13: "
+                             "ReLU6's backward has no BFloat16 kernel)")
     parser.add_argument("--lr", type=float, default=None,
                         help="the optimizer's learning rate instead of the model's")
     parser.add_argument("--cpu-pipeline-options", default="",
@@ -162,7 +167,8 @@ def main():
     def torch_step(module, optimizer, scheduler, x, y):
         if next(module.parameters()).dtype == torch.float64 and x.is_floating_point():
             x = x.double()
-        return models.torch_step(spec, module, optimizer, x, y, args.mode == "bf16", scheduler)
+        autocast = args.mode == "bf16" and not args.bf16_against_fp32
+        return models.torch_step(spec, module, optimizer, x, y, autocast, scheduler)
 
     worst = 0.0
     ours, theirs = [], []
