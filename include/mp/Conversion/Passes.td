@@ -273,6 +273,21 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
            "the rounded tile through shared memory with stmatrix and store "
            "C in 16-byte rows; off: one store per element"
            " (default: true)">,
+    Option<"splitK", "split-k", "std::string", "\"auto\"",
+           "Split K of each GEMM into S parts computed by separate blocks "
+           "into an f32 (s32) workspace, then summed in the fixed order "
+           "0..S-1 by a reduction kernel that applies the epilogue once "
+           "(deterministic; f32 sums within the bound of docs/GPU.md, "
+           "\"Split-K\"): auto (S from M, N, K, the tiles and sm-count: "
+           "enough blocks for one wave when the output tiles fill less than "
+           "half the SMs, at least 8 K slices per split, at most 16), or a "
+           "number S >= 1 (1: off; at most one split per K slice). mma.sync "
+           "and wgmma kernels with an f32 or s32 accumulator"
+           " (default: auto)">,
+    Option<"smCount", "sm-count", "int64_t", "0",
+           "SMs that split-k=auto fills (0: the chip's usual part: sm_80 "
+           "108, sm_86 72, sm_89 58, sm_90a 132, sm_100a 148, sm_120a 170)"
+           " (default: 0)">,
     Option<"blockM", "block-m", "int64_t", "0",
            "Rows of the result per thread block (0: 128)"
            " (default: 0)">,
