@@ -182,6 +182,17 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
       accumulator into an f32 register accumulator every
       `fp8-promote-interval` instructions (CUTLASS's FP8 accumulation);
       `fp8-promote-fprop` extends it to the forward GEMMs.
+    - Split-K (`split-k`, `auto` by default; mma.sync and wgmma kernels with
+      an f32 or s32 accumulator): a GEMM whose output tiles fill less than
+      half of `sm-count` SMs (weight gradients: small M x N, large K) runs as
+      S K splits, block z = batch x S + split, each storing its unrounded
+      partial product into a workspace of batch x S x M x N, then a
+      reduction kernel sums the partials of each element in the order
+      0 .. S-1 and applies the epilogue once (bias, rounding, activation):
+      deterministic, and within 2(K - 1) u sum|a b| of the unsplit sum
+      (docs/GPU.md, "Split-K"). Device-resident, the workspace is a buffer
+      of the step (`memref.alloc`, a `gpu.alloc` on the step's stream);
+      otherwise the launcher allocates it with the operands.
 
     Each kernel carries an `mp_tensor_core` dictionary (formats, layouts,
     tiles, threads, dynamic shared memory) for tools that launch it without
@@ -213,7 +224,10 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
     with f16 accumulation), f32 operands without `compute tf32` (unless `format=tf32`),
     operands that do not match an explicit `format`, FP8 results, tile
     options that do not divide, shared memory beyond the chip's limit, and
-    shapes the grid cannot hold (more than 65535 batches or row blocks).
+    shapes the grid cannot hold (more than 65535 batches or row blocks, or
+    batches x K splits), a `split-k` that is not `auto` or a positive
+    integer, a negative `sm-count`, and `split-k` above 1 on a GEMM that
+    cannot split (f16 accumulation, tcgen05, block-scaled).
     Also errors: a matmul in a nested module (or other nested symbol table),
     a symbol `@mp_tensor_core_kernels` or `@<kernel>_launch` the module
     already has, and an `mgpu*` wrapper declared with another type than the
