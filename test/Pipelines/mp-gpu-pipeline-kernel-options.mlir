@@ -5,18 +5,24 @@
 // reduction kernel for split-K; stmatrix for the staged epilogue).
 // RUN: mp-opt %s --mp-gpu-pipeline="chip=sm_90a device-resident=false binary-format=isa" | FileCheck %s --check-prefix=DEFAULT
 // RUN: mp-opt %s --mp-gpu-pipeline="chip=sm_90a device-resident=false binary-format=isa fp8-promote-interval=8 fp8-promote-fprop=true stmatrix-epilogue=false split-k=1" | FileCheck %s --check-prefix=OPTIONS
-// RUN: mp-opt %s --mp-gpu-pipeline="chip=sm_90a device-resident=false binary-format=isa sm-count=400" | FileCheck %s --check-prefix=SMS
+// RUN: mp-opt %s --mp-gpu-pipeline="chip=sm_90a device-resident=false binary-format=isa split-k=auto" | FileCheck %s --check-prefix=AUTO
+// RUN: mp-opt %s --mp-gpu-pipeline="chip=sm_90a device-resident=false binary-format=isa split-k=auto sm-count=400" | FileCheck %s --check-prefix=SMS
 // RUN: not mp-opt %s --mp-gpu-pipeline="chip=sm_90a device-resident=false binary-format=isa split-k=zero" 2>&1 | FileCheck %s --check-prefix=INVALID
 
 // Defaults: the backward FP8 GEMM promoted every 4 (`_p4`), the forward one
-// not; the bf16 linear's epilogue through stmatrix; the 256 x 256 x 8192
-// weight gradient split (2 tiles of 128 x 256 on 132 SMs: 16 splits).
+// not; the bf16 linear's epilogue through stmatrix; no split-K.
 // DEFAULT-DAG: .entry mp_tc_sm90a_wgmma_tma_e5m2k_e4m3k_accf32_outf32_128x128x128_s4_p4(
 // DEFAULT-DAG: .entry mp_tc_sm90a_wgmma_tma_e4m3k_e4m3k_accf32_outf32_128x256x128_s4(
 // DEFAULT-DAG: .entry mp_tc_sm90a_wgmma_tma_bf16k_bf16k_accf32_outbf16_128x256x64_s4(
 // DEFAULT-DAG: stmatrix.sync.aligned
-// DEFAULT-DAG: .entry mp_tc_sm90a_wgmma_tma_bf16m_bf16n_accf32_outf32_128x256x64_s4_splitk(
-// DEFAULT-DAG: .entry mp_tc_splitk_reduce_accf32_outf32(
+// DEFAULT-DAG: .entry mp_tc_sm90a_wgmma_tma_bf16m_bf16n_accf32_outf32_128x256x64_s4(
+// DEFAULT-NOT: splitk
+
+// split-k=auto: the 256 x 256 x 8192 weight gradient split (2 tiles of
+// 128 x 256 on 132 SMs: 16 splits), the 2048 x 2048 linear (128 tiles) not.
+// AUTO-DAG: .entry mp_tc_sm90a_wgmma_tma_bf16m_bf16n_accf32_outf32_128x256x64_s4_splitk(
+// AUTO-DAG: .entry mp_tc_splitk_reduce_accf32_outf32(
+// AUTO-DAG: .entry mp_tc_sm90a_wgmma_tma_bf16k_bf16k_accf32_outbf16_128x256x64_s4(
 
 // fp8-promote-interval=8, fp8-promote-fprop: both FP8 GEMMs promoted every
 // 8; stmatrix-epilogue=false: per-element stores; split-k=1: no split.

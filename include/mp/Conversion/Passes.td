@@ -182,7 +182,7 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
       accumulator into an f32 register accumulator every
       `fp8-promote-interval` instructions (CUTLASS's FP8 accumulation);
       `fp8-promote-fprop` extends it to the forward GEMMs.
-    - Split-K (`split-k`, `auto` by default; mma.sync and wgmma kernels with
+    - Split-K (`split-k=auto` or a count; off by default; mma.sync and wgmma kernels with
       an f32 or s32 accumulator): a GEMM whose output tiles fill less than
       half of `sm-count` SMs (weight gradients: small M x N, large K) runs as
       S K splits, block z = batch x S + split, each storing its unrounded
@@ -287,7 +287,7 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
            "the rounded tile through shared memory with stmatrix and store "
            "C in 16-byte rows; off: one store per element"
            " (default: true)">,
-    Option<"splitK", "split-k", "std::string", "\"auto\"",
+    Option<"splitK", "split-k", "std::string", "\"1\"",
            "Split K of each GEMM into S parts computed by separate blocks "
            "into an f32 (s32) workspace, then summed in the fixed order "
            "0..S-1 by a reduction kernel that applies the epilogue once "
@@ -296,8 +296,9 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
            "enough blocks for one wave when the output tiles fill less than "
            "half the SMs, at least 8 K slices per split, at most 16), or a "
            "number S >= 1 (1: off; at most one split per K slice). mma.sync "
-           "and wgmma kernels with an f32 or s32 accumulator"
-           " (default: auto)">,
+           "and wgmma kernels with an f32 or s32 accumulator; off by default "
+           "so that every sum keeps the unsplit order"
+           " (default: 1)">,
     Option<"smCount", "sm-count", "int64_t", "0",
            "SMs that split-k=auto fills (0: the chip's usual part: sm_80 "
            "108, sm_86 72, sm_89 58, sm_90a 132, sm_100a 148, sm_120a 170)"

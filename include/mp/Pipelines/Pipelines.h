@@ -132,8 +132,8 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("K splits per GEMM, summed in a fixed order by a "
                      "reduction kernel: auto (from M, N, K and sm-count) or "
                      "a number >= 1 (1: off; docs/GPU.md, \"Split-K\") "
-                     "(default: auto)"),
-      llvm::cl::init("auto")};
+                     "(default: 1)"),
+      llvm::cl::init("1")};
   PassOptions::Option<int64_t> smCount{
       *this, "sm-count",
       llvm::cl::desc("SMs that split-k=auto fills (0: the chip's usual "

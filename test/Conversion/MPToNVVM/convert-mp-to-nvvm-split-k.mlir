@@ -1,11 +1,13 @@
-// RUN: mp-opt %s --convert-mp-to-nvvm="chip=sm_80" | FileCheck %s
-// RUN: mp-opt %s --convert-mp-to-nvvm="chip=sm_80 sm-count=8" | FileCheck %s --check-prefix=SMS
+// RUN: mp-opt %s --convert-mp-to-nvvm="chip=sm_80 split-k=auto" | FileCheck %s
+// RUN: mp-opt %s --convert-mp-to-nvvm="chip=sm_80 split-k=auto sm-count=8" | FileCheck %s --check-prefix=SMS
+// RUN: mp-opt %s --convert-mp-to-nvvm="chip=sm_80" | FileCheck %s --check-prefix=OFF
 // RUN: mp-opt %s --convert-mp-to-nvvm="chip=sm_80 split-k=1" | FileCheck %s --check-prefix=OFF
-// RUN: mp-opt %s --convert-mp-to-nvvm="chip=sm_90a device-resident=true" | FileCheck %s --check-prefix=RESIDENT
+// RUN: mp-opt %s --convert-mp-to-nvvm="chip=sm_90a split-k=auto device-resident=true" | FileCheck %s --check-prefix=RESIDENT
 
 // split-k=auto on sm_80 (108 SMs): dW = dY^T X of 256 x 256 x 8192 is 4
 // output tiles of 128 x 128 and 256 K slices of 32: S = min(108 / 4,
-// 256 / 8, 16) = 16. With sm-count=8: 8 / 4 = 2.
+// 256 / 8, 16) = 16. With sm-count=8: 8 / 4 = 2. By default (split-k=1)
+// nothing is split.
 // CHECK-LABEL: func.func @dw(
 // CHECK:         llvm.call @mp_tc_sm80_mma_bf16m_bf16n_accf32_outf32_128x128x32_w64x32_s3_splitk_launch(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i64, %c256_i64, %c256_i64_{{.*}}, %c8192_i64, %c16_i64) {mp_split_k = 16 : i64}
 // SMS-LABEL:   func.func @dw(
