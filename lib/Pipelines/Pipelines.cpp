@@ -201,6 +201,11 @@ void mlir::mp::buildGPUPipeline(OpPassManager &pm,
   conversion.instruction = options.instruction;
   conversion.mainloop = options.mainloop;
   conversion.fp8KMajor = options.fp8KMajor;
+  conversion.fp8PromoteInterval = options.fp8PromoteInterval;
+  conversion.fp8PromoteFprop = options.fp8PromoteFprop;
+  conversion.stmatrixEpilogue = options.stmatrixEpilogue;
+  conversion.splitK = options.splitK;
+  conversion.smCount = options.smCount;
   conversion.blockM = options.blockM;
   conversion.blockN = options.blockN;
   conversion.blockK = options.blockK;

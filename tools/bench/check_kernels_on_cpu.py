@@ -48,6 +48,19 @@ truncate the FP8 wgmma accumulator to 14 bits per instruction (ptx_sim's
 FP8_WGMMA_DOC), so an unpromoted kernel differs from the exact reference on
 such a case and a promoted one does not.
 
+Split-K (`--options split-k=S`, or auto): the module has the partial
+kernel (`mp_tensor_core` `split_k`) and the reduction kernel; the case runs
+both as the launcher does (the partials of the S splits of the launcher
+call's `mp_split_k` into a workspace, then the reduction into C). The flag
+`inexact` samples operands with full significands (uniform in [-1, 1],
+rounded to the format), whose f32 sums depend on their order: C is then
+compared with the reference within K·2^-24·Σ|a·b| plus one unit of the
+result type. `--compare-unsplit` also lowers each split-K case with
+split-k=1 and requires the split kernels run with one split to equal the
+unsplit kernel bit for bit, and with S splits to differ from it by at most
+2(K-1)·2^-24·Σ|a·b| per element (docs/GPU.md, "Split-K") plus one unit of
+the result type.
+
 Prints one line per case and exits with status 1 if one differs.
 Standard library only.
 """
@@ -116,8 +129,10 @@ def round_to(value, element):
     return value
 
 
-def sample(element, acc, rng, long_sums=False):
+def sample(element, acc, rng, long_sums=False, inexact=False):
     """A random operand value the element type holds exactly."""
+    if inexact and element in ("f16", "bf16"):
+        return round_to(rng.uniform(-1, 1), element)
     if long_sums and element in ("f8E4M3FN", "f8E5M2"):
         step = 8 if element == "f8E4M3FN" else 4
         return rng.choice([x / step for x in range(step, 7 * step // 4 + 1)])
@@ -222,45 +237,72 @@ def tensor_maps(memory, description, case, a_address, b_address):
     return addresses
 
 
-def run_case(case, args, mp_opt, scratch):
+class Launch:
+    """The kernels of a lowered case: the GEMM kernel and, with split-K, the
+    reduction kernel and the launcher call's split count."""
+
+    def __init__(self, converted, ptx):
+        descriptions = parse_kernel_descriptions(converted)
+        kernels, self.shared_symbols = ptx_sim.parse_ptx(ptx)
+        self.reduction = None
+        self.splits = 0
+        for name, description in descriptions.items():
+            if description.get("kind") == "split_k_reduction":
+                self.reduction = kernels[name]
+                self.reduction_name = name
+            else:
+                self.name, self.description = name, description
+                self.kernel = kernels[name]
+        if self.description.get("split_k"):
+            self.splits = int(re.search(r"mp_split_k = (\d+)", converted).group(1))
+
+
+def lower_case(case, args, mp_opt, scratch, extra_options=""):
+    """Lowers `case` to PTX: (Launch, None), or (None, the error)."""
     path = os.path.join(scratch, "case.mlir")
     with open(path, "w") as f:
         f.write(case.mlir())
-    options = f"chip={args.chip} {args.options}".strip()
+    options = f"chip={args.chip} {args.options} {extra_options}".strip()
     converted = subprocess.run(
         [mp_opt, path, f"--convert-mp-to-nvvm={options}"],
         capture_output=True, text=True)
     if converted.returncode:
-        return False, f"convert-mp-to-nvvm failed: {converted.stderr.strip()}"
+        return None, f"convert-mp-to-nvvm failed: {converted.stderr.strip()}"
     lowered = subprocess.run(
         [mp_opt, "-", f"--pass-pipeline={KERNELS_TO_PTX}"],
         input=converted.stdout, capture_output=True, text=True)
     if lowered.returncode:
-        return False, f"lowering failed: {lowered.stderr.strip()}"
-    (name, description), = parse_kernel_descriptions(converted.stdout).items()
+        return None, f"lowering failed: {lowered.stderr.strip()}"
     ptx = extract_ptx(lowered.stdout)[0]
     for replacement in args.replace_ptx:
         old, new = (codecs.decode(x, "unicode_escape")
                     for x in replacement.split("|", 1))
         if old not in ptx:
-            return False, f"--replace-ptx: {old!r} is not in the PTX"
+            return None, f"--replace-ptx: {old!r} is not in the PTX"
         ptx = ptx.replace(old, new)
-    kernels, shared_symbols = ptx_sim.parse_ptx(ptx)
-    kernel = kernels[name]
+    return Launch(converted.stdout, ptx), None
+
+
+def run_case(case, args, mp_opt, scratch):
+    launch, error = lower_case(case, args, mp_opt, scratch)
+    if error:
+        return False, error
+    description = launch.description
 
     if case.op == "scaled_matmul":
         inputs, expected = scaled_operands(case)
-        return simulate_and_compare(case, args, name, description, kernel,
-                                    shared_symbols, inputs, expected, expected)
+        return simulate_and_compare(case, args, launch, inputs, expected,
+                                    expected)
 
     rng = random.Random(hash(case.text) & 0xFFFF)
     batch, m, n, k = case.batch, case.m, case.n, case.k
     lhs_k = description["lhs_k_contiguous"]
     rhs_k = description["rhs_k_contiguous"]
     long_sums = "long" in case.flags
-    A = [[[sample(case.lhs, case.acc, rng, long_sums) for _ in range(k)]
+    inexact = "inexact" in case.flags
+    A = [[[sample(case.lhs, case.acc, rng, long_sums, inexact) for _ in range(k)]
           for _ in range(m)] for _ in range(batch)]
-    B = [[[sample(case.rhs, case.acc, rng, long_sums) for _ in range(n)]
+    B = [[[sample(case.rhs, case.acc, rng, long_sums, inexact) for _ in range(n)]
           for _ in range(k)] for _ in range(batch)]
     bias = [sample(case.result, "f16", rng) for _ in range(n)] \
         if "bias" in case.flags else None
@@ -282,10 +324,13 @@ def run_case(case, args, mp_opt, scratch):
         return x
     expected = []
     pre_activation = []
+    magnitudes = []  # sum of |a * b| per element: the summation error scale
     for i in range(batch):
         for r in range(m):
             for c in range(n):
                 total = sum(operand(A[i][r][x]) * operand(B[i][x][c]) for x in range(k))
+                magnitudes.append(sum(abs(operand(A[i][r][x]) * operand(B[i][x][c]))
+                                      for x in range(k)))
                 if case.result == "i32":
                     expected.append(((int(total) + 2**31) % 2**32) - 2**31)
                     continue
@@ -306,8 +351,45 @@ def run_case(case, args, mp_opt, scratch):
     inputs = [a_bytes, b_bytes, None]
     if bias:
         inputs.append(b"".join(encode(x, case.result) for x in bias))
-    return simulate_and_compare(case, args, name, description, kernel,
-                                shared_symbols, inputs, expected, pre_activation)
+    if not launch.splits or not args.compare_unsplit:
+        return simulate_and_compare(case, args, launch, inputs, expected,
+                                    pre_activation, magnitudes)
+    # Split-K against the unsplit kernel of the same op.
+    unsplit, error = lower_case(case, args, mp_opt, scratch, "split-k=1")
+    if error:
+        return False, error
+    outputs = {}
+    for label, variant, splits in (("unsplit", unsplit, None),
+                                   ("1 split", launch, 1),
+                                   (f"{launch.splits} splits", launch, launch.splits)):
+        ok, message, output = simulate_and_compare(
+            case, args, variant, inputs, expected, pre_activation, magnitudes,
+            splits=splits, keep_output=True)
+        if not ok:
+            return False, f"{label}: {message}"
+        outputs[label] = output
+    reference = outputs["unsplit"]
+    width = WIDTH[case.result]
+    if outputs["1 split"] != reference:
+        return False, "split-K with 1 split differs from the unsplit kernel"
+    split_output = outputs[f"{launch.splits} splits"]
+    bits = {"f32": 23, "f16": 10, "bf16": 7}.get(case.result)
+    worst = 0.0
+    for index in range(len(expected)):
+        got = decode(split_output[index * width:(index + 1) * width], case.result)
+        want = decode(reference[index * width:(index + 1) * width], case.result)
+        bound = 2 * (k - 1) * 2.0 ** -24 * magnitudes[index]
+        if bits is not None and bits < 23:
+            bound += 2.0 ** -bits * abs(want)
+        if bits is None:
+            bound = 0  # integer sums are exact in any order
+        if not abs(got - want) <= bound:
+            return False, (f"split-K C[{index}] = {got}, unsplit {want}: "
+                           f"beyond the bound {bound}")
+        if bound:
+            worst = max(worst, abs(got - want) / bound)
+    return True, (f"{message}; 1 split equal to unsplit bit for bit; "
+                  f"{launch.splits} splits within {worst:.3f} of the bound")
 
 
 def scaled_operands(case):
@@ -359,13 +441,20 @@ def scaled_operands(case):
     return [a_bytes, b_bytes, None, sa_bytes, sb_bytes], expected
 
 
-def simulate_and_compare(case, args, name, description, kernel, shared_symbols,
-                         inputs, expected, pre_activation):
-    """Runs the kernel on `inputs` (the pointer arguments' bytes, None for C)
-    and compares C with `expected`."""
+def simulate_and_compare(case, args, launch, inputs, expected, pre_activation,
+                         magnitudes=None, splits=None, keep_output=False):
+    """Runs the kernels of `launch` on `inputs` (the pointer arguments' bytes,
+    None for C) and compares C with `expected`; split-K kernels with
+    `splits` splits (default: the launcher call's). With `keep_output`,
+    also returns C's bytes (of the last mode run)."""
     batch, m, n, k = case.batch, case.m, case.n, case.k
+    name, description, kernel = launch.name, launch.description, launch.kernel
+    shared_symbols = launch.shared_symbols
+    splits = splits or launch.splits
     tf32 = case.lhs == "f32"
+    inexact = "inexact" in case.flags
     failures = []
+    output = b""
     modes = [("late", "round-robin"), ("early", "warps")] if args.thorough \
         else [("late", "round-robin")]
     for mode, schedule in modes:
@@ -377,20 +466,33 @@ def simulate_and_compare(case, args, name, description, kernel, shared_symbols,
                 params.append(c_address)
             else:
                 params.append(memory.allocate(payload))
+        buffers = list(params)
+        if splits:
+            # The partials of every (batch, split): the launcher's workspace.
+            workspace = memory.allocate(bytes(batch * splits * m * n * 4))
+            params = [buffers[0], buffers[1], workspace]
         params += [m, n, k, m * k, k * n, m * n]
         if description.get("mainloop") == "tma-warp-specialized":
             # A and B are the first two pointer arguments.
             params += tensor_maps(memory, description, case, params[0], params[1])
+        if splits:
+            params.append(splits)
         block_m, block_n, _ = description["block"]
-        grid = (-(-n // block_n), -(-m // block_m), batch)
+        grid = (-(-n // block_n), -(-m // block_m), batch * (splits or 1))
         try:
             ptx_sim.simulate_grid(kernel, shared_symbols, memory, params,
                                   description["threads"], grid,
                                   description["shared_memory_bytes"], mode, schedule)
+            if splits:
+                reduction_params = [workspace] + buffers[2:] + [m, n, splits]
+                ptx_sim.simulate_grid(launch.reduction, shared_symbols, memory,
+                                      reduction_params, 256,
+                                      (-(-(m * n) // 256), batch, 1), 0, mode,
+                                      schedule)
         except ptx_sim.SimulationError as error:
             failures.append(f"[{mode}, {schedule}] simulation stopped: {error}")
             continue
-        output = memory.buffer(c_address)
+        output = bytes(memory.buffer(c_address))
         width = WIDTH[case.result]
         worst = 0.0
         mismatches = 0
@@ -399,6 +501,9 @@ def simulate_and_compare(case, args, name, description, kernel, shared_symbols,
             tolerance = 0.0
             if tf32:
                 tolerance = 2.0 ** -22 * max(1.0, abs(want)) * k
+            if inexact:
+                bits = {"f32": 23, "f16": 10, "bf16": 7}[case.result]
+                tolerance = k * 2.0 ** -24 * magnitudes[index] + 2.0 ** -bits * abs(want)
             if "gelu" in case.flags or "gelutanh" in case.flags:
                 # erf and tanh are f32 polynomial approximations on the GPU
                 # (absolute errors of a few 1e-7): allow that times |x|, plus
@@ -417,7 +522,12 @@ def simulate_and_compare(case, args, name, description, kernel, shared_symbols,
         if mismatches:
             failures.append(f"[{mode}, {schedule}] {mismatches} of {len(expected)} elements differ")
     summary = f"{name} grid {grid} threads {description['threads']}"
-    return not failures, summary + ("" if not failures else "\n    " + "\n    ".join(failures))
+    if splits:
+        summary += f" splits {splits}, {launch.reduction_name}"
+    message = summary + ("" if not failures else "\n    " + "\n    ".join(failures))
+    if keep_output:
+        return not failures, message, output
+    return not failures, message
 
 
 def main():
@@ -439,6 +549,9 @@ def main():
                         help="truncate the FP8 wgmma accumulator to this many "
                              "significand bits per instruction "
                              "(ptx_sim.FP8_WGMMA_DOC)")
+    parser.add_argument("--compare-unsplit", action="store_true",
+                        help="split-K cases: also run the unsplit kernel and "
+                             "the split kernels with one split (see above)")
     parser.add_argument("cases", nargs="+")
     args = parser.parse_args()
     ptx_sim.FP8_WGMMA_ACCUMULATOR_BITS = args.fp8_accumulator_bits

@@ -182,6 +182,17 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
       accumulator into an f32 register accumulator every
       `fp8-promote-interval` instructions (CUTLASS's FP8 accumulation);
       `fp8-promote-fprop` extends it to the forward GEMMs.
+    - Split-K (`split-k=auto` or a count; off by default; mma.sync and wgmma kernels with
+      an f32 or s32 accumulator): a GEMM whose output tiles fill less than
+      half of `sm-count` SMs (weight gradients: small M x N, large K) runs as
+      S K splits, block z = batch x S + split, each storing its unrounded
+      partial product into a workspace of batch x S x M x N, then a
+      reduction kernel sums the partials of each element in the order
+      0 .. S-1 and applies the epilogue once (bias, rounding, activation):
+      deterministic, and within 2(K - 1) u sum|a b| of the unsplit sum
+      (docs/GPU.md, "Split-K"). Device-resident, the workspace is a buffer
+      of the step (`memref.alloc`, a `gpu.alloc` on the step's stream);
+      otherwise the launcher allocates it with the operands.
 
     Each kernel carries an `mp_tensor_core` dictionary (formats, layouts,
     tiles, threads, dynamic shared memory) for tools that launch it without
@@ -213,7 +224,10 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
     with f16 accumulation), f32 operands without `compute tf32` (unless `format=tf32`),
     operands that do not match an explicit `format`, FP8 results, tile
     options that do not divide, shared memory beyond the chip's limit, and
-    shapes the grid cannot hold (more than 65535 batches or row blocks).
+    shapes the grid cannot hold (more than 65535 batches or row blocks, or
+    batches x K splits), a `split-k` that is not `auto` or a positive
+    integer, a negative `sm-count`, and `split-k` above 1 on a GEMM that
+    cannot split (f16 accumulation, tcgen05, block-scaled).
     Also errors: a matmul in a nested module (or other nested symbol table),
     a symbol `@mp_tensor_core_kernels` or `@<kernel>_launch` the module
     already has, and an `mgpu*` wrapper declared with another type than the
@@ -273,6 +287,22 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
            "the rounded tile through shared memory with stmatrix and store "
            "C in 16-byte rows; off: one store per element"
            " (default: true)">,
+    Option<"splitK", "split-k", "std::string", "\"1\"",
+           "Split K of each GEMM into S parts computed by separate blocks "
+           "into an f32 (s32) workspace, then summed in the fixed order "
+           "0..S-1 by a reduction kernel that applies the epilogue once "
+           "(deterministic; f32 sums within the bound of docs/GPU.md, "
+           "\"Split-K\"): auto (S from M, N, K, the tiles and sm-count: "
+           "enough blocks for one wave when the output tiles fill less than "
+           "half the SMs, at least 8 K slices per split, at most 16), or a "
+           "number S >= 1 (1: off; at most one split per K slice). mma.sync "
+           "and wgmma kernels with an f32 or s32 accumulator; off by default "
+           "so that every sum keeps the unsplit order"
+           " (default: 1)">,
+    Option<"smCount", "sm-count", "int64_t", "0",
+           "SMs that split-k=auto fills (0: the chip's usual part: sm_80 "
+           "108, sm_86 72, sm_89 58, sm_90a 132, sm_100a 148, sm_120a 170)"
+           " (default: 0)">,
     Option<"blockM", "block-m", "int64_t", "0",
            "Rows of the result per thread block (0: 128)"
            " (default: 0)">,

@@ -109,6 +109,36 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "tma-warp-specialized or cp-async (default: auto)"),
       llvm::cl::init(TensorCoreMainloop::automatic),
       getTensorCoreMainloopValues()};
+  PassOptions::Option<int64_t> fp8PromoteInterval{
+      *this, "fp8-promote-interval",
+      llvm::cl::desc("FP8 wgmma kernels (sm_90a): promote the wgmma "
+                     "accumulator into an f32 one every N wgmma instructions "
+                     "in the backward GEMMs (dgrad, wgrad; the forward ones "
+                     "too with fp8-promote-fprop); 0: off (default: 4)"),
+      llvm::cl::init(4)};
+  PassOptions::Option<bool> fp8PromoteFprop{
+      *this, "fp8-promote-fprop",
+      llvm::cl::desc("Promote the FP8 accumulator of the forward GEMMs too "
+                     "(default: false)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> stmatrixEpilogue{
+      *this, "stmatrix-epilogue",
+      llvm::cl::desc("wgmma kernels with an f32 accumulator and an f16/bf16 "
+                     "result: stage the tile through shared memory with "
+                     "stmatrix, store C in 16-byte rows (default: true)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> splitK{
+      *this, "split-k",
+      llvm::cl::desc("K splits per GEMM, summed in a fixed order by a "
+                     "reduction kernel: auto (from M, N, K and sm-count) or "
+                     "a number >= 1 (1: off; docs/GPU.md, \"Split-K\") "
+                     "(default: 1)"),
+      llvm::cl::init("1")};
+  PassOptions::Option<int64_t> smCount{
+      *this, "sm-count",
+      llvm::cl::desc("SMs that split-k=auto fills (0: the chip's usual "
+                     "part, e.g. 132 on sm_90a, 108 on sm_80) (default: 0)"),
+      llvm::cl::init(0)};
   PassOptions::Option<int64_t> blockM{
       *this, "block-m",
       llvm::cl::desc("Rows of the result per thread block (0: 128)"

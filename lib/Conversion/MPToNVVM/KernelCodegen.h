@@ -78,14 +78,25 @@ struct KernelState {
   Value m, n, k;
   /// First row and column of the block's C tile (i32).
   Value blockRow, blockColumn;
-  /// Number of K slices (i32).
+  /// Number of K slices of this block (i32): all of K's, or those of its
+  /// split.
   Value numKTiles;
+  /// Split-K: the first K slice of the block's split (i32); null otherwise
+  /// (slice 0). Loops count slices from 0; getKSliceOrigin adds it.
+  Value kTileBegin;
+  /// The batch index of A and B (i32): block z, or z / splits with split-K.
+  Value batchIndex;
   /// Global pointers (addrspace 1) to this batch's A, B, C and the bias,
   /// and to the block scales of A and B (block-scaled kernels).
   Value lhs, rhs, result, bias, lhsScales, rhsScales;
   /// Start of the dynamic shared memory (addrspace 3).
   Value sharedMemory;
 };
+
+/// The first K element (i32) of the block's K slice `kTile` (counted from
+/// the first slice of its split).
+Value getKSliceOrigin(DeviceCodeBuilder &dc, const KernelState &state,
+                      Value kTile);
 
 /// Calls `visit(sharedOffset, globalByteOffset, validBytes)` for each 16-byte
 /// chunk of K slice `kTile` of A (`lhs`) or B that this thread copies: the

@@ -67,6 +67,8 @@ struct MatmulLowering {
   /// 1 and 2) because earlier rewrites can replace them.
   Value lhs, rhs, bias;
   int64_t batch = 1, m = 0, n = 0, k = 0;
+  /// K splits (spec.splitK when above 1).
+  int64_t splits = 1;
   TensorCoreKernelSpec spec;
 };
 
@@ -437,6 +439,45 @@ FailureOr<MatmulLowering> ConvertMPToNVVMPass::analyze(Operation *op) {
             << " row blocks) exceeds 65535 blocks in y or z";
     return failure();
   }
+
+  // Split-K: S parts of K into a workspace, summed in order by a reduction
+  // kernel. The split count depends on the shape, not the kernel: S is a
+  // launcher operand.
+  int64_t kSlices = llvm::divideCeil(lowering.k, spec.blockK);
+  int64_t requested = 0; // auto
+  if (StringRef(splitK) != "auto" &&
+      (StringRef(splitK).getAsInteger(10, requested) || requested < 1)) {
+    error() << "split-k must be auto or a positive number of K splits, got '"
+            << splitK << "'";
+    return failure();
+  }
+  if (smCount < 0) {
+    error() << "sm-count must be 0 (the chip's) or positive, got "
+            << static_cast<int64_t>(smCount);
+    return failure();
+  }
+  std::string splitReason;
+  bool splittable = canSplitK(spec, splitReason);
+  if (requested > 1 && !splittable) {
+    error() << "split-k=" << requested << ": " << splitReason
+            << " (use split-k=1 or auto)";
+    return failure();
+  }
+  if (splittable) {
+    int64_t tiles = llvm::divideCeil(lowering.m, spec.blockM) *
+                    llvm::divideCeil(lowering.n, spec.blockN) * lowering.batch;
+    lowering.splits =
+        requested ? normalizeSplitK(requested, kSlices)
+                  : chooseSplitK(tiles, kSlices,
+                                 smCount ? smCount : getDefaultSMCount(chip));
+  }
+  if (lowering.batch * lowering.splits > maxGridDim) {
+    error() << "cannot be tiled: the grid (batch " << lowering.batch << " x "
+            << lowering.splits
+            << " K splits) exceeds 65535 blocks in z (lower split-k)";
+    return failure();
+  }
+  spec.splitK = lowering.splits > 1;
   return lowering;
 }
 
@@ -455,14 +496,21 @@ void ConvertMPToNVVMPass::rewrite(const MatmulLowering &lowering,
   const TensorCoreKernelSpec &spec = lowering.spec;
   ModuleOp module = getOperation();
   OpBuilder builder(module.getContext());
-  std::string name = spec.kernelName();
-  auto kernel = kernels.lookupSymbol<gpu::GPUFuncOp>(name);
+  // Split-K: the partial kernel, the reduction kernel, one launcher for both.
+  TensorCoreKernelSpec kernelSpec =
+      spec.splitK ? getSplitKPartialSpec(spec) : spec;
+  std::string kernelName = kernelSpec.kernelName();
+  auto kernel = kernels.lookupSymbol<gpu::GPUFuncOp>(kernelName);
   if (!kernel)
-    kernel = buildTensorCoreKernel(builder, kernels, spec);
-  auto launcher = module.lookupSymbol<LLVM::LLVMFuncOp>(name + "_launch");
+    kernel = buildTensorCoreKernel(builder, kernels, kernelSpec);
+  gpu::GPUFuncOp reduction;
+  if (spec.splitK)
+    reduction = buildSplitKReductionKernel(builder, kernels, spec);
+  auto launcher =
+      module.lookupSymbol<LLVM::LLVMFuncOp>(spec.kernelName() + "_launch");
   if (!launcher)
-    launcher =
-        buildTensorCoreLauncher(builder, module, kernel, spec, deviceResident);
+    launcher = buildTensorCoreLauncher(builder, module, kernel, spec,
+                                       deviceResident, reduction);
 
   Operation *op = lowering.op;
   Location loc = op->getLoc();
@@ -495,6 +543,22 @@ void ConvertMPToNVVMPass::rewrite(const MatmulLowering &lowering,
   }
   for (int64_t size : {lowering.batch, lowering.m, lowering.n, lowering.k})
     args.push_back(arith::ConstantIntOp::create(builder, loc, size, 64));
+  if (spec.splitK) {
+    args.push_back(
+        arith::ConstantIntOp::create(builder, loc, lowering.splits, 64));
+    // Device-resident: the workspace is a buffer of the step (a gpu.alloc on
+    // its stream after mp-device-buffers, from the runtime's caching
+    // allocator), freed by the deallocation pipeline after the call.
+    if (deviceResident) {
+      Value workspace = memref::AllocOp::create(
+          builder, loc,
+          MemRefType::get({lowering.batch * lowering.splits * lowering.m *
+                           lowering.n},
+                          spec.accType),
+          builder.getI64IntegerAttr(256));
+      args.push_back(getBufferPointer(builder, loc, workspace));
+    }
+  }
   // Device-resident: the stream operand is a placeholder until
   // mp-gpu-pipeline puts the step on one stream
   // (MPDialect::kDeviceStreamAttrName).
@@ -504,6 +568,8 @@ void ConvertMPToNVVMPass::rewrite(const MatmulLowering &lowering,
   auto call = LLVM::CallOp::create(builder, loc, launcher, args);
   if (deviceResident)
     call->setAttr(MPDialect::kDeviceStreamAttrName, builder.getUnitAttr());
+  if (spec.splitK)
+    call->setAttr(kSplitKAttrName, builder.getI64IntegerAttr(lowering.splits));
   Value result = bufferization::ToTensorOp::create(
       builder, loc, resultType, resultBuffer, /*restrict=*/true,
       /*writable=*/true);

@@ -295,6 +295,21 @@ bool TensorCoreKernelSpec::usesFP8() const {
   return isFP8(lhsFormat) || isFP8(rhsFormat);
 }
 
+StringRef mlir::mp::stringifyEpilogueActivation(EpilogueActivation activation,
+                                                bool nameSuffix) {
+  switch (activation) {
+  case EpilogueActivation::none:
+    return nameSuffix ? "" : "none";
+  case EpilogueActivation::relu:
+    return nameSuffix ? "_relu" : "relu";
+  case EpilogueActivation::geluErf:
+    return nameSuffix ? "_gelu" : "gelu";
+  case EpilogueActivation::geluTanh:
+    return nameSuffix ? "_gelutanh" : "gelu_tanh";
+  }
+  llvm_unreachable("unknown activation");
+}
+
 StringRef mlir::mp::stringifyBlockScaleKind(BlockScaleKind kind) {
   switch (kind) {
   case BlockScaleKind::none:
@@ -314,8 +329,6 @@ int64_t TensorCoreKernelSpec::blockScaledInstructionK() const {
 }
 
 std::string TensorCoreKernelSpec::kernelName() const {
-  static constexpr StringRef activationNames[] = {"", "_relu", "_gelu",
-                                                  "_gelutanh"};
   // Operands: format, contiguous dimension (k, m or n), `u` if rows are not
   // 16-byte aligned (element copies).
   std::string name = llvm::formatv(
@@ -335,9 +348,11 @@ std::string TensorCoreKernelSpec::kernelName() const {
   name += llvm::formatv("_s{0}", stages);
   if (promotesFP8Accumulator())
     name += llvm::formatv("_p{0}", fp8PromoteInterval);
+  if (splitK)
+    name += "_splitk";
   if (hasBias)
     name += "_bias";
-  name += activationNames[static_cast<int>(activation)];
+  name += stringifyEpilogueActivation(activation, /*nameSuffix=*/true);
   // Block scaling: kind, scale type and block (rows x K for 2-D tiles).
   if (isBlockScaled()) {
     name += llvm::formatv("_{0}_{1}x{2}", stringifyBlockScaleKind(blockScale),
@@ -345,6 +360,16 @@ std::string TensorCoreKernelSpec::kernelName() const {
     if (lhsScaleRows != 1 || rhsScaleRows != 1)
       name += llvm::formatv("_tiles{0}x{1}", lhsScaleRows, rhsScaleRows);
   }
+  return name;
+}
+
+std::string mlir::mp::getSplitKReductionName(const TensorCoreKernelSpec &spec) {
+  std::string name = llvm::formatv("mp_tc_splitk_reduce_acc{0}_out{1}",
+                                   llvm::to_string(spec.accType),
+                                   llvm::to_string(spec.resultType));
+  if (spec.hasBias)
+    name += "_bias";
+  name += stringifyEpilogueActivation(spec.activation, /*nameSuffix=*/true);
   return name;
 }
 
@@ -544,6 +569,71 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
                 " bytes a block may use on " +
                 stringifyTensorCoreChip(spec.chip));
   return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Split-K
+//===----------------------------------------------------------------------===//
+
+TensorCoreKernelSpec
+mlir::mp::getSplitKPartialSpec(const TensorCoreKernelSpec &spec) {
+  TensorCoreKernelSpec partial = spec;
+  partial.splitK = true;
+  partial.resultType = spec.accType;
+  partial.hasBias = false;
+  partial.activation = EpilogueActivation::none;
+  partial.useStmatrixEpilogue = false;
+  return partial;
+}
+
+bool mlir::mp::canSplitK(const TensorCoreKernelSpec &spec,
+                         std::string &reason) {
+  if (spec.isBlockScaled())
+    reason = "block-scaled kernels (mp.scaled_matmul) do not split K";
+  else if (spec.useTcgen05)
+    reason = "tcgen05 kernels (sm_100a) do not split K; use "
+             "instruction=mma-sync";
+  else if (!spec.accType.isF32() && !spec.accType.isInteger(32))
+    reason = "the partial products of split-K are f32 or s32, and this "
+             "accumulator is " +
+             llvm::to_string(spec.accType);
+  else
+    return true;
+  return false;
+}
+
+int64_t mlir::mp::chooseSplitK(int64_t tiles, int64_t kSlices,
+                               int64_t smCount) {
+  if (tiles <= 0 || tiles * 2 > smCount)
+    return 1;
+  int64_t splits = std::min({smCount / tiles, kSlices / kMinSlicesPerSplit,
+                             kMaxSplits});
+  return normalizeSplitK(std::max<int64_t>(splits, 1), kSlices);
+}
+
+int64_t mlir::mp::normalizeSplitK(int64_t requested, int64_t kSlices) {
+  if (kSlices <= 1)
+    return 1;
+  int64_t splits = std::max<int64_t>(1, std::min(requested, kSlices));
+  return llvm::divideCeil(kSlices, llvm::divideCeil(kSlices, splits));
+}
+
+int64_t mlir::mp::getDefaultSMCount(TensorCoreChip chip) {
+  switch (chip) {
+  case TensorCoreChip::sm80:
+    return 108;
+  case TensorCoreChip::sm86:
+    return 72;
+  case TensorCoreChip::sm89:
+    return 58;
+  case TensorCoreChip::sm90a:
+    return 132;
+  case TensorCoreChip::sm100a:
+    return 148;
+  case TensorCoreChip::sm120a:
+    return 170;
+  }
+  llvm_unreachable("unknown chip");
 }
 
 StringRef mlir::mp::getRequiredPTXFeature(TensorCoreChip chip,

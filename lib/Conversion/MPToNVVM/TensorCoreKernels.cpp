@@ -142,6 +142,13 @@ void DeviceCodeBuilder::ifThen(Value condition, function_ref<void()> body) {
 // Copies and the K loop
 //===----------------------------------------------------------------------===//
 
+Value mlir::mp::getKSliceOrigin(DeviceCodeBuilder &dc,
+                                const KernelState &state, Value kTile) {
+  if (state.kTileBegin)
+    kTile = dc.add(kTile, state.kTileBegin);
+  return dc.mul(kTile, state.spec.blockK);
+}
+
 void mlir::mp::forEachOwnedChunk(
     DeviceCodeBuilder &dc, const KernelState &state, bool lhs, Value kTile,
     function_ref<void(Value, Value, Value)> visit) {
@@ -152,7 +159,7 @@ void mlir::mp::forEachOwnedChunk(
   bool kContiguous = lhs ? spec.lhsKContiguous : spec.rhsKContiguous;
   Value mnOrigin = lhs ? state.blockRow : state.blockColumn;
   Value mnLimit = lhs ? state.m : state.n;
-  Value kOrigin = dc.mul(kTile, spec.blockK);
+  Value kOrigin = getKSliceOrigin(dc, state, kTile);
   // Rows of the tile run along the operand's non-contiguous dimension.
   Value rowOrigin = kContiguous ? mnOrigin : kOrigin;
   Value rowLimit = kContiguous ? mnLimit : state.k;
@@ -219,7 +226,7 @@ static void copyTileByElements(DeviceCodeBuilder &dc, const KernelState &state,
   Value global = lhs ? state.lhs : state.rhs;
   Value mnOrigin = lhs ? state.blockRow : state.blockColumn;
   Value mnLimit = lhs ? state.m : state.n;
-  Value kOrigin = dc.mul(kTile, spec.blockK);
+  Value kOrigin = getKSliceOrigin(dc, state, kTile);
   Value rowOrigin = kContiguous ? mnOrigin : kOrigin;
   Value rowLimit = kContiguous ? mnLimit : state.k;
   Value columnOrigin = kContiguous ? kOrigin : mnOrigin;
@@ -485,8 +492,6 @@ void mlir::mp::emitEpilogueStore(DeviceCodeBuilder &dc,
 /// tools/bench/gpu/run_gpu_checks.py.
 static DictionaryAttr describeKernel(OpBuilder &builder,
                                      const TensorCoreKernelSpec &spec) {
-  static constexpr StringRef activationNames[] = {"none", "relu", "gelu",
-                                                  "gelu_tanh"};
   auto formatName = [&](TensorCoreFormat format) {
     return builder.getStringAttr(stringifyTensorCoreFormat(format));
   };
@@ -512,8 +517,7 @@ static DictionaryAttr describeKernel(OpBuilder &builder,
       builder.getNamedAttr("bias", builder.getBoolAttr(spec.hasBias)),
       builder.getNamedAttr(
           "activation",
-          builder.getStringAttr(
-              activationNames[static_cast<int>(spec.activation)])),
+          builder.getStringAttr(stringifyEpilogueActivation(spec.activation))),
       builder.getNamedAttr("block",
                            builder.getDenseI64ArrayAttr(
                                {spec.blockM, spec.blockN, spec.blockK})),
@@ -547,6 +551,9 @@ static DictionaryAttr describeKernel(OpBuilder &builder,
         "epilogue",
         builder.getStringAttr(spec.useStmatrixEpilogue ? "stmatrix"
                                                        : "per-element")));
+  if (spec.splitK)
+    entries.push_back(
+        builder.getNamedAttr("split_k", builder.getBoolAttr(true)));
   if (spec.promotesFP8Accumulator())
     entries.push_back(builder.getNamedAttr(
         "fp8_promote_interval",
@@ -588,101 +595,11 @@ static void getOrCreateSharedMemory(OpBuilder &builder,
                          /*addrSpace=*/3);
 }
 
-gpu::GPUFuncOp
-mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
-                                const TensorCoreKernelSpec &spec) {
-  OpBuilder::InsertionGuard guard(builder);
+/// Rewrites the erf and tanh of a fused GELU in `kernel` as MLIR's f32
+/// polynomial approximations, so that the kernel needs no libdevice (the
+/// CUDA toolkit) to be compiled.
+static void approximateEpilogueMath(OpBuilder &builder, gpu::GPUFuncOp kernel) {
   MLIRContext *context = builder.getContext();
-  Location loc = module.getLoc();
-  getOrCreateSharedMemory(builder, module);
-
-  auto ptr = LLVM::LLVMPointerType::get(context);
-  SmallVector<Type> argTypes(spec.isBlockScaled() ? 5
-                             : spec.hasBias       ? 4
-                                                  : 3,
-                             ptr);
-  argTypes.append(3, builder.getI32Type());
-  argTypes.append(3, builder.getI64Type());
-  if (spec.useTma)
-    argTypes.append(2, ptr); // the tensor maps of A and B
-  builder.setInsertionPointToEnd(module.getBody());
-  auto kernel = gpu::GPUFuncOp::create(builder, loc, spec.kernelName(),
-                                       builder.getFunctionType(argTypes, {}));
-  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                  builder.getUnitAttr());
-  kernel.setKnownBlockSizeAttr(
-      builder.getDenseI32ArrayAttr({int32_t(spec.numThreads()), 1, 1}));
-  kernel->setAttr(kKernelDescriptionAttrName, describeKernel(builder, spec));
-
-  Block &entry = kernel.getBody().front();
-  builder.setInsertionPointToStart(&entry);
-  DeviceCodeBuilder dc(builder, loc);
-  KernelState state(spec);
-  state.lhsTile = getSharedTileGeometry(spec, /*lhs=*/true);
-  state.rhsTile = getSharedTileGeometry(spec, /*lhs=*/false);
-  state.stageBytes = spec.stageBytes();
-  state.threadId = NVVM::ThreadIdXOp::create(builder, loc, dc.i32);
-  Value blockX = NVVM::BlockIdXOp::create(builder, loc, dc.i32);
-  Value blockY = NVVM::BlockIdYOp::create(builder, loc, dc.i32);
-  Value batch = dc.toI64(NVVM::BlockIdZOp::create(builder, loc, dc.i32));
-
-  unsigned next = 0;
-  Value lhsArg = entry.getArgument(next++);
-  Value rhsArg = entry.getArgument(next++);
-  Value resultArg = entry.getArgument(next++);
-  Value biasArg = spec.hasBias ? entry.getArgument(next++) : Value();
-  Value lhsScalesArg, rhsScalesArg;
-  if (spec.isBlockScaled()) {
-    lhsScalesArg = entry.getArgument(next++);
-    rhsScalesArg = entry.getArgument(next++);
-  }
-  state.m = entry.getArgument(next++);
-  state.n = entry.getArgument(next++);
-  state.k = entry.getArgument(next++);
-  Value lhsStride = entry.getArgument(next++);
-  Value rhsStride = entry.getArgument(next++);
-  Value resultStride = entry.getArgument(next++);
-  Value lhsTensorMap = spec.useTma ? entry.getArgument(next++) : Value();
-  Value rhsTensorMap = spec.useTma ? entry.getArgument(next++) : Value();
-
-  auto batchPointer = [&](Value arg, Value stride, int64_t elementBytes) {
-    Value global =
-        LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, arg);
-    return dc.offset(global, dc.mul(dc.mul(batch, stride), elementBytes));
-  };
-  state.lhs =
-      batchPointer(lhsArg, lhsStride, getFormatByteWidth(spec.lhsFormat));
-  state.rhs =
-      batchPointer(rhsArg, rhsStride, getFormatByteWidth(spec.rhsFormat));
-  int64_t resultBytes = spec.resultType.getIntOrFloatBitWidth() / 8;
-  state.result = batchPointer(resultArg, resultStride, resultBytes);
-  if (biasArg)
-    state.bias =
-        LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, biasArg);
-  if (spec.isBlockScaled()) {
-    state.lhsScales =
-        LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, lhsScalesArg);
-    state.rhsScales =
-        LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, rhsScalesArg);
-  }
-  state.blockRow = dc.mul(blockY, spec.blockM);
-  state.blockColumn = dc.mul(blockX, spec.blockN);
-  state.numKTiles = dc.div(dc.add(state.k, spec.blockK - 1), spec.blockK);
-  state.sharedMemory = LLVM::AddressOfOp::create(builder, loc, dc.sharedPtr,
-                                                 kSharedMemorySymbol);
-
-  if (spec.useTcgen05)
-    emitTcgen05Gemm(dc, state);
-  else if (spec.useTma)
-    emitWgmmaTmaGemm(dc, state, lhsTensorMap, rhsTensorMap);
-  else if (spec.useWgmma)
-    emitWgmmaGemm(dc, state);
-  else
-    emitMmaSyncGemm(dc, state);
-  gpu::ReturnOp::create(builder, loc);
-
-  // GELU's erf and tanh as MLIR's f32 polynomial approximations, so that the
-  // kernel needs no libdevice (the CUDA toolkit) to be compiled.
   SmallVector<Operation *> mathOps;
   kernel.walk([&](Operation *op) {
     if (isa<math::ErfOp, math::TanhOp>(op))
@@ -717,6 +634,228 @@ mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
       op->erase();
     });
   }
+}
+
+gpu::GPUFuncOp
+mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
+                                const TensorCoreKernelSpec &spec) {
+  OpBuilder::InsertionGuard guard(builder);
+  MLIRContext *context = builder.getContext();
+  Location loc = module.getLoc();
+  getOrCreateSharedMemory(builder, module);
+
+  auto ptr = LLVM::LLVMPointerType::get(context);
+  SmallVector<Type> argTypes(spec.isBlockScaled() ? 5
+                             : spec.hasBias       ? 4
+                                                  : 3,
+                             ptr);
+  argTypes.append(3, builder.getI32Type());
+  argTypes.append(3, builder.getI64Type());
+  if (spec.useTma)
+    argTypes.append(2, ptr); // the tensor maps of A and B
+  if (spec.splitK)
+    argTypes.push_back(builder.getI32Type()); // the number of splits
+  builder.setInsertionPointToEnd(module.getBody());
+  auto kernel = gpu::GPUFuncOp::create(builder, loc, spec.kernelName(),
+                                       builder.getFunctionType(argTypes, {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                  builder.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(
+      builder.getDenseI32ArrayAttr({int32_t(spec.numThreads()), 1, 1}));
+  kernel->setAttr(kKernelDescriptionAttrName, describeKernel(builder, spec));
+
+  Block &entry = kernel.getBody().front();
+  builder.setInsertionPointToStart(&entry);
+  DeviceCodeBuilder dc(builder, loc);
+  KernelState state(spec);
+  state.lhsTile = getSharedTileGeometry(spec, /*lhs=*/true);
+  state.rhsTile = getSharedTileGeometry(spec, /*lhs=*/false);
+  state.stageBytes = spec.stageBytes();
+  state.threadId = NVVM::ThreadIdXOp::create(builder, loc, dc.i32);
+  Value blockX = NVVM::BlockIdXOp::create(builder, loc, dc.i32);
+  Value blockY = NVVM::BlockIdYOp::create(builder, loc, dc.i32);
+  Value blockZ = NVVM::BlockIdZOp::create(builder, loc, dc.i32);
+
+  unsigned next = 0;
+  Value lhsArg = entry.getArgument(next++);
+  Value rhsArg = entry.getArgument(next++);
+  Value resultArg = entry.getArgument(next++);
+  Value biasArg = spec.hasBias ? entry.getArgument(next++) : Value();
+  Value lhsScalesArg, rhsScalesArg;
+  if (spec.isBlockScaled()) {
+    lhsScalesArg = entry.getArgument(next++);
+    rhsScalesArg = entry.getArgument(next++);
+  }
+  state.m = entry.getArgument(next++);
+  state.n = entry.getArgument(next++);
+  state.k = entry.getArgument(next++);
+  Value lhsStride = entry.getArgument(next++);
+  Value rhsStride = entry.getArgument(next++);
+  Value resultStride = entry.getArgument(next++);
+  Value lhsTensorMap = spec.useTma ? entry.getArgument(next++) : Value();
+  Value rhsTensorMap = spec.useTma ? entry.getArgument(next++) : Value();
+  Value splits = spec.splitK ? entry.getArgument(next++) : Value();
+
+  // Split-K: block z = b * splits + s; C is the workspace, one M x N
+  // partial per (b, s), i.e. indexed by z.
+  state.batchIndex =
+      splits ? arith::DivUIOp::create(builder, loc, blockZ, splits).getResult()
+             : blockZ;
+  Value batch = dc.toI64(state.batchIndex);
+  auto batchPointer = [&](Value arg, Value stride, int64_t elementBytes,
+                          Value index) {
+    Value global =
+        LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, arg);
+    return dc.offset(global, dc.mul(dc.mul(index, stride), elementBytes));
+  };
+  state.lhs = batchPointer(lhsArg, lhsStride,
+                           getFormatByteWidth(spec.lhsFormat), batch);
+  state.rhs = batchPointer(rhsArg, rhsStride,
+                           getFormatByteWidth(spec.rhsFormat), batch);
+  int64_t resultBytes = spec.resultType.getIntOrFloatBitWidth() / 8;
+  state.result = batchPointer(resultArg, resultStride, resultBytes,
+                              splits ? dc.toI64(blockZ) : batch);
+  if (biasArg)
+    state.bias =
+        LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, biasArg);
+  if (spec.isBlockScaled()) {
+    state.lhsScales =
+        LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, lhsScalesArg);
+    state.rhsScales =
+        LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, rhsScalesArg);
+  }
+  state.blockRow = dc.mul(blockY, spec.blockM);
+  state.blockColumn = dc.mul(blockX, spec.blockN);
+  state.numKTiles = dc.div(dc.add(state.k, spec.blockK - 1), spec.blockK);
+  if (splits) {
+    // Split s: slices [s * T, min((s + 1) * T, total)), T = ceil(total / S);
+    // empty (0 slices) past the end.
+    Value split = arith::RemUIOp::create(builder, loc, blockZ, splits);
+    Value perSplit = arith::DivUIOp::create(
+        builder, loc, dc.add(state.numKTiles, dc.sub(splits, dc.constI32(1))),
+        splits);
+    state.kTileBegin = dc.mul(split, perSplit);
+    state.numKTiles = dc.maxSigned(
+        dc.minSigned(perSplit, dc.sub(state.numKTiles, state.kTileBegin)),
+        dc.constI32(0));
+  }
+  state.sharedMemory = LLVM::AddressOfOp::create(builder, loc, dc.sharedPtr,
+                                                 kSharedMemorySymbol);
+
+  if (spec.useTcgen05)
+    emitTcgen05Gemm(dc, state);
+  else if (spec.useTma)
+    emitWgmmaTmaGemm(dc, state, lhsTensorMap, rhsTensorMap);
+  else if (spec.useWgmma)
+    emitWgmmaGemm(dc, state);
+  else
+    emitMmaSyncGemm(dc, state);
+  gpu::ReturnOp::create(builder, loc);
+
+  approximateEpilogueMath(builder, kernel);
+  return kernel;
+}
+
+gpu::GPUFuncOp
+mlir::mp::buildSplitKReductionKernel(OpBuilder &builder,
+                                     gpu::GPUModuleOp module,
+                                     const TensorCoreKernelSpec &spec) {
+  std::string name = getSplitKReductionName(spec);
+  if (auto existing = module.lookupSymbol<gpu::GPUFuncOp>(name))
+    return existing;
+  OpBuilder::InsertionGuard guard(builder);
+  Location loc = module.getLoc();
+  auto ptr = LLVM::LLVMPointerType::get(builder.getContext());
+  SmallVector<Type> argTypes(spec.hasBias ? 3 : 2, ptr);
+  argTypes.append(3, builder.getI32Type());
+  builder.setInsertionPointToEnd(module.getBody());
+  auto kernel = gpu::GPUFuncOp::create(builder, loc, name,
+                                       builder.getFunctionType(argTypes, {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                  builder.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
+      {int32_t(kSplitKReductionThreads), 1, 1}));
+  kernel->setAttr(
+      kKernelDescriptionAttrName,
+      builder.getDictionaryAttr({
+          builder.getNamedAttr("kind",
+                               builder.getStringAttr("split_k_reduction")),
+          builder.getNamedAttr("acc_type", TypeAttr::get(spec.accType)),
+          builder.getNamedAttr("result_type", TypeAttr::get(spec.resultType)),
+          builder.getNamedAttr("bias", builder.getBoolAttr(spec.hasBias)),
+          builder.getNamedAttr(
+              "activation",
+              builder.getStringAttr(
+                  stringifyEpilogueActivation(spec.activation))),
+          builder.getNamedAttr(
+              "threads", builder.getI64IntegerAttr(kSplitKReductionThreads)),
+          builder.getNamedAttr("shared_memory_bytes",
+                               builder.getI64IntegerAttr(0)),
+      }));
+
+  Block &entry = kernel.getBody().front();
+  builder.setInsertionPointToStart(&entry);
+  DeviceCodeBuilder dc(builder, loc);
+  KernelState state(spec);
+  unsigned next = 0;
+  auto global = [&](Value arg) -> Value {
+    return LLVM::AddrSpaceCastOp::create(builder, loc, dc.globalPtr, arg);
+  };
+  Value workspace = global(entry.getArgument(next++));
+  Value result = global(entry.getArgument(next++));
+  if (spec.hasBias)
+    state.bias = global(entry.getArgument(next++));
+  state.m = entry.getArgument(next++);
+  state.n = entry.getArgument(next++);
+  Value splits = entry.getArgument(next++);
+
+  // Element e = blockIdx.x * 256 + tid of batch blockIdx.y, in i64 (M·N
+  // may exceed 2^31).
+  Value threadId = NVVM::ThreadIdXOp::create(builder, loc, dc.i32);
+  Value blockX = NVVM::BlockIdXOp::create(builder, loc, dc.i32);
+  Value batch = dc.toI64(NVVM::BlockIdYOp::create(builder, loc, dc.i32));
+  Value element = dc.add(dc.mul(dc.toI64(blockX), kSplitKReductionThreads),
+                         dc.toI64(threadId));
+  Value n64 = dc.toI64(state.n);
+  Value elements = dc.mul(dc.toI64(state.m), n64);
+  int64_t resultBytes = spec.resultType.getIntOrFloatBitWidth() / 8;
+  state.result = dc.offset(result, dc.mul(dc.mul(batch, elements),
+                                          resultBytes));
+  dc.ifThen(dc.lessThan(element, elements), [&] {
+    // The partials of (b, s) at W + ((b * S + s) * M·N + e) * 4.
+    Value splits64 = dc.toI64(splits);
+    Value first = dc.offset(
+        workspace,
+        dc.mul(dc.add(dc.mul(dc.mul(batch, splits64), elements), element), 4));
+    Value splitBytes = dc.mul(elements, 4);
+    Type accType = spec.accType;
+    Value initial = dc.load(accType, first);
+    // Splits 1 .. S-1 in order: the sum is the same on every launch.
+    auto loop = scf::ForOp::create(
+        builder, loc, dc.constI32(1), splits, dc.constI32(1),
+        ValueRange{initial},
+        [&](OpBuilder &, Location, Value split, ValueRange sum) {
+          Value partial = dc.load(
+              accType,
+              dc.offset(first, dc.mul(dc.toI64(split), splitBytes)));
+          Value total =
+              accType.isInteger()
+                  ? arith::AddIOp::create(builder, loc, sum.front(), partial)
+                        .getResult()
+                  : arith::AddFOp::create(builder, loc, sum.front(), partial)
+                        .getResult();
+          scf::YieldOp::create(builder, loc, total);
+        });
+    Value row = arith::TruncIOp::create(
+        builder, loc, dc.i32,
+        arith::DivUIOp::create(builder, loc, element, n64));
+    Value column = arith::TruncIOp::create(
+        builder, loc, dc.i32,
+        arith::RemUIOp::create(builder, loc, element, n64));
+    emitEpilogueStore(dc, state, row, column, loop.getResult(0));
+  });
+  gpu::ReturnOp::create(builder, loc);
+  approximateEpilogueMath(builder, kernel);
   return kernel;
 }
 
@@ -909,7 +1048,8 @@ static SmallVector<Value> buildTensorMaps(OpBuilder &builder, ModuleOp module,
 
 LLVM::LLVMFuncOp mlir::mp::buildTensorCoreLauncher(
     OpBuilder &builder, ModuleOp module, gpu::GPUFuncOp kernel,
-    const TensorCoreKernelSpec &spec, bool deviceResident) {
+    const TensorCoreKernelSpec &spec, bool deviceResident,
+    gpu::GPUFuncOp reduction) {
   OpBuilder::InsertionGuard guard(builder);
   MLIRContext *context = builder.getContext();
   Location loc = kernel.getLoc();
@@ -937,8 +1077,13 @@ LLVM::LLVMFuncOp mlir::mp::buildTensorCoreLauncher(
   }
 
   unsigned numBuffers = spec.isBlockScaled() ? 5 : spec.hasBias ? 4 : 3;
+  bool splitK = spec.splitK;
   SmallVector<Type> argTypes(numBuffers, ptr);
   argTypes.append(4, i64);
+  if (splitK)
+    argTypes.push_back(i64); // the number of splits
+  if (deviceResident && splitK)
+    argTypes.push_back(ptr); // the workspace
   if (deviceResident)
     argTypes.push_back(ptr); // the stream
   builder.setInsertionPointToEnd(module.getBody());
@@ -963,6 +1108,7 @@ LLVM::LLVMFuncOp mlir::mp::buildTensorCoreLauncher(
   Value m = body->getArgument(numBuffers + 1);
   Value n = body->getArgument(numBuffers + 2);
   Value k = body->getArgument(numBuffers + 3);
+  Value splits = splitK ? body->getArgument(numBuffers + 4) : Value();
   Value lhsElements = mul(batch, mul(m, k));
   Value rhsElements = mul(batch, mul(k, n));
   Value resultElements = mul(batch, mul(m, n));
@@ -1014,26 +1160,65 @@ LLVM::LLVMFuncOp mlir::mp::buildTensorCoreLauncher(
                            ValueRange{device, host, bytes, stream});
   }
 
+  // Split-K: the f32/s32 partials of every (batch, split), the caller's
+  // (device-resident) or the launcher's own.
+  Value workspace;
+  if (splitK)
+    workspace =
+        deviceResident
+            ? body->getArgument(numBuffers + 5)
+            : LLVM::CallOp::create(
+                  builder, loc, memAlloc,
+                  ValueRange{mul(mul(resultElements, splits), constant(i64, 4)),
+                             stream, constant(i8, 0)})
+                  .getResult();
+
+  // The GEMM kernel: C, or the partials into the workspace.
+  TensorCoreKernelSpec kernelSpec =
+      splitK ? getSplitKPartialSpec(spec) : spec;
   SmallVector<Value> kernelArgs(devicePointers);
+  if (splitK)
+    kernelArgs = {devicePointers[0], devicePointers[1], workspace};
+  auto trunc = [&](Value value) -> Value {
+    return LLVM::TruncOp::create(builder, loc, i32, value);
+  };
   for (Value size : {m, n, k})
-    kernelArgs.push_back(LLVM::TruncOp::create(builder, loc, i32, size));
+    kernelArgs.push_back(trunc(size));
   kernelArgs.append({mul(m, k), mul(k, n), mul(m, n)});
   SmallVector<Value> tensorMaps;
   if (spec.useTma)
     tensorMaps = buildTensorMaps(builder, module, loc, spec, devicePointers[0],
                                  devicePointers[1], batch, m, n, k, stream);
   kernelArgs.append(tensorMaps);
-  auto kernelModule = kernel->getParentOfType<gpu::GPUModuleOp>();
-  auto kernelSymbol =
-      SymbolRefAttr::get(kernelModule.getNameAttr(),
-                         {FlatSymbolRefAttr::get(kernel.getNameAttr())});
+  if (splitK)
+    kernelArgs.push_back(trunc(splits));
+  auto symbolOf = [](gpu::GPUFuncOp function) {
+    auto kernelModule = function->getParentOfType<gpu::GPUModuleOp>();
+    return SymbolRefAttr::get(kernelModule.getNameAttr(),
+                              {FlatSymbolRefAttr::get(function.getNameAttr())});
+  };
   Value one = constant(i64, 1);
   gpu::LaunchFuncOp::create(
-      builder, loc, kernelSymbol,
-      gpu::KernelDim3{ceilDiv(n, spec.blockN), ceilDiv(m, spec.blockM), batch},
-      gpu::KernelDim3{constant(i64, spec.numThreads()), one, one},
-      constant(i32, spec.sharedMemoryBytes()), kernelArgs,
+      builder, loc, symbolOf(kernel),
+      gpu::KernelDim3{ceilDiv(n, kernelSpec.blockN),
+                      ceilDiv(m, kernelSpec.blockM),
+                      splitK ? mul(batch, splits) : batch},
+      gpu::KernelDim3{constant(i64, kernelSpec.numThreads()), one, one},
+      constant(i32, kernelSpec.sharedMemoryBytes()), kernelArgs,
       /*asyncObject=*/stream);
+  if (splitK) {
+    // The reduction, after the partials on the same stream.
+    SmallVector<Value> reductionArgs = {workspace, devicePointers[2]};
+    if (spec.hasBias)
+      reductionArgs.push_back(devicePointers[3]);
+    reductionArgs.append({trunc(m), trunc(n), trunc(splits)});
+    gpu::LaunchFuncOp::create(
+        builder, loc, symbolOf(reduction),
+        gpu::KernelDim3{ceilDiv(mul(m, n), kSplitKReductionThreads), batch,
+                        one},
+        gpu::KernelDim3{constant(i64, kSplitKReductionThreads), one, one},
+        constant(i32, 0), reductionArgs, /*asyncObject=*/stream);
+  }
   if (deviceResident) {
     // The tensor maps are the launcher's own: freed in stream order.
     if (!tensorMaps.empty()) {
@@ -1052,6 +1237,8 @@ LLVM::LLVMFuncOp mlir::mp::buildTensorCoreLauncher(
   LLVM::CallOp::create(builder, loc, streamSynchronize, ValueRange{stream});
   for (Value device : llvm::concat<Value>(devicePointers, tensorMaps))
     LLVM::CallOp::create(builder, loc, memFree, ValueRange{device, stream});
+  if (workspace)
+    LLVM::CallOp::create(builder, loc, memFree, ValueRange{workspace, stream});
   LLVM::CallOp::create(builder, loc, streamDestroy, ValueRange{stream});
   LLVM::ReturnOp::create(builder, loc, ValueRange{});
   return launcher;

@@ -21,6 +21,18 @@
 // and, for the block-scaled kernels of mp.scaled_matmul (no bias, batch 1),
 // `ptr scalesA, ptr scalesB` in place of the bias (one byte per scale).
 //
+// Split-K (`splitK`, a spec made by getSplitKPartialSpec): the kernel takes
+// a trailing `i32 splits` S and its C is the f32 (s32) workspace
+// [batch][S][M][N] with batchStrideC = M·N per split; block z = b·S + s
+// computes the partial product of batch b over K slices [s·T, min((s+1)·T,
+// ⌈K/blockK⌉)) with T = ⌈⌈K/blockK⌉ / S⌉, and stores it unrounded. The
+// reduction kernel (buildSplitKReductionKernel)
+//
+//   reduce(ptr W, ptr C, [ptr bias,] i32 M, i32 N, i32 splits)
+//
+// with grid (⌈M·N/256⌉, batch) and 256 threads sums the S partials of each
+// element in the order 0, 1, …, S−1 and applies the epilogue once.
+//
 // with grid (⌈N/blockN⌉, ⌈M/blockM⌉, batch), `numThreads()` threads and
 // `sharedMemoryBytes()` bytes of dynamic shared memory. A is M×K (K-contiguous)
 // or K×M (M-contiguous), B is N×K (K-contiguous) or K×N (N-contiguous), C is
@@ -88,6 +100,12 @@ struct TensorCoreKernelSpec {
   /// staging tile with stmatrix and stores it to C in 16-byte rows
   /// (WgmmaKernel.cpp); otherwise each element is stored on its own.
   bool useStmatrixEpilogue = false;
+  /// Split-K: the GEMM runs as S K splits whose partial products a reduction
+  /// kernel sums in a fixed order (see the ABI above). On the spec of a
+  /// matmul-like it selects the split-K launcher; on the spec of the GEMM
+  /// kernel itself (getSplitKPartialSpec) it makes the kernel compute one
+  /// split per block z and store its partial product.
+  bool splitK = false;
   /// Formats of A and B (never `automatic`).
   TensorCoreFormat lhsFormat = TensorCoreFormat::f16;
   TensorCoreFormat rhsFormat = TensorCoreFormat::f16;
@@ -172,10 +190,45 @@ struct TensorCoreKernelSpec {
   int64_t blockScaledInstructionK() const;
 };
 
+/// The spec of the GEMM kernel of split-K `spec`: the same main loop, storing
+/// its accumulator unrounded (result type = accumulator type, no bias, no
+/// activation, no stmatrix epilogue) into the workspace.
+TensorCoreKernelSpec getSplitKPartialSpec(const TensorCoreKernelSpec &spec);
+
+/// Whether `spec` (completed) can run split-K, else sets `reason`: an f32 or
+/// s32 accumulator, mma.sync or wgmma, not block-scaled.
+bool canSplitK(const TensorCoreKernelSpec &spec, std::string &reason);
+
+/// The number of K splits `split-k=auto` gives a GEMM of `tiles` output
+/// tiles (⌈M/blockM⌉·⌈N/blockN⌉·batch) and `kSlices` K slices on a chip of
+/// `smCount` SMs: as many splits as fill one wave of CTAs (⌊smCount /
+/// tiles⌋), keeping at least kMinSlicesPerSplit slices per split, at most
+/// kMaxSplits; 1 when the tiles alone fill the chip.
+int64_t chooseSplitK(int64_t tiles, int64_t kSlices, int64_t smCount);
+
+/// Clamps a requested split count to the K slices and drops empty splits:
+/// returns ⌈kSlices / ⌈kSlices / S⌉⌉ for S = min(requested, kSlices).
+int64_t normalizeSplitK(int64_t requested, int64_t kSlices);
+
+/// split-k=auto's limits.
+constexpr int64_t kMinSlicesPerSplit = 8;
+constexpr int64_t kMaxSplits = 16;
+
+/// The SMs of the usual part of `chip` (sm_80 A100: 108; sm_86 A10: 72;
+/// sm_89 L4: 58; sm_90a H100/H200 SXM: 132; sm_100a B200: 148; sm_120a RTX
+/// 5090: 170), which split-k=auto assumes unless told (sm-count).
+int64_t getDefaultSMCount(TensorCoreChip chip);
+
 /// Bytes from one row of a warp's stmatrix staging tile to the next: 64
 /// 16-bit columns plus 16 bytes, so that the 8 rows of each stmatrix matrix
 /// start in different banks.
 constexpr int64_t kEpilogueStagingPitch = 144;
+
+/// Returns the kernel descriptions' name of `activation` (`none`, `relu`,
+/// `gelu`, `gelu_tanh`) or, with `nameSuffix`, the kernel-name suffix (``,
+/// `_relu`, `_gelu`, `_gelutanh`).
+llvm::StringRef stringifyEpilogueActivation(EpilogueActivation activation,
+                                            bool nameSuffix = false);
 
 /// Returns the PTX spelling of `kind` (`mxf8f6f4`, ...; `none`).
 llvm::StringRef stringifyBlockScaleKind(BlockScaleKind kind);
@@ -228,6 +281,24 @@ gpu::GPUFuncOp buildTensorCoreKernel(OpBuilder &builder,
                                      gpu::GPUModuleOp module,
                                      const TensorCoreKernelSpec &spec);
 
+/// Builds at the end of `module` the split-K reduction kernel of `spec` (the
+/// matmul-like's spec: accumulator, result type, bias, activation), named
+/// getSplitKReductionName(spec), unless it exists; returns it.
+gpu::GPUFuncOp buildSplitKReductionKernel(OpBuilder &builder,
+                                          gpu::GPUModuleOp module,
+                                          const TensorCoreKernelSpec &spec);
+
+/// The reduction kernel's symbol: `mp_tc_splitk_reduce_acc<acc>_out<result>`
+/// with the epilogue's `_bias` and activation suffixes.
+std::string getSplitKReductionName(const TensorCoreKernelSpec &spec);
+
+/// The attribute on a split-K launcher call giving its split count (a note
+/// for FileCheck and tools; no dialect prefix, like `mp_tensor_core`).
+inline constexpr llvm::StringLiteral kSplitKAttrName = "mp_split_k";
+
+/// Threads per block of the reduction kernel (one element each).
+constexpr int64_t kSplitKReductionThreads = 256;
+
 /// Gives every FP8 operand of an mp.matmul / mp.batch_matmul of `module`
 /// that is not K-contiguous a transposed FP8 copy (quantised again from the
 /// high-precision tensor where the graph has it) and flips the op's
@@ -247,10 +318,19 @@ LogicalResult checkTensorCoreRuntimeSymbols(ModuleOp module);
 /// returning. With `deviceResident`, the pointers are device memory and a
 /// trailing `ptr` operand is the stream: the launcher only launches the
 /// kernel on it.
+///
+/// Split-K (`spec.splitK`; `kernel` is the partial kernel and `reduction`
+/// the reduction kernel): an `i64 splits` operand follows K, and with
+/// `deviceResident` a `ptr workspace` of batch·splits·M·N 4-byte elements
+/// (device memory the caller allocates) precedes the stream; otherwise the
+/// launcher allocates the workspace with the operands (mgpuMemAlloc on its
+/// stream). It launches the partial kernel, then the reduction kernel, on
+/// the same stream. The launcher is named `spec.kernelName() + "_launch"`.
 LLVM::LLVMFuncOp buildTensorCoreLauncher(OpBuilder &builder, ModuleOp module,
                                          gpu::GPUFuncOp kernel,
                                          const TensorCoreKernelSpec &spec,
-                                         bool deviceResident = false);
+                                         bool deviceResident = false,
+                                         gpu::GPUFuncOp reduction = {});
 
 } // namespace mlir::mp
 

@@ -63,7 +63,7 @@ static void loadTileWithTma(DeviceCodeBuilder &dc, const KernelState &state,
       getFormatByteWidth(lhs ? spec.lhsFormat : spec.rhsFormat);
   bool kContiguous = lhs ? spec.lhsKContiguous : spec.rhsKContiguous;
   Value mnOrigin = lhs ? state.blockRow : state.blockColumn;
-  Value kOrigin = dc.mul(kTile, spec.blockK);
+  Value kOrigin = getKSliceOrigin(dc, state, kTile);
   auto clusterPtr = LLVM::LLVMPointerType::get(dc.b.getContext(), 7);
   for (int64_t column = 0; column < tile.rowBytes / 128; ++column) {
     int64_t columnElements = column * 128 / elementBytes;
@@ -86,7 +86,7 @@ void mlir::mp::emitWgmmaTmaGemm(DeviceCodeBuilder &dc, const KernelState &state,
   Location loc = dc.loc;
   int64_t stages = spec.stages;
   int64_t consumers = spec.blockM / 64;
-  Value batch = NVVM::BlockIdZOp::create(b, loc, dc.i32);
+  Value batch = state.batchIndex;
 
   Value barriers = dc.offset(state.sharedMemory, stages * state.stageBytes);
   auto fullBarrier = [&](Value stage) {

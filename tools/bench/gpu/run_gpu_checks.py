@@ -36,6 +36,16 @@ ceil(M/block_m), batch); the manifest's threads and dynamic shared memory.
 The TMA kernels (mainloop "tma-warp-specialized") also take the device
 addresses of two 128-byte CUtensorMaps, encoded here with
 cuTensorMapEncodeTiled as the launcher encodes them.
+
+Split-K kernels (labels `splitk_*`, manifest `split_k`): the GEMM kernel
+takes a trailing i32 split count S and writes f32/s32 partials into a
+workspace of S x M x N (grid z = S); the reduction kernel of the manifest's
+`reduction` (same image) sums them in the order 0..S-1 and applies the
+epilogue: reduce(W, C, M, N, S), grid (ceil(M*N/256), 1), 256 threads. They
+run on the weight-gradient shapes of --split-k-shapes with --split-k
+splits, are checked against torch.matmul within the same bounds, run twice
+to check that the bits do not change, and are timed against cuBLAS and
+against the same kernels with one split.
 """
 
 import argparse
@@ -97,6 +107,14 @@ KERNELS = [
     ("sm80_f16_unaligned", "sm_80", "mma-sync", "f16", "f16", "f32", "f16", True, True, False),
     ("sm89_e4m3", "sm_89", "mma-sync", "f8E4M3FN", "f8E4M3FN", "f32", "bf16", True, True, True),
     ("sm89_e5m2_e4m3_tn", "sm_89", "mma-sync", "f8E5M2", "f8E4M3FN", "f32", "f32", False, False, True),
+    # Split-K (docs/GPU.md, "Split-K"): weight gradients dW = dY^T X (A
+    # M-contiguous, B N-contiguous) and a K-major pair, on each main loop.
+    ("splitk_tma_bf16_tn", "sm_90a", "wgmma mainloop=tma-warp-specialized split-k=4", "bf16", "bf16", "f32", "f32", False, False, True),
+    ("splitk_tma_bf16", "sm_90a", "wgmma mainloop=tma-warp-specialized split-k=4", "bf16", "bf16", "f32", "bf16", True, True, True),
+    ("splitk_wgmma_f16_tn", "sm_90a", "wgmma mainloop=cp-async split-k=4", "f16", "f16", "f32", "f16", False, False, True),
+    ("splitk_tma_e4m3", "sm_90a", "wgmma mainloop=tma-warp-specialized split-k=4", "f8E4M3FN", "f8E4M3FN", "f32", "f32", True, True, True),
+    ("splitk_sm80_bf16_tn", "sm_80", "mma-sync split-k=4", "bf16", "bf16", "f32", "f32", False, False, True),
+    ("splitk_sm89_e5m2_e4m3_tn", "sm_89", "mma-sync split-k=4", "f8E5M2", "f8E4M3FN", "f32", "f32", False, False, True),
 ]
 
 BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "i32": 4, "f8E4M3FN": 1, "f8E5M2": 1}
@@ -107,11 +125,12 @@ BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "i32": 4, "f8E4M3FN": 1, "f8E5M
 # ----------------------------------------------------------------------------
 
 
-def kernel_mlir(lhs, rhs, acc, result, lhs_k, rhs_k, aligned):
+def kernel_mlir(lhs, rhs, acc, result, lhs_k, rhs_k, aligned, split=False):
     """An mp.matmul whose lowering yields the wanted kernel (the kernel itself
-    does not depend on the sizes, only on whether rows are 16-byte aligned)."""
+    does not depend on the sizes, only on whether rows are 16-byte aligned;
+    split-K kernels need a K of several slices)."""
     m, n = 128, 128
-    k = 64 if aligned else 62
+    k = 4096 if split else 64 if aligned else 62
     lhs_type = f"tensor<{m}x{k}x{lhs}>" if lhs_k else f"tensor<{k}x{m}x{lhs}>"
     rhs_type = f"tensor<{n}x{k}x{rhs}>" if rhs_k else f"tensor<{k}x{n}x{rhs}>"
     if not aligned and not lhs_k:
@@ -135,12 +154,20 @@ def build(args):
              aligned) in KERNELS:
             path = os.path.join(scratch, f"{label}.mlir")
             with open(path, "w") as f:
-                f.write(kernel_mlir(lhs, rhs, acc, result, lhs_k, rhs_k, aligned))
+                f.write(kernel_mlir(lhs, rhs, acc, result, lhs_k, rhs_k, aligned,
+                                    split="split-k" in instruction))
             converted = subprocess.run(
                 [mp_opt, path,
                  f"--convert-mp-to-nvvm=chip={chip} instruction={instruction}"],
                 capture_output=True, text=True, check=True).stdout
-            (name, description), = parse_kernel_descriptions(converted).items()
+            descriptions = parse_kernel_descriptions(converted)
+            # Split-K: the GEMM kernel and the reduction kernel (same module).
+            reductions = [key for key, value in descriptions.items()
+                          if value.get("kind") == "split_k_reduction"]
+            (name, description), = [(key, value) for key, value in descriptions.items()
+                                    if key not in reductions]
+            if reductions:
+                description = dict(description, reduction=reductions[0])
             lowered = subprocess.run(
                 [mp_opt, "-", f"--pass-pipeline={KERNELS_TO_PTX}"],
                 input=converted, capture_output=True, text=True, check=True).stdout
@@ -327,6 +354,7 @@ def run(args):
         manifest = json.load(f)["kernels"]
     capability = torch.cuda.get_device_capability()
     sizes = [int(x) for x in args.sizes.split(",")]
+    split_shapes = [tuple(int(v) for v in x.split("x")) for x in args.split_k_shapes.split(",")]
     generator = torch.Generator(device="cuda")
     generator.manual_seed(0)
     stream = torch.cuda.current_stream().cuda_stream
@@ -346,18 +374,25 @@ def run(args):
         else:
             image = open(os.path.join(args.kernels, kernel["ptx"]), "rb").read() + b"\0"
         function = driver.load(image, kernel["name"], kernel["shared_memory_bytes"])
+        split = kernel.get("split_k", False)
+        reduction = driver.load(image, kernel["reduction"], 0) if split else None
         block_m, block_n, _ = kernel["block"]
-        for size in sizes:
-            m, n, k = problem_size(kernel, size)
+        for shape in (split_shapes if split else sizes):
+            m, n, k = shape if split else problem_size(kernel, shape)
             a_stored, a_value = make_operand(torch, kernel["lhs_type"], m, k, generator)
             b_stored, b_value = make_operand(torch, kernel["rhs_type"], n, k, generator)
             # The kernel's layouts: A is M×K or K×M, B is N×K or K×N.
             a_arg = a_stored if kernel["lhs_k_contiguous"] else a_stored.t().contiguous()
             b_arg = b_stored if kernel["rhs_k_contiguous"] else b_stored.t().contiguous()
             c = torch.zeros((m, n), dtype=torch_dtype(torch, kernel["result"]), device="cuda")
-            grid = (math.ceil(n / block_n), math.ceil(m / block_m), 1)
+            splits = args.split_k if split else 1
+            # Split-K: the partials of each split in a workspace (the
+            # launcher's), C written by the reduction kernel.
+            workspace = torch.empty((splits * m * n,), device="cuda",
+                                    dtype=torch.int32 if kernel["acc"] == "i32" else torch.float32)
+            output = workspace if split else c
             launch_args = [ctypes.c_void_p(a_arg.data_ptr()), ctypes.c_void_p(b_arg.data_ptr()),
-                           ctypes.c_void_p(c.data_ptr()), ctypes.c_int32(m), ctypes.c_int32(n),
+                           ctypes.c_void_p(output.data_ptr()), ctypes.c_int32(m), ctypes.c_int32(n),
                            ctypes.c_int32(k), ctypes.c_int64(m * k), ctypes.c_int64(k * n),
                            ctypes.c_int64(m * n)]
             tensor_maps = []
@@ -365,24 +400,46 @@ def run(args):
                 tensor_maps = tensor_map_arguments(torch, driver, kernel, a_arg, b_arg, m, n, k)
                 launch_args += [ctypes.c_void_p(t.data_ptr()) for t in tensor_maps]
 
-            def ours():
+            def launch_with(count):
+                grid = (math.ceil(n / block_n), math.ceil(m / block_m), count if split else 1)
+                extra = [ctypes.c_int32(count)] if split else []
                 driver.launch(function, grid, kernel["threads"],
-                              kernel["shared_memory_bytes"], stream, launch_args)
+                              kernel["shared_memory_bytes"], stream, launch_args + extra)
+                if split:
+                    driver.launch(reduction, (math.ceil(m * n / 256), 1, 1), 256, 0, stream,
+                                  [ctypes.c_void_p(workspace.data_ptr()),
+                                   ctypes.c_void_p(c.data_ptr()), ctypes.c_int32(m),
+                                   ctypes.c_int32(n), ctypes.c_int32(count)])
+
+            def ours():
+                launch_with(splits)
 
             ours()
             torch.cuda.synchronize()
+            deterministic = None
+            if split:
+                first = c.clone()
+                ours()
+                torch.cuda.synchronize()
+                deterministic = torch.equal(first, c)
             precision = torch.float64 if kernel["result"] == "i32" else torch.float32
             reference = torch.matmul(a_value.to(precision), b_value.to(precision).t())
             scale = reference.abs().max().item() or 1.0
             error = (c.to(torch.float64) - reference.to(torch.float64)).abs().max().item() / scale
             bound = error_bound(kernel, k)
-            ok = error <= bound
+            ok = error <= bound and deterministic is not False
             failed |= not ok
             row = {"kernel": kernel["label"], "name": kernel["name"], "m": m, "n": n, "k": k,
                    "error": error, "bound": bound, "ok": ok}
+            if split:
+                row["splits"] = splits
+                row["deterministic"] = deterministic
             if not args.no_timing:
                 flops = 2.0 * m * n * k
                 row["ours"] = flops / time_ms(torch, ours, args.repeat) / 1e9
+                if split:
+                    row["ours_1_split"] = flops / time_ms(
+                        torch, lambda: launch_with(1), args.repeat) / 1e9
                 vendor = vendor_matmul(torch, kernel, a_stored, b_stored, c)
                 row["cublas"] = flops / time_ms(torch, vendor, args.repeat) / 1e9 if vendor else None
                 tri = triton_matmul.make(kernel, a_stored, b_stored, c) if triton else None
@@ -451,8 +508,12 @@ def format_row(row):
     text = (f"{row['kernel']:<22} {row['m']:>5}x{row['n']:>5}x{row['k']:>5} "
             f"err {row['error']:.2e} (bound {row['bound']:.0e}) "
             f"{'ok' if row['ok'] else 'FAIL'}")
+    if "splits" in row:
+        text += f"  {row['splits']} splits, {'same bits twice' if row['deterministic'] else 'BITS CHANGED'}"
     if "ours" in row:
         text += f"  {row['ours']:7.1f} TFLOP/s"
+        if row.get("ours_1_split"):
+            text += f"  1 split {row['ours_1_split']:7.1f} ({row['ours'] / row['ours_1_split']:.2f}x)"
         for other in ("cublas", "triton"):
             if row.get(other):
                 text += f"  {other} {row[other]:7.1f} ({row['ours'] / row[other]:.2f}x)"
@@ -500,6 +561,10 @@ def main():
     r.add_argument("--kernels", required=True, help="the directory `build` wrote")
     r.add_argument("--sizes", default="256,1000,1024,2048,4093,4096,8192",
                    help="comma-separated M = K (N is M + 24 for multiples of 128)")
+    r.add_argument("--split-k-shapes", default="256x256x8192,768x768x8192,1024x1024x65536",
+                   help="comma-separated MxNxK of the split-K kernels (weight gradients)")
+    r.add_argument("--split-k", type=int, default=4,
+                   help="the split count the split-K kernels run with")
     r.add_argument("--repeat", type=int, default=20)
     r.add_argument("--only", help="regular expression on kernel labels")
     r.add_argument("--no-timing", action="store_true")
