@@ -1,7 +1,8 @@
 # mixedprec.run(device="cuda") on the simulated CUDA driver (test/lib/CudaSim,
 # each launch run by tools/bench/ptx_sim.py): the MLP step of
-# test/Integration/GPU (16-32-10, batch 8, Adam) in FP16 AMP with dynamic
-# loss scaling, lowered device-resident with sequential full reductions,
+# test/Integration/GPU (16-32-10, batch 8, Adam) in BF16 AMP with dynamic
+# loss scaling (so that the loss-scale state is staged too), lowered
+# device-resident with sequential full reductions,
 # trains 3 steps on device buffers as mixedprec.run on the CPU does
 # (vectorize=false: the CPU's reduction order), bit for bit: the losses, the
 # loss scales and the final parameters. The loss, skipped flag and
@@ -21,7 +22,7 @@ import mixedprec  # noqa: E402
 from errors import fails  # noqa: E402
 
 source, simulator = sys.argv[1], sys.argv[2]
-text = mixedprec.compile(open(source).read(), compute_type="f16")
+text = mixedprec.compile(open(source).read(), compute_type="bf16", loss_scaling="dynamic")
 
 # No driver: a DeviceError before anything is lowered.
 os.environ["MP_CUDA_DRIVER"] = os.path.join(os.path.dirname(simulator), "no-such-libcuda.so")

@@ -2,9 +2,10 @@
 # (test/lib/CudaSim; each launch run by tools/bench/ptx_sim.py): an MLP
 # (16-32-10, batch 8, Adam) imported from PyTorch and trained in BF16 AMP
 # with the step device-resident (every op a kernel, the state in device
-# memory between steps). With sequential full reductions the losses, the
-# state_dict(), the optimizer_state_dict() and predict() equal the CPU
-# Trainer's (vectorize=false: the CPU's reduction order) bit for bit; with
+# memory between steps). With sequential full reductions the losses and the
+# state_dict() equal the CPU Trainer's (vectorize=false: the CPU's
+# reduction order) bit for bit, the optimizer state and predict()'s f32
+# logits within the bounds below (f32 sums in another order); with
 # the default tree reductions the loss is within the two orders' bound
 # (2 (n - 1) u + 2u relative for the n = 8 per-sample losses: 9.6e-7; see
 # docs/GPU.md) and the parameters are still equal. Steps are queued: the
@@ -85,11 +86,32 @@ def same(a, b):
 
 # CHECK: state_dict: equal
 print("state_dict:", "equal" if same(cpu.state_dict(), gpu.state_dict()) else "FAIL")
-# CHECK: optimizer_state_dict: equal
-print("optimizer_state_dict:",
-      "equal" if same(cpu.optimizer_state_dict(), gpu.optimizer_state_dict()) else "FAIL")
-# CHECK: predict: equal
-print("predict:", "equal" if same(cpu.predict(xs[1]), gpu.predict(xs[1])) else "FAIL")
+# The moments are f32 sums of f32 gradients: the last layer's bias gradient
+# (a sum over the n = 8 samples of the softmax's gradient, whose expf is
+# libdevice's on the device) may differ in its last bits; each tensor is
+# within 2 (n - 1) u of its largest magnitude, the other entries equal.
+cpu_opt, gpu_opt = cpu.optimizer_state_dict(), gpu.optimizer_state_dict()
+worst = 0.0
+for position, entry in cpu_opt["state"].items():
+    for key, value in entry.items():
+        other = gpu_opt["state"][position][key]
+        scale = value.abs().max().item() or 1.0
+        worst = max(worst, (value - other).abs().max().item() / scale)
+bound = 2 * 7 * 2.0 ** -24
+# CHECK: optimizer_state_dict: within 2 (n - 1) u
+print("optimizer_state_dict:", "within 2 (n - 1) u" if worst <= bound and
+      cpu_opt["param_groups"] == gpu_opt["param_groups"] else "FAIL %g" % worst)
+# predict's f32 logits: the Tensor Core sums the K = 32 products of an
+# output in another order than the CPU's loop (within an mma instruction),
+# so each logit is within 2 (K - 1) u sum |h_k w_k| + |b| of the CPU's.
+state = cpu.state_dict()
+w1, b1, w2, b2 = (state[k].double() for k in ("0.weight", "0.bias", "2.weight", "2.bias"))
+h = torch.relu(xs[1].double() @ w1.t() + b1)
+magnitude = h.abs() @ w2.abs().t() + b2.abs()
+gap = (cpu.predict(xs[1]).double() - gpu.predict(xs[1]).double()).abs()
+# CHECK: predict: within 2 (K - 1) u
+print("predict:", "within 2 (K - 1) u" if bool((gap <= 2 * 31 * 2.0 ** -24 * magnitude).all())
+      else "FAIL %g" % gap.max().item())
 gpu.close()
 
 # The default tree reductions: one step.
