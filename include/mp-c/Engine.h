@@ -104,8 +104,9 @@ MLIR_CAPI_EXPORTED MpStatus mpEngineHostFree(MpSession session,
                                              MpEngine engine, void *pointer);
 /// Enqueues a copy of `bytes` from `source` to `destination` (device or host
 /// memory, either way; unified addressing tells which). From pageable host
-/// memory the call returns once the source was read; to pageable host
-/// memory the copy is synchronous, to page-locked memory it is not.
+/// memory the call returns once the source was read (the driver may first
+/// wait for the stream); to pageable host memory the copy is synchronous;
+/// from and to page-locked memory it is not.
 MLIR_CAPI_EXPORTED MpStatus mpEngineCopy(MpSession session, MpEngine engine,
                                          void *destination, const void *source,
                                          uint64_t bytes);
