@@ -45,6 +45,11 @@ typedef enum MpStatus {
   /// leaked); destroy the session when convenient. Best effort: memory and
   /// locks the crashed pass held are not released.
   MP_STATUS_PASS_CRASH = 7,
+  /// The device an engine runs on failed: no CUDA driver (libcuda.so.1 or
+  /// $MP_CUDA_DRIVER cannot be loaded, lacks a function, or finds no
+  /// device), or a driver call failed (the message names it and CUDA's
+  /// error name).
+  MP_STATUS_DEVICE_ERROR = 8,
 } MpStatus;
 
 /// A session: an MLIR context holding every dialect `mp-opt` knows, with

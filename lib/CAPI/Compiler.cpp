@@ -179,6 +179,8 @@ const char *mpStatusGetName(MpStatus status) {
     return "invalid argument";
   case MP_STATUS_PASS_CRASH:
     return "pass crash";
+  case MP_STATUS_DEVICE_ERROR:
+    return "device error";
   }
   return "unknown status";
 }

@@ -14,6 +14,7 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
@@ -69,6 +70,8 @@ struct Driver {
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemAllocManaged)(CUdeviceptr *, size_t, unsigned);
   CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemHostAlloc)(void **, size_t, unsigned);
+  CUresult (*cuMemFreeHost)(void *);
   CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, MgpuStream);
   CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, MgpuStream);
   CUresult (*cuMemsetD16Async)(CUdeviceptr, unsigned short, size_t, MgpuStream);
@@ -102,6 +105,14 @@ void check(CUresult result, const char *call) {
     firstError = message;
 }
 #define CUDA_CHECK(call) check(driver.call, #call)
+
+/// The calling thread's step stream (setCudaStepStream), or null.
+thread_local MgpuStream stepStream = nullptr;
+
+/// Host synchronisations the wrappers asked the driver for, and those the
+/// step stream deferred.
+std::atomic<uint64_t> streamSynchronizes{0}, eventSynchronizes{0},
+    deferredSynchronizes{0};
 
 /// Makes the primary context current on the calling thread.
 void setContext() {
@@ -298,6 +309,8 @@ llvm::Error mp::loadCudaDriver(llvm::StringRef path) {
   resolve(loaded.cuMemAlloc, "cuMemAlloc_v2");
   resolve(loaded.cuMemAllocManaged, "cuMemAllocManaged");
   resolve(loaded.cuMemFree, "cuMemFree_v2");
+  resolve(loaded.cuMemHostAlloc, "cuMemHostAlloc");
+  resolve(loaded.cuMemFreeHost, "cuMemFreeHost");
   resolve(loaded.cuMemcpyAsync, "cuMemcpyAsync");
   resolve(loaded.cuMemsetD32Async, "cuMemsetD32Async");
   resolve(loaded.cuMemsetD16Async, "cuMemsetD16Async");
@@ -345,6 +358,28 @@ llvm::Error mp::takeCudaError() {
 
 mp::CudaAllocatorStats mp::getCudaAllocatorStats() {
   return getAllocator().getStats();
+}
+
+void mp::setCudaStepStream(MgpuStream stream) { stepStream = stream; }
+
+MgpuStream mp::getCudaStepStream() { return stepStream; }
+
+mp::CudaSyncStats mp::getCudaSyncStats() {
+  return {streamSynchronizes.load(), eventSynchronizes.load(),
+          deferredSynchronizes.load()};
+}
+
+void *mp::allocatePinnedHost(size_t bytes) {
+  setContext();
+  void *pointer = nullptr;
+  CUDA_CHECK(cuMemHostAlloc(&pointer, std::max<size_t>(bytes, 1),
+                            /*flags=*/0));
+  return pointer;
+}
+
+void mp::freePinnedHost(void *pointer) {
+  if (pointer)
+    CUDA_CHECK(cuMemFreeHost(pointer));
 }
 
 void mp::registerCudaRuntimeSymbols(ExecutionEngine &engine) {
@@ -426,12 +461,19 @@ extern "C" void mgpuLaunchKernel(MgpuFunction function, intptr_t gridX,
 
 extern "C" MgpuStream mgpuStreamCreate() {
   setContext();
+  // A step called with a step stream enqueues its work there.
+  if (stepStream)
+    return stepStream;
   MgpuStream stream = nullptr;
   CUDA_CHECK(cuStreamCreate(&stream, kStreamNonBlocking));
   return stream;
 }
 
 extern "C" void mgpuStreamDestroy(MgpuStream stream) {
+  // The step stream is the caller's: the step's wait for it and its
+  // destruction are left to the caller.
+  if (stream && stream == stepStream)
+    return;
   // Blocks freed on the stream may serve other streams only once its work
   // is done.
   CUDA_CHECK(cuStreamSynchronize(stream));
@@ -440,6 +482,11 @@ extern "C" void mgpuStreamDestroy(MgpuStream stream) {
 }
 
 extern "C" void mgpuStreamSynchronize(MgpuStream stream) {
+  if (stream && stream == stepStream) {
+    ++deferredSynchronizes;
+    return;
+  }
+  ++streamSynchronizes;
   CUDA_CHECK(cuStreamSynchronize(stream));
   getAllocator().streamDone(stream);
 }
@@ -460,6 +507,7 @@ extern "C" void mgpuEventDestroy(MgpuEvent event) {
 }
 
 extern "C" void mgpuEventSynchronize(MgpuEvent event) {
+  ++eventSynchronizes;
   CUDA_CHECK(cuEventSynchronize(event));
 }
 

@@ -15,13 +15,14 @@ needs PyTorch, which `import mixedprec` never loads.
 from .builder import (SGD, Adam, AdamW, BuildError, CosineAnnealingLR, ExponentialLR,
                       LinearLR, LRScheduler, MultiStepLR, SequentialLR, StepLR, TrainStep,
                       Value, lr_schedule_ops)
-from .compiler import (CompileError, FunctionSignature, Session, compile, report,
-                       signature)
+from .compiler import (CompileError, DeviceError, FunctionSignature, Session, compile,
+                       report, signature)
 from .policy import Policy
 from .runner import RunError, RunResult, run
 
 __all__ = [
-    "Adam", "AdamW", "BuildError", "CompileError", "CosineAnnealingLR", "ExponentialLR",
+    "Adam", "AdamW", "BuildError", "CompileError", "CosineAnnealingLR", "DeviceError",
+    "ExponentialLR",
     "FunctionSignature", "LRScheduler", "LinearLR", "MultiStepLR", "Policy", "RunError",
     "RunResult", "SGD", "SequentialLR", "Session", "StepLR", "TrainStep", "Value",
     "compile", "lr_schedule_ops", "report", "run", "signature",

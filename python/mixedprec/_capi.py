@@ -34,6 +34,7 @@ def _handle(name):
 
 MpSession = _handle("MpSession")
 MpEngine = _handle("MpEngine")
+MpEngineEvent = _handle("MpEngineEvent")
 MlirContext = _handle("MlirContext")
 MlirModule = _handle("MlirModule")
 MlirOperation = _handle("MlirOperation")
@@ -46,7 +47,11 @@ MlirValue = _handle("MlirValue")
 STATUS_NAMES = {
     0: "success", 1: "parse error", 2: "verify error", 3: "invalid pipeline",
     4: "pass failure", 5: "I/O error", 6: "invalid argument", 7: "pass crash",
+    8: "device error",
 }
+
+#: MP_STATUS_DEVICE_ERROR: no CUDA driver, or a driver call failed.
+DEVICE_ERROR = 8
 
 _STRING_CALLBACK = ctypes.CFUNCTYPE(None, MlirStringRef, ctypes.c_void_p)
 #: mlirOperationWalk's callback: returns an MlirWalkResult (0: advance).
@@ -92,6 +97,25 @@ def lib():
         "mpEngineInvoke": (ctypes.c_int, [MpSession, MpEngine, MlirStringRef,
                                           ctypes.POINTER(ctypes.c_void_p)]),
         "mpEngineDestroy": (None, [MpEngine]),
+        "mpSessionCreateEngineOnDevice": (ctypes.c_int, [MpSession, MlirModule, MlirStringRef,
+                                                         MlirStringRef, ctypes.c_uint,
+                                                         ctypes.POINTER(MpEngine)]),
+        "mpEngineGetDevice": (MlirStringRef, [MpEngine]),
+        "mpEngineIsDeviceResident": (ctypes.c_bool, [MpEngine]),
+        "mpEngineDeviceAlloc": (ctypes.c_int, [MpSession, MpEngine, ctypes.c_uint64,
+                                               ctypes.POINTER(ctypes.c_void_p)]),
+        "mpEngineDeviceFree": (ctypes.c_int, [MpSession, MpEngine, ctypes.c_void_p]),
+        "mpEngineHostAlloc": (ctypes.c_int, [MpSession, MpEngine, ctypes.c_uint64,
+                                             ctypes.POINTER(ctypes.c_void_p)]),
+        "mpEngineHostFree": (ctypes.c_int, [MpSession, MpEngine, ctypes.c_void_p]),
+        "mpEngineCopy": (ctypes.c_int, [MpSession, MpEngine, ctypes.c_void_p, ctypes.c_void_p,
+                                        ctypes.c_uint64]),
+        "mpEngineEventCreate": (ctypes.c_int, [MpSession, MpEngine,
+                                               ctypes.POINTER(MpEngineEvent)]),
+        "mpEngineEventRecord": (ctypes.c_int, [MpSession, MpEngine, MpEngineEvent]),
+        "mpEngineEventSynchronize": (ctypes.c_int, [MpSession, MpEngine, MpEngineEvent]),
+        "mpEngineEventDestroy": (None, [MpEngineEvent]),
+        "mpEngineSynchronize": (ctypes.c_int, [MpSession, MpEngine]),
         "mlirModuleDestroy": (None, [MlirModule]),
         "mlirModuleGetBody": (MlirBlock, [MlirModule]),
         "mlirBlockGetFirstOperation": (MlirOperation, [MlirBlock]),

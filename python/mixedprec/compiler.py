@@ -24,6 +24,15 @@ class CompileError(Exception):
         super().__init__(text)
 
 
+class DeviceError(CompileError):
+    """The device of an engine failed (status "device error"): no CUDA
+    driver (libcuda.so.1, or $MP_CUDA_DRIVER, cannot be loaded or finds no
+    device), or a driver call failed; `message` says which."""
+
+
+DEVICES = ("cpu", "cuda")
+
+
 class Session:
     """An MLIR context with MixedPrec's dialects and passes (MpSession)."""
 
@@ -48,7 +57,8 @@ class Session:
 
     def _check(self, status):
         if status != 0:
-            raise CompileError(
+            error = DeviceError if status == _capi.DEVICE_ERROR else CompileError
+            raise error(
                 _capi.STATUS_NAMES.get(status, "status %d" % status),
                 self._lib.mpSessionGetMessage(self._session).text(),
                 self._lib.mpSessionGetDiagnostics(self._session).text())
@@ -97,16 +107,32 @@ class Module:
             session._session, self._handle, _capi.MlirStringRef.of(options)))
         return json.loads(session._lib.mpSessionGetOutput(session._session).text())
 
-    def engine(self, cpu_pipeline_options="", opt_level=2):
-        """Lowers the module in place with mp-cpu-pipeline (when it still
-        holds functions on tensors) and JIT-compiles it in this process at
-        LLVM -O`opt_level` (0-3; no level changes a computed bit): an Engine
-        of this session (mp-c/Engine.h)."""
+    def engine(self, cpu_pipeline_options="", opt_level=2, device="cpu",
+               gpu_pipeline_options=""):
+        """Lowers the module in place (when it still holds functions on
+        tensors) and JIT-compiles it in this process at LLVM -O`opt_level`
+        (0-3; no level changes a computed bit): an Engine of this session
+        (mp-c/Engine.h).
+
+        `device` "cpu" lowers with mp-cpu-pipeline{cpu_pipeline_options};
+        "cuda" with mp-gpu-pipeline{gpu_pipeline_options} (device-resident
+        by default), as `mp-run --device=cuda --gpu-pipeline=...`, loading
+        the CUDA driver ($MP_CUDA_DRIVER, else libcuda.so.1): DeviceError
+        when there is none."""
+        if device not in DEVICES:
+            raise ValueError("device: %r is not 'cpu' or 'cuda'" % (device,))
+        if device == "cpu" and gpu_pipeline_options:
+            raise ValueError("gpu_pipeline_options needs device='cuda'")
+        if device == "cuda" and cpu_pipeline_options:
+            raise ValueError("cpu_pipeline_options applies to device='cpu'; with "
+                             "device='cuda' give mp-gpu-pipeline's options as "
+                             "gpu_pipeline_options (host-vectorize is its vectorize)")
         session = self._session
         handle = _capi.MpEngine()
-        session._check(session._lib.mpSessionCreateEngine(
-            session._session, self._handle, _capi.MlirStringRef.of(cpu_pipeline_options),
-            opt_level, handle))
+        options = gpu_pipeline_options if device == "cuda" else cpu_pipeline_options
+        session._check(session._lib.mpSessionCreateEngineOnDevice(
+            session._session, self._handle, _capi.MlirStringRef.of(device),
+            _capi.MlirStringRef.of(options), opt_level, handle))
         return Engine(session, handle)
 
     def functions(self):
@@ -182,15 +208,80 @@ class Engine:
     def invoke(self, name, descriptors):
         """Calls `name` through its C interface with `descriptors`, a ctypes
         array of pointers to memref descriptors (see memref_descriptor): the
-        arguments, then the result buffers."""
+        arguments, then the result buffers. On "cuda" the call enqueues the
+        function's device work on the engine's stream and returns without
+        waiting for it."""
         session = self._session
         session._check(session._lib.mpEngineInvoke(
             session._session, self._handle, _capi.MlirStringRef.of(name), descriptors))
 
+    # --- a "cuda" engine's memory and stream (mp-c/Engine.h) ---------------
 
-def memref_descriptor(array):
+    @property
+    def device(self):
+        """"cpu" or "cuda"."""
+        return self._session._lib.mpEngineGetDevice(self._handle).text()
+
+    @property
+    def device_resident(self):
+        """True when every argument and result of the module's functions is
+        device memory (mp-gpu-pipeline's device-resident lowering)."""
+        return bool(self._session._lib.mpEngineIsDeviceResident(self._handle))
+
+    def _call(self, function, *args):
+        session = self._session
+        session._check(getattr(session._lib, function)(session._session, self._handle, *args))
+
+    def device_alloc(self, size):
+        """`size` bytes of device memory (an address)."""
+        pointer = ctypes.c_void_p()
+        self._call("mpEngineDeviceAlloc", size, ctypes.byref(pointer))
+        return pointer.value
+
+    def device_free(self, pointer):
+        self._call("mpEngineDeviceFree", pointer)
+
+    def host_alloc(self, size):
+        """`size` bytes of page-locked host memory (an address)."""
+        pointer = ctypes.c_void_p()
+        self._call("mpEngineHostAlloc", size, ctypes.byref(pointer))
+        return pointer.value
+
+    def host_free(self, pointer):
+        self._call("mpEngineHostFree", pointer)
+
+    def copy(self, destination, source, size):
+        """Enqueues a copy of `size` bytes (addresses of device or host
+        memory) on the engine's stream."""
+        self._call("mpEngineCopy", destination, source, size)
+
+    def event(self):
+        """A new event of the engine's stream (destroy with event_destroy)."""
+        event = _capi.MpEngineEvent()
+        self._call("mpEngineEventCreate", ctypes.byref(event))
+        return event
+
+    def record(self, event):
+        """Records `event` after the work queued so far."""
+        self._call("mpEngineEventRecord", event)
+
+    def wait(self, event):
+        """Waits on the host for the work queued before `event`'s record."""
+        self._call("mpEngineEventSynchronize", event)
+
+    def event_destroy(self, event):
+        self._session._lib.mpEngineEventDestroy(event)
+
+    def synchronize(self):
+        """Waits for all the engine's queued work."""
+        self._call("mpEngineSynchronize")
+
+
+def memref_descriptor(array, address=None):
     """A ranked memref descriptor (ctypes structure) viewing the numpy array
-    `array` without a copy; `array` must stay alive while it is used."""
+    `array` without a copy; `array` must stay alive while it is used. With
+    `address` (device memory of a "cuda" engine, say), the descriptor has
+    `array`'s shape and strides but points there."""
     rank = array.ndim
     fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
               ("offset", ctypes.c_int64)]
@@ -198,7 +289,7 @@ def memref_descriptor(array):
         fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
     descriptor_type = type("MemRef%dD" % rank, (ctypes.Structure,), {"_fields_": fields})
     descriptor = descriptor_type()
-    pointer = array.ctypes.data
+    pointer = array.ctypes.data if address is None else address
     descriptor.allocated = pointer
     descriptor.aligned = pointer
     descriptor.offset = 0

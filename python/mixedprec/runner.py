@@ -242,6 +242,197 @@ class Buffers:
             self._bind(n + r)
 
 
+class DeviceBuffers:
+    """Device buffers of one function of a "cuda" engine whose module is
+    device-resident, one per argument and result, shaped as the host
+    Buffers `host`: `pointers` (what Engine.invoke takes) point to the
+    device. `borrowed` maps argument indices to the device addresses of
+    another DeviceBuffers' arguments, bound instead of allocated (a predict
+    function reading the train step's parameters). Copies go on the engine's
+    stream."""
+
+    def __init__(self, engine, host, borrowed=None):
+        if engine.device != "cuda" or not engine.device_resident:
+            raise ValueError("DeviceBuffers need a cuda engine of a device-resident module")
+        self.engine = engine
+        self.host = host
+        self.signature = host.signature
+        self._count = len(host.arguments) + len(host.results)
+        self.addresses = [None] * self._count
+        self._owned = []
+        borrowed = borrowed or {}
+        self._borrowed = set(borrowed)
+        for slot in range(self._count):
+            if slot in borrowed:
+                self.addresses[slot] = borrowed[slot]
+            else:
+                self.addresses[slot] = engine.device_alloc(self._array(slot).nbytes)
+                self._owned.append(self.addresses[slot])
+        self.descriptors = [None] * self._count
+        self.pointers = (ctypes.c_void_p * self._count)()
+        for slot in range(self._count):
+            self._bind(slot)
+
+    def _array(self, slot):
+        n = len(self.host.arguments)
+        return self.host.arguments[slot] if slot < n else self.host.results[slot - n]
+
+    def _bind(self, slot):
+        self.descriptors[slot] = compiler.memref_descriptor(self._array(slot),
+                                                            self.addresses[slot])
+        self.pointers[slot] = ctypes.addressof(self.descriptors[slot])
+
+    def bind_argument(self, index, address):
+        """Points argument `index` at `address` (device memory not owned)."""
+        self.addresses[index] = address
+        self._borrowed.add(index)
+        self._bind(index)
+
+    def copy_in(self, index, array=None):
+        """Enqueues the copy of `array` (default: the host argument) to
+        argument `index`; a pageable source may be reused once this
+        returns."""
+        array = self.host.arguments[index] if array is None else np.ascontiguousarray(array)
+        expected = self.host.arguments[index]
+        if array.nbytes != expected.nbytes:
+            raise ValueError("argument %d takes %d bytes, got %d"
+                             % (index, expected.nbytes, array.nbytes))
+        self.engine.copy(self.addresses[index], array.ctypes.data, array.nbytes)
+
+    def copy_all_in(self):
+        """Enqueues the copy of every argument not borrowed from the host
+        Buffers."""
+        for index in range(len(self.host.arguments)):
+            if index not in self._borrowed:
+                self.copy_in(index)
+
+    def copy_out(self, slot, array=None):
+        """Enqueues the copy of slot `slot` (arguments, then results) into
+        `array` (default: the host buffer)."""
+        array = self._array(slot) if array is None else array
+        self.engine.copy(array.ctypes.data, self.addresses[slot], array.nbytes)
+
+    def copy_arguments_to_host(self):
+        """Copies every argument to the host Buffers and waits."""
+        for index in range(len(self.host.arguments)):
+            self.copy_out(index)
+        self.engine.synchronize()
+
+    def feed_back(self):
+        """Makes each `mp.updates = N` result the next argument N on the
+        device (swapping buffers)."""
+        n = len(self.host.arguments)
+        for r, a in self.signature.updates.items():
+            self.addresses[a], self.addresses[n + r] = self.addresses[n + r], self.addresses[a]
+            self._bind(a)
+            self._bind(n + r)
+
+    def close(self):
+        if self.engine is not None:
+            self.engine.synchronize()
+            for address in self._owned:
+                self.engine.device_free(address)
+            self._owned = []
+            self.engine = None
+
+
+class PendingStep:
+    """What a step queued on a "cuda" engine copied out (results and
+    arguments staged in page-locked memory behind an event): `values()`
+    waits for the event, once, and returns {slot: numpy array}."""
+
+    def __init__(self, staging, ring):
+        self._staging = staging
+        self._ring = ring
+        self._values = None
+
+    @property
+    def ready(self):
+        return self._values is not None
+
+    def values(self):
+        if self._values is None:
+            self._values = self._staging._collect(self._ring)
+        return self._values
+
+
+class DeviceStaging:
+    """Two page-locked slots, each with an event, that a device-resident
+    step's loss, skipped flag and loss-scale state are copied into after the
+    step is queued, so that the caller queues step k + 1 before it waits for
+    step k's values: the step itself makes no host synchronisation, and the
+    caller one (the event's) per step. `slots` are the DeviceBuffers slots
+    (arguments, then results) to stage."""
+
+    def __init__(self, buffers, slots):
+        self.buffers = buffers
+        self.engine = buffers.engine
+        self.slots = list(slots)
+        self._layout = []
+        size = 0
+        for slot in self.slots:
+            array = buffers._array(slot)
+            self._layout.append((slot, size, array.dtype, array.shape, array.nbytes))
+            size += (array.nbytes + 15) & ~15
+        self._size = max(size, 16)
+        self._memory = [self.engine.host_alloc(self._size) for _ in range(2)]
+        self._events = [self.engine.event() for _ in range(2)]
+        self._pending = [None, None]
+        self._next = 0
+
+    def stage(self):
+        """Enqueues the copies into the next slot and records its event; a
+        PendingStep for them. The step staged two calls ago is collected
+        first if nobody did (its slot is reused)."""
+        ring = self._next
+        self._next ^= 1
+        if self._pending[ring] is not None:
+            self._pending[ring].values()
+        for slot, offset, _, _, nbytes in self._layout:
+            self.engine.copy(self._memory[ring] + offset, self.buffers.addresses[slot], nbytes)
+        self.engine.record(self._events[ring])
+        pending = PendingStep(self, ring)
+        self._pending[ring] = pending
+        return pending
+
+    def _collect(self, ring):
+        self.engine.wait(self._events[ring])
+        raw = (ctypes.c_char * self._size).from_address(self._memory[ring])
+        values = {}
+        for slot, offset, dtype, shape, nbytes in self._layout:
+            values[slot] = np.frombuffer(raw, dtype=dtype, count=nbytes // dtype.itemsize,
+                                         offset=offset).reshape(shape).copy()
+        self._pending[ring] = None
+        return values
+
+    def close(self):
+        if self.engine is not None:
+            for pending in self._pending:
+                if pending is not None:
+                    pending.values()
+            for memory in self._memory:
+                self.engine.host_free(memory)
+            for event in self._events:
+                self.engine.event_destroy(event)
+            self.engine = None
+
+
+def device_step_slots(step):
+    """The DeviceBuffers slots a train step's runner reads after each step:
+    the loss, the skipped flag and the loss-scale state arguments (after
+    the results were fed back), as mp-run stages them (tools/mp-run/Device.h)."""
+    n = len(step.arguments)
+    slots = [n + step.loss_result]
+    if step.skipped_result is not None:
+        slots.append(n + step.skipped_result)
+    slots += [a.index for a in step.arguments if a.state_kind in LOSS_SCALE_STATE]
+    return slots
+
+
+#: The state kinds of dynamic loss scaling (mp-run's isLossScaleState).
+LOSS_SCALE_STATE = ("loss_scale", "growth_tracker", "hysteresis_tracker")
+
+
 # --- initial values and data ---------------------------------------------------
 
 def _threads(requested):
@@ -608,9 +799,80 @@ def _evaluate(engine, functions, eval_function, step, train, test):
             "accuracy": correct / total if total else 0.0}
 
 
+def _check_loss_scale(number, skipped, scale, now, hysteresis_value):
+    """mp-run's stop: a skipped step that left the loss scale where it was
+    although it should have backed off (`now`: the scale after the step,
+    `hysteresis_value`: the hysteresis tracker after it, or None)."""
+    if not skipped or scale is None:
+        return
+    backs_off = hysteresis_value is None or hysteresis_value <= 0
+    if now >= scale and backs_off:
+        raise RunError(
+            "step %d: the gradients are not finite and the loss scale cannot back "
+            "off below its minimum %g; every further step would be skipped, so "
+            "training stops here" % (number, scale))
+
+
+def _run_on_device(engine, train, step, steps, fill, scale_argument, hysteresis, records):
+    """The steps of `run` on a "cuda" engine: `train` (host Buffers with the
+    initial values) goes to the device once; per step the data arguments go
+    in, the step is queued, and the previous step's staged values are read;
+    the final arguments come back into `train` at the end."""
+    device = DeviceBuffers(engine, train)
+    staging = None
+    try:
+        device.copy_all_in()
+        engine.synchronize()
+        staging = DeviceStaging(device, device_step_slots(step))
+        data = [a.index for a in step.arguments if a.role == "data"]
+        n = len(step.arguments)
+        loss_dtype = step.results[step.loss_result].dtype
+
+        def scalar(values, slot, dtype):
+            return float(decode(values[slot], dtype).reshape(-1)[0])
+
+        scale = None if scale_argument is None else \
+            scalar({0: train.arguments[scale_argument.index]}, 0, scale_argument.spec.dtype)
+
+        def finish(number, pending, scale):
+            values = pending.values()
+            skipped = step.skipped_result is not None and \
+                bool(values[n + step.skipped_result].reshape(-1)[0])
+            loss = scalar(values, n + step.loss_result, loss_dtype)
+            records.append({"step": number, "loss": loss, "loss_scale": scale,
+                            "skipped": skipped})
+            now = None
+            if scale_argument is not None:
+                now = scalar(values, scale_argument.index, scale_argument.spec.dtype)
+                _check_loss_scale(number, skipped, scale, now, None if hysteresis is None else
+                                  scalar(values, hysteresis.index, hysteresis.spec.dtype))
+            return now
+
+        pending = None
+        for number in range(1, steps + 1):
+            fill(train)
+            for index in data:
+                device.copy_in(index)
+            engine.invoke(step.name, device.pointers)
+            device.feed_back()
+            queued = staging.stage()
+            # Step `number` is queued: now read the previous one.
+            if pending is not None:
+                scale = finish(number - 1, pending, scale)
+            pending = queued
+        if pending is not None:
+            finish(steps, pending, scale)
+        device.copy_arguments_to_host()
+    finally:
+        if staging is not None:
+            staging.close()
+        device.close()
+
+
 def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, init=None,
         shuffle=True, eval_data=None, eval_function="predict", function=None,
-        cpu_pipeline_options=None, num_classes=None, timeout=None, threads=0, opt_level=2):
+        cpu_pipeline_options=None, num_classes=None, timeout=None, threads=0, opt_level=2,
+        device="cpu", gpu_pipeline_options=""):
     """Runs the train step of `module_text` (mp IR, for instance
     `mixedprec.compile`'s output, or a lowered module) on the CPU for `steps`
     steps in process, as `mp-run --seed=SEED` would, and returns a RunResult.
@@ -638,6 +900,14 @@ def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, ini
     - `threads`: mp-run's `--threads` (0, the default: all cores, or
       OMP_NUM_THREADS where set; 1: no OpenMP); `opt_level`: its
       `--opt-level`; the results do not depend on either.
+    - `device`: "cpu", or "cuda" as `mp-run --device=cuda`: the step is
+      lowered with mp-gpu-pipeline{gpu_pipeline_options} (device-resident)
+      and runs on an NVIDIA GPU; the parameters and state stay on the
+      device, each step copies in its batch and is queued without a host
+      synchronisation, and its loss, skipped flag and loss scale are read
+      (staged in page-locked memory) after the next step is queued. No CUDA
+      driver is a compiler.DeviceError; `eval_data` and `threads` are CPU
+      options.
     - `timeout` is accepted for compatibility and ignored.
 
     Raises compiler.CompileError when the module does not parse, verify or
@@ -649,6 +919,11 @@ def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, ini
         raise ImportError("mixedprec.run needs numpy (Debian: python3-numpy)")
     if init not in (None, "kaiming-uniform", "normal", "zeros"):
         raise ValueError("init: %r is not kaiming-uniform, normal or zeros" % init)
+    if device not in compiler.DEVICES:
+        raise ValueError("device: %r is not 'cpu' or 'cuda'" % (device,))
+    if device == "cuda" and eval_data is not None:
+        raise ValueError("eval_data runs the classifier on host buffers; device='cuda' "
+                         "lowers the module device-resident")
     step = signature(module_text, function, "<mixedprec.run>")
     if eval_data is not None and eval_data is not True and (data is None or isinstance(data, str)):
         raise ValueError("eval_data arrays need data given as arrays")
@@ -680,7 +955,12 @@ def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, ini
             # The signature after the pipeline (master weights and loss
             # scaling add state arguments).
             step = functions[step.name]
-            engine = module.engine(_cpu_options(cpu_pipeline_options, threads), opt_level)
+            options = (_cpu_options(cpu_pipeline_options, threads)
+                       if device == "cpu" else cpu_pipeline_options or "")
+            engine = module.engine(options, opt_level, device, gpu_pipeline_options)
+            if device == "cuda" and not engine.device_resident:
+                raise ValueError("device='cuda' runs device-resident steps; mp-gpu-pipeline's "
+                                 "device-resident=false is not supported here")
         compile_seconds = time.time() - compile_start
         train = Buffers(step)
         params_arguments = step.of_role("param")
@@ -701,39 +981,40 @@ def run(module_text, steps, data=None, params=None, pipeline="auto", seed=0, ini
         loss_dtype = step.results[step.loss_result].dtype
         records = []
         run_start = time.time()
-        for number in range(1, steps + 1):
-            fill(train)
-            scale = None
-            if scale_argument is not None:
-                scale = float(decode(train.arguments[scale_argument.index],
-                                     scale_argument.spec.dtype).reshape(-1)[0])
-            before = None
-            if step.skipped_result is None:
-                before = {a: train.arguments[a].copy() for a in step.updates.values()}
-            engine.invoke(step.name, train.pointers)
-            if step.skipped_result is not None:
-                skipped = bool(train.results[step.skipped_result].reshape(-1)[0])
-            else:
-                skipped = bool(step.updates) and all(
-                    np.array_equal(train.results[r].view(np.uint8),
-                                   before[a].view(np.uint8)) for r, a in step.updates.items())
-            loss = float(decode(train.results[step.loss_result], loss_dtype).reshape(-1)[0])
-            records.append({"step": number, "loss": loss, "loss_scale": scale,
-                            "skipped": skipped})
-            train.feed_back()
-            if skipped and scale is not None:
-                now = float(decode(train.arguments[scale_argument.index],
-                                   scale_argument.spec.dtype).reshape(-1)[0])
-                backs_off = hysteresis is None or \
-                    float(decode(train.arguments[hysteresis.index],
-                                 hysteresis.spec.dtype).reshape(-1)[0]) <= 0
-                if now >= scale and backs_off:
-                    raise RunError(
-                        "step %d: the gradients are not finite and the loss scale cannot back "
-                        "off below its minimum %g; every further step would be skipped, so "
-                        "training stops here" % (number, scale))
+        if device == "cuda":
+            _run_on_device(engine, train, step, steps, fill, scale_argument, hysteresis,
+                           records)
+        else:
+            for number in range(1, steps + 1):
+                fill(train)
+                scale = None
+                if scale_argument is not None:
+                    scale = float(decode(train.arguments[scale_argument.index],
+                                         scale_argument.spec.dtype).reshape(-1)[0])
+                before = None
+                if step.skipped_result is None:
+                    before = {a: train.arguments[a].copy() for a in step.updates.values()}
+                engine.invoke(step.name, train.pointers)
+                if step.skipped_result is not None:
+                    skipped = bool(train.results[step.skipped_result].reshape(-1)[0])
+                else:
+                    skipped = bool(step.updates) and all(
+                        np.array_equal(train.results[r].view(np.uint8),
+                                       before[a].view(np.uint8)) for r, a in step.updates.items())
+                loss = float(decode(train.results[step.loss_result], loss_dtype).reshape(-1)[0])
+                records.append({"step": number, "loss": loss, "loss_scale": scale,
+                                "skipped": skipped})
+                train.feed_back()
+                if skipped and scale is not None:
+                    _check_loss_scale(
+                        number, skipped, scale,
+                        float(decode(train.arguments[scale_argument.index],
+                                     scale_argument.spec.dtype).reshape(-1)[0]),
+                        None if hysteresis is None else
+                        float(decode(train.arguments[hysteresis.index],
+                                     hysteresis.spec.dtype).reshape(-1)[0]))
         run_seconds = time.time() - run_start
-        trajectory = {"function": step.name, "steps": records, "seed": seed,
+        trajectory = {"function": step.name, "steps": records, "seed": seed, "device": device,
                       "compile_seconds": compile_seconds,
                       "steps_per_second": steps / run_seconds if run_seconds > 0 else None}
         if test is not None:

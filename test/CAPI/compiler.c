@@ -293,6 +293,15 @@ typedef struct MemRef1D {
   int64_t offset, sizes[1], strides[1];
 } MemRef1D;
 
+/* The function the engine tests call: r = a * x + y. */
+static const char *kAxpy =
+    "func.func @axpy(%a: tensor<f32>, %x: tensor<4xf32>, %y: tensor<4xf32>)\n"
+    "    -> tensor<4xf32> {\n"
+    "  %ax = mp.mul %x, %a : tensor<4xf32>, tensor<f32>\n"
+    "  %r = mp.add %ax, %y : tensor<4xf32>, tensor<4xf32>\n"
+    "  return %r : tensor<4xf32>\n"
+    "}\n";
+
 static MemRef1D viewOf(float *data, int64_t size) {
   MemRef1D descriptor = {data, data, 0, {size}, {1}};
   return descriptor;
@@ -313,13 +322,7 @@ static MemRef1D viewOf(float *data, int64_t size) {
  * process, called twice on this program's buffers; then the failures. */
 static void testEngine(void) {
   MpSession session = mpSessionCreate();
-  const char *source =
-      "func.func @axpy(%a: tensor<f32>, %x: tensor<4xf32>, %y: tensor<4xf32>)\n"
-      "    -> tensor<4xf32> {\n"
-      "  %ax = mp.mul %x, %a : tensor<4xf32>, tensor<f32>\n"
-      "  %r = mp.add %ax, %y : tensor<4xf32>, tensor<4xf32>\n"
-      "  return %r : tensor<4xf32>\n"
-      "}\n";
+  const char *source = kAxpy;
   MlirModule module;
   MpStatus status =
       mpSessionParseModule(session, ref(source), ref("axpy.mlir"), &module);
@@ -374,6 +377,125 @@ static void testEngine(void) {
   mpSessionDestroy(session);
 }
 
+// DEVICE: unknown device: invalid argument
+// DEVICE-NEXT: message: unknown device 'tpu' (expected cpu or cuda)
+// DEVICE: cpu engine: cpu, device-resident 0
+// DEVICE-NEXT: device memory of a cpu engine: invalid argument
+// DEVICE-NEXT: message: the engine runs on the cpu, not on a CUDA device
+// DEVICE: synchronize a cpu engine: success
+// NODRIVER-NEXT: cuda engine: device error
+// NODRIVER-NEXT: message: --device=cuda needs the NVIDIA driver ({{.*}}.no-such-libcuda.so): {{.*}}.no-such-libcuda.so: cannot open shared object file: No such file or directory
+// NODRIVER-NOT: cuda engine: cuda
+// SIM-NEXT: cuda engine: cuda, device-resident 1
+// SIM-NEXT: queued call 0 and call 1
+// SIM-NEXT: call 0: 2.5 4.25 6 7
+// SIM-NEXT: call 1: -0.5 -1.75 -3 -5
+// SIM-NEXT: null event: invalid argument
+// SIM-NEXT: message: null event
+// The simulated driver's counts at exit: the calls made no stream
+// synchronisation (the one is the engine's destruction), one event wait
+// each; the results came back only to page-locked memory.
+// SIM: mp-cuda-sim: {{[0-9]+}} launches, 1 cuStreamSynchronize, 2 cuEventSynchronize, 2 cuEventRecord; copies: 4 host to device, 0 device to pageable host, 2 device to pinned host
+/* mp-c/Engine.h on a device: the errors, then (with a driver) axpy lowered
+ * device-resident and called twice, the second call queued before the
+ * first one's result is read (staged in page-locked memory behind an
+ * event). */
+static void testDevice(void) {
+  MpSession session = mpSessionCreate();
+  const char *source = kAxpy;
+  MlirModule module;
+  MpEngine engine = {NULL};
+  mpSessionParseModule(session, ref(source), ref("axpy.mlir"), &module);
+  MpStatus status = mpSessionCreateEngineOnDevice(
+      session, module, ref("tpu"), ref(""), 2, &engine);
+  printFailure(session, "unknown device", status);
+
+  /* A CPU engine has no device memory. */
+  status = mpSessionCreateEngineOnDevice(session, module, ref("cpu"), ref(""),
+                                         2, &engine);
+  mlirModuleDestroy(module);
+  if (status != MP_STATUS_SUCCESS) {
+    printFailure(session, "cpu engine", status);
+    mpSessionDestroy(session);
+    return;
+  }
+  printf("cpu engine: %s, device-resident %d\n",
+         mpEngineGetDevice(engine).data, mpEngineIsDeviceResident(engine));
+  void *pointer = NULL;
+  status = mpEngineDeviceAlloc(session, engine, 16, &pointer);
+  printFailure(session, "device memory of a cpu engine", status);
+  status = mpEngineSynchronize(session, engine);
+  printf("synchronize a cpu engine: %s\n", mpStatusGetName(status));
+  mpEngineDestroy(engine);
+
+  mpSessionParseModule(session, ref(source), ref("axpy.mlir"), &module);
+  status = mpSessionCreateEngineOnDevice(session, module, ref("cuda"),
+                                         ref("chip=sm_80 binary-format=isa"),
+                                         2, &engine);
+  mlirModuleDestroy(module);
+  if (status != MP_STATUS_SUCCESS) {
+    printFailure(session, "cuda engine", status);
+    mpSessionDestroy(session);
+    return;
+  }
+  printf("cuda engine: %s, device-resident %d\n",
+         mpEngineGetDevice(engine).data, mpEngineIsDeviceResident(engine));
+  float a = 2.0f, x[4] = {1, 2, 3, 4}, y[4] = {0.5f, 0.25f, 0, -1};
+  void *da = NULL, *dx = NULL, *dy = NULL, *dr = NULL, *staging = NULL;
+  MpEngineEvent events[2] = {{NULL}, {NULL}};
+  status = MP_STATUS_SUCCESS;
+#define TRY(call)                                                              \
+  if (status == MP_STATUS_SUCCESS)                                             \
+  status = (call)
+  TRY(mpEngineDeviceAlloc(session, engine, 4, &da));
+  TRY(mpEngineDeviceAlloc(session, engine, 16, &dx));
+  TRY(mpEngineDeviceAlloc(session, engine, 16, &dy));
+  TRY(mpEngineDeviceAlloc(session, engine, 16, &dr));
+  TRY(mpEngineHostAlloc(session, engine, 32, &staging));
+  TRY(mpEngineEventCreate(session, engine, &events[0]));
+  TRY(mpEngineEventCreate(session, engine, &events[1]));
+  TRY(mpEngineCopy(session, engine, dx, x, 16));
+  TRY(mpEngineCopy(session, engine, dy, y, 16));
+  MemRef1D xd = viewOf(dx, 4), yd = viewOf(dy, 4), rd = viewOf(dr, 4);
+  struct {
+    void *allocated, *aligned;
+    int64_t offset;
+  } ad = {da, da, 0};
+  void *descriptors[] = {&ad, &xd, &yd, &rd};
+  for (int call = 0; call < 2; ++call) {
+    /* `a` is read when the copy returns: the next call may change it. */
+    TRY(mpEngineCopy(session, engine, da, &a, 4));
+    TRY(mpEngineInvoke(session, engine, ref("axpy"), descriptors));
+    TRY(mpEngineCopy(session, engine, (float *)staging + 4 * call, dr, 16));
+    TRY(mpEngineEventRecord(session, engine, events[call]));
+    a = -1.0f;
+  }
+  if (status == MP_STATUS_SUCCESS)
+    printf("queued call 0 and call 1\n");
+  for (int call = 0; call < 2 && status == MP_STATUS_SUCCESS; ++call) {
+    TRY(mpEngineEventSynchronize(session, engine, events[call]));
+    float *r = (float *)staging + 4 * call;
+    if (status == MP_STATUS_SUCCESS)
+      printf("call %d: %g %g %g %g\n", call, r[0], r[1], r[2], r[3]);
+  }
+#undef TRY
+  if (status != MP_STATUS_SUCCESS)
+    printFailure(session, "cuda engine calls", status);
+  MpEngineEvent none = {NULL};
+  status = mpEngineEventRecord(session, engine, none);
+  printFailure(session, "null event", status);
+  for (int i = 0; i < 2; ++i)
+    mpEngineEventDestroy(events[i]);
+  void *blocks[] = {da, dx, dy, dr};
+  for (int i = 0; i < 4; ++i)
+    mpEngineDeviceFree(session, engine, blocks[i]);
+  mpEngineHostFree(session, engine, staging);
+  mpEngineDestroy(engine);
+  mpSessionDestroy(session);
+  /* Before the simulator's counts, which it prints at exit. */
+  fflush(stdout);
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--crash") == 0) {
     testCrashContainment();
@@ -381,6 +503,10 @@ int main(int argc, char **argv) {
   }
   if (argc == 2 && strcmp(argv[1], "--engine") == 0) {
     testEngine();
+    return 0;
+  }
+  if (argc == 2 && strcmp(argv[1], "--device") == 0) {
+    testDevice();
     return 0;
   }
   if (argc != 3) {

@@ -6,52 +6,87 @@
 
 #include "Device.h"
 
-#include "mp/ExecutionEngine/CudaRuntime.h"
+#include <cstring>
 
 using namespace mp_run;
 
-DeviceBuffers::DeviceBuffers(Invocation &call) : call(call) {
+DeviceBuffers::DeviceBuffers(Invocation &call,
+                             llvm::ArrayRef<size_t> stagedResults,
+                             llvm::ArrayRef<size_t> stagedArguments)
+    : call(call), stream(mgpuStreamCreate()) {
   size_t arguments = call.getNumArguments();
   for (size_t i = 0, e = arguments + call.getNumResults(); i < e; ++i) {
-    HostTensor &tensor =
-        i < arguments ? call.argument(i) : call.result(i - arguments);
     buffers.push_back(
-        mgpuMemAlloc(tensor.getNumBytes(), nullptr, /*isHostShared=*/false));
+        mgpuMemAlloc(tensor(i).getNumBytes(), stream, /*isHostShared=*/false));
     call.bindData(i, buffers.back());
   }
   for (size_t a = 0; a < arguments; ++a)
     copyArgumentIn(a);
-  synchronize();
+  for (size_t a : stagedArguments)
+    staged.emplace_back(a, 0);
+  for (size_t r : stagedResults)
+    staged.emplace_back(arguments + r, 0);
+  for (auto &[buffer, offset] : staged) {
+    offset = slotBytes;
+    // 16-byte aligned pieces.
+    slotBytes += (tensor(buffer).getNumBytes() + 15) & ~size_t(15);
+  }
+  for (unsigned s = 0; s < 2; ++s) {
+    slots[s] = mlir::mp::allocatePinnedHost(slotBytes);
+    events[s] = mgpuEventCreate();
+  }
+  mgpuStreamSynchronize(stream);
 }
 
 DeviceBuffers::~DeviceBuffers() {
-  mgpuStreamSynchronize(nullptr);
+  mgpuStreamSynchronize(stream);
   for (void *buffer : buffers)
-    mgpuMemFree(buffer, nullptr);
+    mgpuMemFree(buffer, stream);
+  for (unsigned s = 0; s < 2; ++s) {
+    mlir::mp::freePinnedHost(slots[s]);
+    mgpuEventDestroy(events[s]);
+  }
+  mgpuStreamDestroy(stream);
+}
+
+HostTensor &DeviceBuffers::tensor(size_t buffer) {
+  size_t arguments = call.getNumArguments();
+  return buffer < arguments ? call.argument(buffer)
+                            : call.result(buffer - arguments);
 }
 
 void DeviceBuffers::copyArgumentIn(size_t a) {
-  HostTensor &tensor = call.argument(a);
-  mgpuMemcpy(buffers[a], tensor.data(), tensor.getNumBytes(), nullptr);
+  HostTensor &host = call.argument(a);
+  mgpuMemcpy(buffers[a], host.data(), host.getNumBytes(), stream);
 }
 
-void DeviceBuffers::copyArgumentOut(size_t a) {
-  HostTensor &tensor = call.argument(a);
-  mgpuMemcpy(tensor.data(), buffers[a], tensor.getNumBytes(), nullptr);
+void DeviceBuffers::stage(unsigned slot) {
+  char *base = static_cast<char *>(slots[slot]);
+  if (!base)
+    return; // allocatePinnedHost reported the error
+  for (auto [buffer, offset] : staged)
+    mgpuMemcpy(base + offset, buffers[buffer], tensor(buffer).getNumBytes(),
+               stream);
+  mgpuEventRecord(events[slot], stream);
 }
 
-void DeviceBuffers::copyResultOut(size_t r) {
-  HostTensor &tensor = call.result(r);
-  mgpuMemcpy(tensor.data(), buffers[call.getNumArguments() + r],
-             tensor.getNumBytes(), nullptr);
+void DeviceBuffers::unstage(unsigned slot) {
+  mgpuEventSynchronize(events[slot]);
+  const char *base = static_cast<const char *>(slots[slot]);
+  if (!base)
+    return;
+  for (auto [buffer, offset] : staged) {
+    HostTensor &host = tensor(buffer);
+    memcpy(host.data(), base + offset, host.getNumBytes());
+  }
 }
-
-void DeviceBuffers::synchronize() { mgpuStreamSynchronize(nullptr); }
 
 void DeviceBuffers::copyAllToHost() {
-  for (size_t a = 0, e = call.getNumArguments(); a < e; ++a)
-    copyArgumentOut(a);
-  synchronize();
+  for (size_t a = 0, e = call.getNumArguments(); a < e; ++a) {
+    HostTensor &host = call.argument(a);
+    mgpuMemcpy(host.data(), buffers[a], host.getNumBytes(), stream);
+  }
+  mgpuStreamSynchronize(stream);
 }
 
 void DeviceBuffers::feedBack(size_t r, size_t a) {

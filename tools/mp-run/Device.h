@@ -11,10 +11,12 @@
 // of the Invocation hold the initial values and, after copyAllToHost, the
 // final ones.
 //
-// The copies go on the default stream, which the lowered step's work is
-// ordered after (it launches there or synchronises its own streams), and
-// the runner reads what it copied out after synchronising that stream once
-// per step.
+// Everything goes on one stream that DeviceBuffers owns, and the step is
+// called with it as the step stream (CudaRuntime.h): the step enqueues its
+// work there and returns without waiting. What a step's runner reads is
+// staged: copied into one of two page-locked slots, behind an event, so
+// that the runner enqueues step k + 1 before it waits for step k's loss; the
+// only host synchronisation of a step is that event's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,22 +25,30 @@
 
 #include "Invocation.h"
 
+#include "mp/ExecutionEngine/CudaRuntime.h"
+
 namespace mp_run {
 
 class DeviceBuffers {
 public:
   /// Allocates the device buffers of `call`, binds its descriptors to them
-  /// and copies every argument in.
-  explicit DeviceBuffers(Invocation &call);
+  /// and copies every argument in. The results `stagedResults` and the
+  /// arguments `stagedArguments` are what stage() copies out.
+  DeviceBuffers(Invocation &call, llvm::ArrayRef<size_t> stagedResults,
+                llvm::ArrayRef<size_t> stagedArguments);
   ~DeviceBuffers();
+
+  /// The stream of every copy; call the step with it as the step stream.
+  MgpuStream getStream() const { return stream; }
 
   /// Queues the copy of argument `a` from its host tensor to the device.
   void copyArgumentIn(size_t a);
-  /// Queues the copy of argument `a` / result `r` to its host tensor.
-  void copyArgumentOut(size_t a);
-  void copyResultOut(size_t r);
-  /// Waits for the queued copies.
-  void synchronize();
+  /// Queues the copies of the staged results and arguments into staging
+  /// slot `slot` (0 or 1) and records the slot's event after them.
+  void stage(unsigned slot);
+  /// Waits for slot `slot`'s event and copies what it staged into the host
+  /// tensors of those results and arguments.
+  void unstage(unsigned slot);
   /// Copies every argument to its host tensor and waits.
   void copyAllToHost();
   /// Makes result `r` the new argument `a` on the device.
@@ -46,8 +56,17 @@ public:
 
 private:
   Invocation &call;
+  MgpuStream stream;
   /// The arguments' buffers, then the results'.
   std::vector<void *> buffers;
+  /// Staged buffers (indices into `buffers`) and their offsets in a slot.
+  std::vector<std::pair<size_t, size_t>> staged;
+  size_t slotBytes = 0;
+  /// Two page-locked slots of slotBytes, and their events.
+  void *slots[2] = {nullptr, nullptr};
+  MgpuEvent events[2] = {nullptr, nullptr};
+
+  HostTensor &tensor(size_t buffer);
 };
 
 } // namespace mp_run

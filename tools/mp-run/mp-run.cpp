@@ -296,9 +296,20 @@ static llvm::Error run(MLIRContext &context) {
   Invocation call(*entry, *pointer);
   if (llvm::Error error = initializeArguments(*entry, call))
     return error;
+  // Device-resident: per step only the loss, the skipped flag and the
+  // loss-scale state come back, staged behind an event (Device.h).
   std::unique_ptr<DeviceBuffers> deviceBuffers;
-  if (resident)
-    deviceBuffers = std::make_unique<DeviceBuffers>(call);
+  if (resident) {
+    SmallVector<size_t> stagedResults = {size_t(entry->lossResult)};
+    if (entry->skippedResult >= 0)
+      stagedResults.push_back(entry->skippedResult);
+    SmallVector<size_t> stagedArguments;
+    for (auto [i, argument] : llvm::enumerate(entry->arguments))
+      if (isLossScaleState(argument.stateKind))
+        stagedArguments.push_back(i);
+    deviceBuffers =
+        std::make_unique<DeviceBuffers>(call, stagedResults, stagedArguments);
+  }
   double compileSeconds = std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - compileStart)
                               .count();
@@ -334,66 +345,17 @@ static llvm::Error run(MLIRContext &context) {
   std::chrono::steady_clock::duration computeTime{};
   // Its CPU time, of every thread of the process.
   std::clock_t computeCPUTime = 0;
-  for (int64_t step = 1; step <= numSteps; ++step) {
-    (*data)->fill(call);
-    if (deviceBuffers)
-      for (auto [i, argument] : llvm::enumerate(entry->arguments))
-        if (argument.role == ArgumentRole::Data)
-          deviceBuffers->copyArgumentIn(i);
-    // The step runs on a stream of its own: the batch must have landed.
-    if (deviceBuffers)
-      deviceBuffers->synchronize();
-    std::optional<double> scale;
-    if (entry->lossScaleArgument >= 0)
-      scale = call.argument(entry->lossScaleArgument).get(0);
-    auto callStart = std::chrono::steady_clock::now();
-    std::clock_t callCPUStart = std::clock();
-    call.call();
-    computeCPUTime += std::clock() - callCPUStart;
-    computeTime += std::chrono::steady_clock::now() - callStart;
-    if (device == Device::CUDA)
-      if (llvm::Error error = mp::takeCudaError())
-        return llvm::createStringError(
-            "step " + std::to_string(step) +
-            " on the GPU: " + llvm::toString(std::move(error)));
-
-    // Device-resident: only the loss and the skipped flag come back, and a
-    // step without an mp.skipped result is not reported skipped.
-    if (deviceBuffers) {
-      deviceBuffers->copyResultOut(entry->lossResult);
-      if (entry->skippedResult >= 0)
-        deviceBuffers->copyResultOut(entry->skippedResult);
-      deviceBuffers->synchronize();
-    }
-    std::optional<bool> unchanged;
-    if (!deviceBuffers && (entry->skippedResult < 0 || !jsonFile.empty())) {
-      unchanged = updatesParams;
-      for (auto [r, a] : comparedUpdates)
-        *unchanged =
-            *unchanged && call.result(r).bitwiseEqual(call.argument(a));
-    }
+  // What is left of a step once its loss, skipped flag and loss scale are
+  // known: its record, its line and the stop at the minimum loss scale. The
+  // loss-scale state is that after the step (fed back).
+  auto report = [&](int64_t step, std::optional<double> scale,
+                    std::optional<bool> unchanged) -> llvm::Error {
     bool skipped = entry->skippedResult >= 0
                        ? call.result(entry->skippedResult).getBits(0) & 1
                        : unchanged.value_or(false);
     skippedSteps += skipped;
     double loss = call.result(entry->lossResult).get(0);
     records.push_back({step, loss, scale, skipped, unchanged});
-
-    for (auto [r, result] : llvm::enumerate(entry->results))
-      if (result.updates >= 0) {
-        if (deviceBuffers)
-          deviceBuffers->feedBack(r, result.updates);
-        else
-          call.feedBack(r, result.updates);
-      }
-    // The loss-scale state, which the next line and the stop below read.
-    if (deviceBuffers && entry->lossScaleArgument >= 0) {
-      for (auto [i, argument] : llvm::enumerate(entry->arguments))
-        if (isLossScaleState(argument.stateKind))
-          deviceBuffers->copyArgumentOut(i);
-      deviceBuffers->synchronize();
-    }
-
     if (printEvery > 0 && (step % printEvery == 0 || step == numSteps)) {
       char line[160];
       snprintf(line, sizeof(line),
@@ -423,7 +385,87 @@ static llvm::Error run(MLIRContext &context) {
             "(the parameters are those before this step; nothing is "
             "written)");
     }
+    return llvm::Error::success();
+  };
+  // Device-resident: the step whose staged values are not read yet, and the
+  // loss scale before it.
+  std::optional<int64_t> pendingStep;
+  std::optional<double> pendingScale;
+  auto finishPending = [&]() -> llvm::Error {
+    auto waitStart = std::chrono::steady_clock::now();
+    deviceBuffers->unstage(*pendingStep % 2);
+    computeTime += std::chrono::steady_clock::now() - waitStart;
+    if (llvm::Error error = mp::takeCudaError())
+      return llvm::createStringError("step " + std::to_string(*pendingStep) +
+                                     " on the GPU: " +
+                                     llvm::toString(std::move(error)));
+    int64_t step = *pendingStep;
+    pendingStep.reset();
+    return report(step, pendingScale, std::nullopt);
+  };
+  for (int64_t step = 1; step <= numSteps; ++step) {
+    (*data)->fill(call);
+    std::optional<double> scale;
+    if (deviceBuffers) {
+      // The batch goes on the stream of the step, behind the previous one.
+      for (auto [i, argument] : llvm::enumerate(entry->arguments))
+        if (argument.role == ArgumentRole::Data)
+          deviceBuffers->copyArgumentIn(i);
+      auto callStart = std::chrono::steady_clock::now();
+      std::clock_t callCPUStart = std::clock();
+      {
+        mp::CudaStepStreamScope stream(deviceBuffers->getStream());
+        call.call();
+      }
+      computeCPUTime += std::clock() - callCPUStart;
+      computeTime += std::chrono::steady_clock::now() - callStart;
+      for (auto [r, result] : llvm::enumerate(entry->results))
+        if (result.updates >= 0)
+          deviceBuffers->feedBack(r, result.updates);
+      deviceBuffers->stage(step % 2);
+      // Step `step` is queued: now wait for the previous one's loss. The
+      // loss scale before this step is the state after the previous one.
+      if (pendingStep) {
+        if (llvm::Error error = finishPending())
+          return error;
+      }
+      if (entry->lossScaleArgument >= 0)
+        scale = call.argument(entry->lossScaleArgument).get(0);
+      pendingStep = step;
+      pendingScale = scale;
+      continue;
+    }
+    if (entry->lossScaleArgument >= 0)
+      scale = call.argument(entry->lossScaleArgument).get(0);
+    auto callStart = std::chrono::steady_clock::now();
+    std::clock_t callCPUStart = std::clock();
+    call.call();
+    computeCPUTime += std::clock() - callCPUStart;
+    computeTime += std::chrono::steady_clock::now() - callStart;
+    if (device == Device::CUDA)
+      if (llvm::Error error = mp::takeCudaError())
+        return llvm::createStringError(
+            "step " + std::to_string(step) +
+            " on the GPU: " + llvm::toString(std::move(error)));
+
+    std::optional<bool> unchanged;
+    if (entry->skippedResult < 0 || !jsonFile.empty()) {
+      unchanged = updatesParams;
+      for (auto [r, a] : comparedUpdates)
+        *unchanged =
+            *unchanged && call.result(r).bitwiseEqual(call.argument(a));
+    }
+    // (The loss and the skipped flag are no mp.updates results: feeding
+    // back leaves them.)
+    for (auto [r, result] : llvm::enumerate(entry->results))
+      if (result.updates >= 0)
+        call.feedBack(r, result.updates);
+    if (llvm::Error error = report(step, scale, unchanged))
+      return error;
   }
+  if (pendingStep)
+    if (llvm::Error error = finishPending())
+      return error;
   double runSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart)
           .count();
@@ -468,6 +510,11 @@ static llvm::Error run(MLIRContext &context) {
                  << " device allocations requested, " << stats.driverAllocations
                  << " made by the driver (" << stats.driverBytes << " bytes), "
                  << stats.live << " live\n";
+    mp::CudaSyncStats syncs = mp::getCudaSyncStats();
+    llvm::outs() << "cuda synchronisations: " << syncs.streamSynchronizes
+                 << " of a stream, " << syncs.eventSynchronizes
+                 << " of an event, " << syncs.deferredSynchronizes
+                 << " deferred on the step stream\n";
   }
 
   if (llvm::Error error = checkParametersAgree(*entry, call))

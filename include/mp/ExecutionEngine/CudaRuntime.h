@@ -18,6 +18,12 @@
 //  - mgpuModuleLoad/mgpuModuleLoadJIT load each image once and count
 //    references, so a launcher that loads its module per launch does not
 //    JIT-compile PTX per launch.
+//  - A step stream (setCudaStepStream) makes the calling thread's
+//    mgpuStreamCreate return the caller's stream and its
+//    mgpuStreamSynchronize/mgpuStreamDestroy of that stream do nothing: a
+//    device-resident step, which creates one stream at its entry and waits
+//    for it before it returns, then only enqueues its work on the caller's
+//    stream and returns without a host synchronisation.
 //  - Driver errors are reported on stderr with the call that failed and
 //    remembered; takeCudaError() returns the first one, so a runner can stop
 //    with an error after a step instead of computing on garbage.
@@ -36,6 +42,12 @@
 namespace mlir {
 class ExecutionEngine;
 } // namespace mlir
+
+/// Opaque driver handles, as CUDA's cuda.h declares them.
+using MgpuModule = struct CUmod_st *;
+using MgpuFunction = struct CUfunc_st *;
+using MgpuStream = struct CUstream_st *;
+using MgpuEvent = struct CUevent_st *;
 
 namespace mlir::mp {
 
@@ -69,13 +81,48 @@ struct CudaAllocatorStats {
 };
 CudaAllocatorStats getCudaAllocatorStats();
 
-} // namespace mlir::mp
+/// Sets the calling thread's step stream (null: none). While it is set, the
+/// stream a lowered step creates is `stream`, and the step's synchronisation
+/// with it and its destruction are skipped (counted as deferred): the step's
+/// work is enqueued on `stream` in order and the call returns at once. The
+/// caller owns `stream` (mgpuStreamCreate before setting it) and waits for
+/// it, or for an event recorded on it, before reading what the step wrote.
+void setCudaStepStream(MgpuStream stream);
+MgpuStream getCudaStepStream();
 
-/// Opaque driver handles, as CUDA's cuda.h declares them.
-using MgpuModule = struct CUmod_st *;
-using MgpuFunction = struct CUfunc_st *;
-using MgpuStream = struct CUstream_st *;
-using MgpuEvent = struct CUevent_st *;
+/// Sets the step stream for the lifetime of the object.
+class CudaStepStreamScope {
+public:
+  explicit CudaStepStreamScope(MgpuStream stream)
+      : previous(getCudaStepStream()) {
+    setCudaStepStream(stream);
+  }
+  ~CudaStepStreamScope() { setCudaStepStream(previous); }
+  CudaStepStreamScope(const CudaStepStreamScope &) = delete;
+  CudaStepStreamScope &operator=(const CudaStepStreamScope &) = delete;
+
+private:
+  MgpuStream previous;
+};
+
+/// Host synchronisations through the wrappers since the driver was loaded.
+struct CudaSyncStats {
+  /// cuStreamSynchronize calls (mgpuStreamSynchronize).
+  uint64_t streamSynchronizes = 0;
+  /// cuEventSynchronize calls (mgpuEventSynchronize).
+  uint64_t eventSynchronizes = 0;
+  /// mgpuStreamSynchronize calls on the step stream, not made.
+  uint64_t deferredSynchronizes = 0;
+};
+CudaSyncStats getCudaSyncStats();
+
+/// Page-locked host memory (cuMemHostAlloc): a device-to-host copy into it is
+/// asynchronous. Null (and a recorded driver error) on failure.
+void *allocatePinnedHost(size_t bytes);
+/// Frees what allocatePinnedHost returned (null is ignored).
+void freePinnedHost(void *pointer);
+
+} // namespace mlir::mp
 
 extern "C" {
 MgpuModule mgpuModuleLoad(void *data, size_t gpuBlobSize);

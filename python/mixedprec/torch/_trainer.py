@@ -7,15 +7,24 @@ the C API's engine (mp-c/Engine.h, the code mp-run runs) and called on numpy
 buffers that hold the parameters and all state between calls: a step reads
 the batch in place (no copy when it is a contiguous CPU tensor of the right
 type), and only the loss, the skip flag and the loss scale come out.
+
+With `device="cuda"` the step goes through `mp-gpu-pipeline` instead
+(device-resident: every op a GPU kernel) and runs on an NVIDIA GPU through
+the CUDA driver, as `mp-run --device=cuda`: parameters and state stay in
+device memory between steps, a step copies in only its batch and is queued
+on the engine's stream without a host synchronisation, and its loss, skip
+flag and loss scale come back through page-locked staging behind an event,
+read when the caller looks at them (after queuing the next step, say).
 """
 
 import collections
+import collections.abc
 
 import numpy as np
 import torch
 
 from .. import compiler
-from ..runner import Buffers, _cpu_options
+from ..runner import Buffers, DeviceBuffers, DeviceStaging, _cpu_options, device_step_slots
 
 TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
                 "i64": torch.int64, "i32": torch.int32, "i1": torch.bool}
@@ -47,6 +56,40 @@ def _pipeline(compute_type, options):
     return "mp-mixed-precision-pipeline{" + " ".join(parts) + "}"
 
 
+class StepResult(collections.abc.Mapping):
+    """What Trainer.step returns on "cuda": {"loss", "skipped",
+    "loss_scale"} like the CPU's dict, read from the step's staging when
+    first looked at (that waits for the step on the device, and only for
+    it)."""
+
+    def __init__(self, trainer, pending):
+        self._trainer = trainer
+        self._pending = pending
+        self._result = None
+
+    @property
+    def ready(self):
+        """True once the values were read (no wait left)."""
+        return self._result is not None
+
+    def _values(self):
+        if self._result is None:
+            self._result = self._trainer._read_staged(self._pending.values())
+        return self._result
+
+    def __getitem__(self, key):
+        return self._values()[key]
+
+    def __iter__(self):
+        return iter(self._values())
+
+    def __len__(self):
+        return len(self._values())
+
+    def __repr__(self):
+        return repr(self._values()) if self.ready else "<StepResult pending>"
+
+
 class Trainer:
     """Trains an ImportedStep in process.
 
@@ -58,23 +101,42 @@ class Trainer:
     threads it runs on (OpenMP), as mixedprec.run's and mp-run's
     --threads: 0, the default, is all cores (the first number of
     OMP_NUM_THREADS where set, else the CPUs this process may run on);
-    every thread count computes the bits of one thread."""
+    every thread count computes the bits of one thread. `device="cuda"`
+    trains on the GPU (see the module's docstring) with mp-gpu-pipeline's
+    `gpu_pipeline_options` (for instance "chip=sm_90a"); no CUDA driver is a
+    compiler.DeviceError."""
 
     def __init__(self, step, compute_type="f32", cpu_pipeline_options="", opt_level=2,
-                 threads=0, **pipeline_options):
+                 threads=0, device="cpu", gpu_pipeline_options="", **pipeline_options):
         self.imported = step
+        self.device = device
         self.pipeline = _pipeline(compute_type, pipeline_options)
         #: The mp-cpu-pipeline options the step was lowered with (`threads=N`
-        #: added for more than one thread).
-        self.cpu_pipeline_options = _cpu_options(cpu_pipeline_options, threads)
+        #: added for more than one thread; on the CPU only).
+        self.cpu_pipeline_options = (_cpu_options(cpu_pipeline_options, threads)
+                                     if device == "cpu" else cpu_pipeline_options)
+        self._engine = None
+        self._device_train = self._device_predict = self._staging = None
         self._session = compiler.Session()
         with self._session.parse(step.mlir, "<mixedprec.torch>") as module:
             module.run(self.pipeline)
             functions = {f.name: f for f in module.functions()}
-            self._engine = module.engine(self.cpu_pipeline_options, opt_level)
+            self._engine = module.engine(self.cpu_pipeline_options, opt_level, device,
+                                         gpu_pipeline_options)
         self._train = Buffers(functions["train_step"])
         self._predict = Buffers(functions["predict"]) if "predict" in functions else None
         self._initialise()
+        if device == "cuda":
+            if not self._engine.device_resident:
+                raise ValueError("device='cuda' runs device-resident steps; "
+                                 "mp-gpu-pipeline's device-resident=false is not supported here")
+            self._device_train = DeviceBuffers(self._engine, self._train)
+            self._device_train.copy_all_in()
+            self._engine.synchronize()
+            self._staging = DeviceStaging(self._device_train,
+                                          device_step_slots(self._train.signature))
+            # Where host copies of the state are current (after the last step).
+            self._host_current = True
 
     # --- state --------------------------------------------------------------
 
@@ -98,13 +160,18 @@ class Trainer:
         self._loss_scale = next((a.index for a in signature.arguments
                                  if a.state_kind == "loss_scale"), None)
 
-    def _bind_data(self, function, indices, tensors):
+    def _bind_data(self, function, indices, tensors, device=None):
+        """Binds the batch `tensors` to arguments `indices` of `function`
+        (Buffers), or copies them to its DeviceBuffers `device`."""
         for index, tensor in zip(indices, tensors):
             spec = function.signature.arguments[index].spec
             if tuple(tensor.shape) != tuple(spec.shape):
                 raise ValueError(f"argument {index} of @{function.signature.name} has shape "
                                  f"{tuple(spec.shape)}, got {tuple(tensor.shape)}")
-            function.set_argument(index, _to_storage(tensor, spec.dtype))
+            if device is None:
+                function.set_argument(index, _to_storage(tensor, spec.dtype))
+            else:
+                device.copy_in(index, _to_storage(tensor, spec.dtype))
 
     def step(self, inputs, target):
         """Runs one train step on a batch; returns {"loss": float,
@@ -116,6 +183,8 @@ class Trainer:
             raise ValueError(f"the train step takes {len(self._data) - 1} inputs and a target, "
                              f"got {len(tensors) - 1} inputs")
         train = self._train
+        if self._device_train is not None:
+            return self._device_step(tensors)
         self._bind_data(train, self._data, tensors)
         self._engine.invoke("train_step", train.pointers)
         signature = train.signature
@@ -125,6 +194,32 @@ class Trainer:
         train.feed_back()
         scale = float(train.arguments[self._loss_scale]) if self._loss_scale is not None else None
         return {"loss": loss, "skipped": skipped, "loss_scale": scale}
+
+    def _device_step(self, tensors):
+        device = self._device_train
+        self._bind_data(self._train, self._data, tensors, device)
+        self._engine.invoke("train_step", device.pointers)
+        device.feed_back()
+        self._host_current = False
+        return StepResult(self, self._staging.stage())
+
+    def _read_staged(self, values):
+        signature = self._train.signature
+        n = len(signature.arguments)
+        loss = float(values[n + signature.loss_result].reshape(-1)[0])
+        skipped = bool(values[n + signature.skipped_result].reshape(-1)[0]) \
+            if signature.skipped_result is not None else False
+        scale = float(values[self._loss_scale].reshape(-1)[0]) \
+            if self._loss_scale is not None else None
+        return {"loss": loss, "skipped": skipped, "loss_scale": scale}
+
+    def _state(self):
+        """The train step's argument buffers on the host, copied back from
+        the device first on "cuda"."""
+        if self._device_train is not None and not self._host_current:
+            self._device_train.copy_arguments_to_host()
+            self._host_current = True
+        return self._train.arguments
 
     def predict(self, inputs):
         """The model's output in eval mode (running statistics, no dropout)
@@ -141,20 +236,44 @@ class Trainer:
                 data.append(i)
             else:
                 function.set_argument(i, self._train.arguments[train_index[id(argument)]])
+        if self._device_train is not None:
+            return self._device_predict_call(data, list(inputs), train_index)
         self._bind_data(function, data, list(inputs))
         self._engine.invoke("predict", function.pointers)
         result = function.signature.results[0]
         return _to_torch(function.results[0], result.dtype).reshape(result.shape)
 
+    def _device_predict_call(self, data, inputs, train_index):
+        function = self._predict
+        if self._device_predict is None:
+            borrowed = {i: None for i, a in enumerate(self.imported.predict_arguments)
+                        if a.role != "input"}
+            self._device_predict = DeviceBuffers(self._engine, function, borrowed)
+        device = self._device_predict
+        # The parameters and statistics are the train step's current device
+        # buffers (feeding back swaps them).
+        for i, argument in enumerate(self.imported.predict_arguments):
+            if argument.role != "input":
+                device.bind_argument(i, self._device_train.addresses[train_index[id(argument)]])
+        self._bind_data(function, data, inputs, device)
+        self._engine.invoke("predict", device.pointers)
+        n = len(function.arguments)
+        device.copy_out(n)
+        self._engine.synchronize()
+        result = function.signature.results[0]
+        return _to_torch(function.results[0], result.dtype).reshape(result.shape)
+
     def state_dict(self):
         """The model's state_dict: its parameters (the f32 masters) and
-        buffers (running statistics as trained), as torch tensors."""
+        buffers (running statistics as trained), as torch tensors (copied
+        back from the device on "cuda")."""
+        arguments = self._state()
         values = {}
         for i, argument in enumerate(self.imported.arguments):
             if argument.role in ("param", "state") and argument.param is None \
                     and argument.kind != "step":
                 dtype = self._train.signature.arguments[i].spec.dtype
-                values[argument.name] = _to_torch(self._train.arguments[i], dtype)
+                values[argument.name] = _to_torch(arguments[i], dtype)
         state = collections.OrderedDict()
         for name, canonical in self.imported.state_names.items():
             state[name] = values[canonical] if canonical in values else \
@@ -163,7 +282,9 @@ class Trainer:
 
     def optimizer_state_dict(self):
         """The optimizer's state_dict, loadable by the torch optimizer the
-        step was imported from (moments and step counts as trained)."""
+        step was imported from (moments and step counts as trained; copied
+        back from the device on "cuda")."""
+        arguments = self._state()
         state = {}
         step_index = next((i for i, a in enumerate(self.imported.arguments) if a.kind == "step"),
                           None)
@@ -173,15 +294,18 @@ class Trainer:
                 if argument.param is not None and \
                         self.imported.arguments[argument.param].name == name:
                     dtype = self._train.signature.arguments[i].spec.dtype
-                    entry[argument.name.rsplit(".", 1)[-1]] = \
-                        _to_torch(self._train.arguments[i], dtype)
+                    entry[argument.name.rsplit(".", 1)[-1]] = _to_torch(arguments[i], dtype)
             if step_index is not None:
-                entry["step"] = torch.tensor(float(self._train.arguments[step_index]))
+                entry["step"] = torch.tensor(float(arguments[step_index]))
             if entry:
                 state[position] = entry
         return {"state": state, "param_groups": [dict(g) for g in self.imported.param_groups]}
 
     def close(self):
+        for resource in (self._staging, self._device_predict, self._device_train):
+            if resource is not None:
+                resource.close()
+        self._staging = self._device_predict = self._device_train = None
         if self._engine is not None:
             self._engine.close()
             self._engine = None

@@ -20,15 +20,19 @@
 // MP_CUDA_SIM_PYTHON (default /usr/bin/python3) and MP_CUDA_SIM_LAUNCHER
 // (default the source tree's tools/bench/ptx_sim_launch.py) locate the
 // simulator. MP_CUDA_SIM_LOG=1 prints each driver allocation and launch on
-// stderr. Only what the wrappers use is implemented; cubins are rejected.
+// stderr, with each copy (its direction: to pinned or pageable host memory)
+// and synchronisation; MP_CUDA_SIM_STATS=1 prints their counts at exit.
+// Only what the wrappers use is implemented; cubins are rejected.
 //
 //===----------------------------------------------------------------------===//
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <spawn.h>
@@ -65,11 +69,33 @@ struct Simulator {
   int nextModule = 1;
   std::map<int, std::map<std::string, std::vector<size_t>>> modules;
   bool log = false;
+  /// Page-locked host blocks (cuMemHostAlloc): address -> size.
+  std::map<uintptr_t, size_t> pinned;
+  /// What MP_CUDA_SIM_STATS=1 prints at exit.
+  struct {
+    unsigned long long launches = 0, streamSynchronizes = 0,
+                       eventSynchronizes = 0, eventRecords = 0,
+                       hostToDevice = 0, deviceToHost = 0, deviceToPinned = 0,
+                       deviceToDevice = 0;
+  } counts;
 };
 
 Simulator &sim() {
   static auto *simulator = new Simulator;
   return *simulator;
+}
+
+/// Prints the counts of MP_CUDA_SIM_STATS=1 (at exit).
+void printStats() {
+  Simulator &s = sim();
+  auto &c = s.counts;
+  fprintf(stderr,
+          "mp-cuda-sim: %llu launches, %llu cuStreamSynchronize, %llu "
+          "cuEventSynchronize, %llu cuEventRecord; copies: %llu host to "
+          "device, %llu device to pageable host, %llu device to pinned host, "
+          "%llu device to device\n",
+          c.launches, c.streamSynchronizes, c.eventSynchronizes, c.eventRecords,
+          c.hostToDevice, c.deviceToHost, c.deviceToPinned, c.deviceToDevice);
 }
 
 void fail(const std::string &message) {
@@ -80,6 +106,8 @@ CUresult initialize(Simulator &s) {
   if (s.initialized)
     return kSuccess;
   s.log = getenv("MP_CUDA_SIM_LOG") && *getenv("MP_CUDA_SIM_LOG") == '1';
+  if (getenv("MP_CUDA_SIM_STATS") && *getenv("MP_CUDA_SIM_STATS") == '1')
+    atexit(printStats);
   size_t megabytes = 256;
   if (const char *value = getenv("MP_CUDA_SIM_ARENA_MB"))
     megabytes = strtoull(value, nullptr, 10);
@@ -342,6 +370,7 @@ CUresult cuLaunchKernel(Function *function, unsigned gx, unsigned gy,
       request += digits[bytes[b] & 15];
     }
   }
+  ++s.counts.launches;
   if (s.log)
     fprintf(stderr, "mp-cuda-sim: launch %s grid (%u, %u, %u) block %u\n",
             function->name.c_str(), gx, gy, gz, bx);
@@ -361,7 +390,14 @@ CUresult cuStreamCreate(void **stream, unsigned) {
   return kSuccess;
 }
 CUresult cuStreamDestroy_v2(void *) { return kSuccess; }
-CUresult cuStreamSynchronize(void *) { return kSuccess; }
+CUresult cuStreamSynchronize(void *) {
+  Simulator &s = sim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.counts.streamSynchronizes;
+  if (s.log)
+    fprintf(stderr, "mp-cuda-sim: cuStreamSynchronize\n");
+  return kSuccess;
+}
 CUresult cuStreamWaitEvent(void *, void *, unsigned) { return kSuccess; }
 CUresult cuEventCreate(void **event, unsigned) {
   *event = new char;
@@ -371,8 +407,42 @@ CUresult cuEventDestroy_v2(void *event) {
   delete static_cast<char *>(event);
   return kSuccess;
 }
-CUresult cuEventSynchronize(void *) { return kSuccess; }
-CUresult cuEventRecord(void *, void *) { return kSuccess; }
+CUresult cuEventSynchronize(void *) {
+  Simulator &s = sim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.counts.eventSynchronizes;
+  if (s.log)
+    fprintf(stderr, "mp-cuda-sim: cuEventSynchronize\n");
+  return kSuccess;
+}
+CUresult cuEventRecord(void *, void *) {
+  Simulator &s = sim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.counts.eventRecords;
+  return kSuccess;
+}
+
+CUresult cuMemHostAlloc(void **pointer, size_t size, unsigned) {
+  Simulator &s = sim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.initialized)
+    return kNotInitialized;
+  void *block = calloc(1, std::max<size_t>(size, 1));
+  if (!block)
+    return kOutOfMemory;
+  s.pinned[reinterpret_cast<uintptr_t>(block)] = std::max<size_t>(size, 1);
+  *pointer = block;
+  return kSuccess;
+}
+
+CUresult cuMemFreeHost(void *pointer) {
+  Simulator &s = sim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.pinned.erase(reinterpret_cast<uintptr_t>(pointer)))
+    return kInvalidValue;
+  free(pointer);
+  return kSuccess;
+}
 
 CUresult cuMemAlloc_v2(unsigned long long *pointer, size_t size) {
   Simulator &s = sim();
@@ -422,6 +492,28 @@ CUresult cuMemFree_v2(unsigned long long pointer) {
 
 CUresult cuMemcpyAsync(unsigned long long dst, unsigned long long src,
                        size_t size, void *) {
+  Simulator &s = sim();
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    bool fromDevice = inArena(s, src), toDevice = inArena(s, dst);
+    const char *kind = "device to device";
+    if (fromDevice && toDevice) {
+      ++s.counts.deviceToDevice;
+    } else if (toDevice) {
+      ++s.counts.hostToDevice;
+      kind = "host to device";
+    } else if (fromDevice) {
+      auto it = s.pinned.upper_bound(dst);
+      bool pinned = it != s.pinned.begin() &&
+                    dst + size <= std::prev(it)->first + std::prev(it)->second;
+      ++(pinned ? s.counts.deviceToPinned : s.counts.deviceToHost);
+      kind = pinned ? "device to pinned host" : "device to pageable host";
+    } else {
+      kind = "host to host";
+    }
+    if (s.log)
+      fprintf(stderr, "mp-cuda-sim: cuMemcpyAsync %zu bytes %s\n", size, kind);
+  }
   memmove(reinterpret_cast<void *>(dst), reinterpret_cast<void *>(src), size);
   return kSuccess;
 }
