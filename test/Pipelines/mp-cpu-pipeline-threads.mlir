@@ -1,6 +1,6 @@
-// RUN: mp-opt %s -mp-cpu-pipeline="threads=2" | FileCheck %s
-// RUN: mp-opt %s -mp-cpu-pipeline="threads=0" | FileCheck %s --check-prefix=ALL
-// RUN: mp-opt %s -mp-cpu-pipeline | FileCheck %s --check-prefix=ONE
+// RUN: mp-opt %s -mp-cpu-pipeline="threads=2 matmul-tile-sizes=4,16,1" | FileCheck %s
+// RUN: mp-opt %s -mp-cpu-pipeline="threads=0 matmul-tile-sizes=4,16,1" | FileCheck %s --check-prefix=ALL
+// RUN: mp-opt %s -mp-cpu-pipeline="matmul-tile-sizes=4,16,1" | FileCheck %s --check-prefix=ONE
 // RUN: mp-opt %s -mp-cpu-pipeline="threads=2 vectorize=false" | FileCheck %s --check-prefix=LOOPS
 // RUN: not mp-opt %s -mp-cpu-pipeline="threads=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=INVALID
 

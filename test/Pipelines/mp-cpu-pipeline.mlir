@@ -1,4 +1,4 @@
-// RUN: mp-opt %s -mp-cpu-pipeline | FileCheck %s
+// RUN: mp-opt %s -mp-cpu-pipeline="matmul-tile-sizes=4,16,1" | FileCheck %s
 // RUN: mp-opt %s -mp-cpu-pipeline="vectorize=false" | FileCheck %s --check-prefix=LOOPS
 // RUN: mp-opt %s -mp-cpu-pipeline="matmul-tile-sizes=2,8,1 tile-sizes=4,16" | FileCheck %s --check-prefix=SIZES
 

@@ -32,7 +32,8 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::ListOption<int64_t> matmulTileSizes{
       *this, "matmul-tile-sizes",
       llvm::cl::desc("Tile sizes of the M, N and K loops of contractions "
-                     "(default 4,16,1)")};
+                     "(default: the host's, 8,32,1 with AVX-512, else "
+                     "4,16,1)")};
   PassOptions::ListOption<int64_t> tileSizes{
       *this, "tile-sizes",
       llvm::cl::desc("Tile sizes of other linalg operations: the vector "

@@ -1,5 +1,6 @@
-// RUN: mp-opt %s -split-input-file -mp-tile-and-vectorize -canonicalize -cse | FileCheck %s
+// RUN: mp-opt %s -split-input-file -mp-tile-and-vectorize="matmul-tile-sizes=4,16,1" -canonicalize -cse | FileCheck %s
 // RUN: mp-opt %s -split-input-file -mp-tile-and-vectorize="matmul-tile-sizes=2,8,1 tile-sizes=2,8" -canonicalize -cse | FileCheck %s --check-prefix=SIZES
+// RUN: mp-opt %s -split-input-file -mp-tile-and-vectorize="matmul-tile-sizes=8,32,1" -canonicalize -cse | FileCheck %s --check-prefix=AVX512
 
 // Every loop is tiled (by 1 unless it is in the vector) and vectors keep a
 // few registers. A plain matmul has its A packed first into panels of 4
@@ -33,6 +34,20 @@
 // CHECK:   tensor.collapse_shape %[[R]] {{\[\[}}0, 1], [2, 3]] : tensor<4x4x49x16xf32> into tensor<16x784xf32>
 // CHECK-NOT: linalg.matmul
 // CHECK-NOT: vector.fma
+// CHECK-NOT: math.fma
+// The AVX-512 hosts' default tile, 8 x 32: N 784 has no 32-column divisor,
+// so the tile is 8 x 16 (whole vectors), and M 16 is below 4 tiles of 8
+// rows: nothing is packed, A's 8-element column and B's row are read where
+// they are.
+// AVX512-LABEL: func.func @matmul(
+// AVX512-NOT:   tensor.expand_shape
+// AVX512:       scf.for %{{.*}} = %c0 to %c16 step %c8
+// AVX512:         scf.for %{{.*}} = %c0 to %c784 step %c16
+// AVX512:           scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}}) -> (vector<8x16xf32>)
+// AVX512:             vector.transfer_read %{{.*}} : tensor<16x64xf32>, vector<8xf32>
+// AVX512:             vector.transfer_read %{{.*}} : tensor<64x784xf32>, vector<16xf32>
+// AVX512:             arith.mulf %{{.*}}, %{{.*}} : vector<8x16xf32>
+// AVX512:             arith.addf %{{.*}}, %{{.*}} : vector<8x16xf32>
 // SIZES-LABEL: func.func @matmul(
 // SIZES: output_shape [8, 2, 64]
 // SIZES: -> (tensor<8x64x2xf32>)
@@ -54,7 +69,9 @@ func.func @matmul(%a: tensor<16x64xf32>, %b: tensor<64x784xf32>,
 // A·Bᵀ with f16 operands accumulating in f32 (the AMP linear layer), M too
 // small (8) to pack B: B is transposed first (exactly: f16 values moved, 16
 // per step), and the contraction is the matmul above, the f16 operands
-// extended exactly.
+// extended exactly. Their products are exact in f32, so each K step is one
+// fused multiply-add per row (math.fma: the bits of the product and the
+// sum).
 // CHECK-LABEL: func.func @dot(
 // CHECK:   %[[BT:.*]] = scf.for %{{.*}} -> (tensor<64x12xf16>)
 // CHECK:       vector.transfer_read %{{.*}} : tensor<12x64xf16>, vector<16xf16>
@@ -64,10 +81,15 @@ func.func @matmul(%a: tensor<16x64xf32>, %b: tensor<64x784xf32>,
 // CHECK:     scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[S:.*]] = %{{.*}}) -> (vector<4x12xf32>)
 // CHECK:       vector.transfer_read %{{.*}} : tensor<8x64xf16>, vector<4xf16>
 // CHECK:       vector.transfer_read %[[BT]]{{.*}} : tensor<64x12xf16>, vector<12xf16>
-// CHECK:       arith.extf %{{.*}} : vector<4x12xf16> to vector<4x12xf32>
-// CHECK:       arith.extf %{{.*}} : vector<4x12xf16> to vector<4x12xf32>
-// CHECK:       %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<4x12xf32>
-// CHECK:       arith.addf %[[S]], %[[P]] : vector<4x12xf32>
+// CHECK:       %[[AE:.*]] = arith.extf %{{.*}} : vector<4x12xf16> to vector<4x12xf32>
+// CHECK:       %[[BE:.*]] = arith.extf %{{.*}} : vector<4x12xf16> to vector<4x12xf32>
+// CHECK-NOT:   arith.mulf
+// CHECK:       %[[A0:.*]] = vector.extract %[[AE]][0] : vector<12xf32> from vector<4x12xf32>
+// CHECK:       %[[B0:.*]] = vector.extract %[[BE]][0] : vector<12xf32> from vector<4x12xf32>
+// CHECK:       %[[S0:.*]] = vector.extract %[[S]][0] : vector<12xf32> from vector<4x12xf32>
+// CHECK:       math.fma %[[A0]], %[[B0]], %[[S0]] : vector<12xf32>
+// CHECK-COUNT-3: math.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<12xf32>
+// CHECK-NOT:   arith.mulf
 // CHECK:     vector.transfer_write %{{.*}} : vector<4x12xf32>, tensor<4x12xf32>
 // SIZES-LABEL: func.func @dot(
 // SIZES: scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}}) -> (vector<2x4xf32>)
@@ -246,6 +268,7 @@ func.func @weight_gradient(%a: tensor<64x16xf32>, %b: tensor<64x32xf32>,
 // CHECK-NEXT:    vector.broadcast
 // CHECK-NEXT:    %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<4x16xf32>
 // CHECK-NEXT:    arith.addf %[[S]], %[[P]] : vector<4x16xf32>
+// CHECK-NOT:     math.fma
 func.func @widened(%a: tensor<16x64xbf16>, %b: tensor<64x32xbf16>,
                    %c: tensor<16x32xf32>) -> tensor<16x32xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<16x64xbf16>, tensor<64x32xbf16>)

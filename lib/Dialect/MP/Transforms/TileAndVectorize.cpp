@@ -50,6 +50,7 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <numeric>
 
@@ -82,6 +83,76 @@ static int64_t chooseTileSize(int64_t extent, int64_t size) {
     }
   }
   return best;
+}
+
+/// True when `value` is an f16 value widened to f32 or f64 (`arith.extf`).
+static bool isWidenedHalf(Value value) {
+  auto extension = value.getDefiningOp<arith::ExtFOp>();
+  return extension && extension.getIn().getType().isF16() &&
+         (extension.getType().isF32() || extension.getType().isF64());
+}
+
+/// The unit attribute that marks a product of two widened f16 values
+/// (markExactProducts) for fuseExactProducts.
+static constexpr StringLiteral kExactProduct = "mp.exact_product";
+
+/// Marks (kExactProduct), in the payload of `op`, every product `a * b`
+/// (`arith.mulf`, no fast-math flags) used only by a sum `c + a * b`
+/// (`arith.addf`, no fast-math flags) whose factors are both widened f16
+/// values (isWidenedHalf: the FP16 AMP contractions). Such a product is
+/// exact: the product of two f16 values has at most 22 significant bits and
+/// an exponent within f32's normal range (2^-48 to 2^32), so the sum rounds
+/// once whether it is fused or not. Not so for bf16 factors (their products
+/// can overflow f32 or fall below its normal range) nor for f32 ones
+/// (rounded products). The mark survives packing, which replaces the
+/// widenings by widened panels, and tiling, which clones the payload.
+static void markExactProducts(linalg::GenericOp op) {
+  op.getBody()->walk([](arith::MulFOp product) {
+    if (product.getFastmath() != arith::FastMathFlags::none ||
+        !product->hasOneUse() || !isWidenedHalf(product.getLhs()) ||
+        !isWidenedHalf(product.getRhs()))
+      return;
+    auto sum = dyn_cast<arith::AddFOp>(*product->user_begin());
+    if (sum && sum.getFastmath() == arith::FastMathFlags::none)
+      product->setAttr(kExactProduct, UnitAttr::get(product.getContext()));
+  });
+}
+
+/// Replaces, in the payload of the tile `op`, every sum `c + a * b` whose
+/// product is marked exact (markExactProducts) by `math.fma(a, b, c)`: the
+/// same bits in one instruction. Only in tiles without reduction loops (K
+/// tiled by 1): the vectoriser recognises a reduction by its combining
+/// `arith.addf`, which an FMA would hide.
+static void fuseExactProducts(RewriterBase &rewriter, linalg::GenericOp op) {
+  if (op.getNumReductionLoops() != 0)
+    return;
+  SmallVector<arith::MulFOp> products;
+  op.getBody()->walk([&](arith::MulFOp product) {
+    if (product->hasAttr(kExactProduct) && product->hasOneUse() &&
+        isa<arith::AddFOp>(*product->user_begin()))
+      products.push_back(product);
+  });
+  for (arith::MulFOp product : products) {
+    auto sum = cast<arith::AddFOp>(*product->user_begin());
+    Value addend = sum.getLhs() == product.getResult() ? sum.getRhs()
+                                                       : sum.getLhs();
+    rewriter.setInsertionPoint(sum);
+    rewriter.replaceOpWithNewOp<math::FmaOp>(sum, product.getLhs(),
+                                             product.getRhs(), addend);
+    rewriter.eraseOp(product);
+  }
+}
+
+/// The default register tile of contractions (M, N, K) for the host: M rows
+/// of N-element f32 vectors as accumulators. With AVX-512 (32 registers of
+/// 16 f32 lanes) 8 rows of two registers: 16 accumulators, 2 B registers
+/// and the broadcast A elements; otherwise (AVX2's 16 registers of 8
+/// lanes, or other targets) 4 rows of 16 lanes.
+static SmallVector<int64_t> getHostMatmulTileSizes() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  if (features.lookup("avx512f"))
+    return {8, 32, 1};
+  return {4, 16, 1};
 }
 
 /// True when a value of `type` (or its elements) is an 8-bit or narrower
@@ -610,7 +681,7 @@ void TileAndVectorize::runOnOperation() {
   MLIRContext *context = &getContext();
 
   matmulTiles = matmulTileSizes.empty()
-                    ? SmallVector<int64_t>{4, 16, 1}
+                    ? getHostMatmulTileSizes()
                     : SmallVector<int64_t>(matmulTileSizes.begin(),
                                            matmulTileSizes.end());
   innerTiles = tileSizes.empty()
@@ -642,6 +713,8 @@ void TileAndVectorize::runOnOperation() {
     if (op.hasPureTensorSemantics())
       generics.push_back(op);
   });
+  for (linalg::GenericOp op : generics)
+    markExactProducts(op);
   for (linalg::GenericOp op : generics)
     if (!packContraction(rewriter, op, /*mPanel=*/matmulTiles[0],
                          /*nPanel=*/matmulTiles[1],
@@ -682,6 +755,8 @@ void TileAndVectorize::runOnOperation() {
           tile = dropped->resultOp;
         }
       }
+      if (auto tileGeneric = dyn_cast<linalg::GenericOp>(tile))
+        fuseExactProducts(rewriter, tileGeneric);
       if (failed(linalg::vectorizeOpPrecondition(tile, {}, {},
                                                  /*vectorizeNDExtract=*/true)))
         continue;
@@ -706,6 +781,10 @@ void TileAndVectorize::runOnOperation() {
     });
   };
   hoistAccumulators();
+  // The marks of exact products not fused (in tiles left as they are).
+  function.walk([](arith::MulFOp product) {
+    product->removeAttr(kExactProduct);
+  });
 
   // Transfers with permutation maps become plain transfers and transposes;
   // transfers read and write through the tiles' slices.

@@ -21,10 +21,17 @@ convolution to 12 channels whose input gradient is a pixel-major product
 of the dilated gradient; cross entropy over its pixels; mp.grad of every
 filter and the bias, which are the outputs.
 
-usage: vectorize_identity.py MP_OPT RUNNER LOWERING [LOWERING...]
+A third step per compute type (matmul_case, only with --cases matmul) has
+contractions large enough to be packed into panels under every register
+tile (M 64, K 48, N 96 and their gradients): two linear layers, ReLU, cross
+entropy and the weight gradients, to compare register tiles.
+
+usage: vectorize_identity.py [--cases step,conv,matmul] MP_OPT RUNNER
+           LOWERING [LOWERING...]
 Each LOWERING is "PASSES|LOWER" (as for random_stream.py): mp-opt passes
 before the lowering and the lowering to LLVM; every one after the first is
 compared with the first. Prints one line per compute type and lowering.
+--cases picks the steps (default step,conv).
 """
 
 import os
@@ -190,13 +197,57 @@ def conv_case(ct, rng):
     return mp_exec.Case('conv_' + ct, inputs, '\n  '.join(lines), outputs)
 
 
+def matmul_case(ct, rng):
+    """The two-layer linear step of compute type `ct` as an mp_exec.Case."""
+    T, D, F, V = 64, 48, 96, 32
+    shapes = [(T, D), (F, D), (V, F)]
+    inputs = [((rng.standard_normal(shape) / np.sqrt(shape[-1]))
+               .astype(np.float32), 'f32') for shape in shapes]
+    inputs.append((rng.integers(0, V, T).astype(np.int64), 'i64'))
+    lines = []
+    emit = lines.append
+
+    def cast(value, shape, source, target):
+        if ct == 'f32':
+            return value
+        name = value.strip('{}%') + '_' + target
+        emit(f'%{name} = mp.cast {value} : {t(shape, source)} to '
+             f'{t(shape, target)}')
+        return '%' + name
+
+    x, w1 = cast('{in0}', (T, D), 'f32', ct), cast('{in1}', (F, D), 'f32', ct)
+    w2 = cast('{in2}', (V, F), 'f32', ct)
+    emit(f'%up = mp.linear {x}, {w1} acc(f32) : ({t((T, D), ct)}, '
+         f'{t((F, D), ct)}) -> {t((T, F), ct)}')
+    emit(f'%act = mp.relu %up : {t((T, F), ct)}')
+    emit(f'%logits = mp.linear %act, {w2} acc(f32) : ({t((T, F), ct)}, '
+         f'{t((V, F), ct)}) -> {t((T, V), ct)}')
+    logits = cast('%logits', (T, V), ct, 'f32')
+    emit(f'%loss = mp.cross_entropy {logits}, {{in3}} : '
+         f'{t((T, V), "f32")}, {t((T,), "i64")}')
+    emit(f'{{out1}}, {{out2}}, {{out3}} = mp.grad %loss wrt {{in0}}, {{in1}}, '
+         f'{{in2}} : tensor<f32>, '
+         f'{", ".join(t(shape, "f32") for shape in shapes)}')
+    emit('{out0} = mp.add %loss, %loss : tensor<f32>, tensor<f32>')
+    outputs = [((), 'f32')] + [(shape, 'f32') for shape in shapes]
+    return mp_exec.Case('matmul_' + ct, inputs, '\n  '.join(lines), outputs)
+
+
+CASES = {'step': ('', step_case), 'conv': ('conv ', conv_case),
+         'matmul': ('matmul ', matmul_case)}
+
+
 def main():
-    mp_opt, runner = sys.argv[1], sys.argv[2]
-    lowerings = sys.argv[3:]
+    args = sys.argv[1:]
+    cases = ['step', 'conv']
+    if args and args[0] == '--cases':
+        cases, args = args[1].split(','), args[2:]
+    mp_opt, runner = args[0], args[1]
+    lowerings = args[2:]
     rng = np.random.default_rng(17)
     failures = 0
     for ct in ('f16', 'bf16', 'f32'):
-        for kind, make in (('', step_case), ('conv ', conv_case)):
+        for kind, make in (CASES[case] for case in cases):
             module = mp_exec.build_module([make(ct, rng)])
             runs = []
             for lowering in lowerings:

@@ -193,7 +193,9 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     tiled with `scf.for` (by 1 unless it is in the vector), the unit loops
     of each tile are dropped, and the tile is vectorised
     (`linalg::vectorize`), so vectors are a few registers (16 lanes by
-    default, M x 16 for contractions) whatever the tensor sizes.
+    default; M x N for contractions, the host's register tile: 8 x 32 on
+    AVX-512 hosts, 32 registers of 16 f32 lanes, 4 x 16 on others) whatever
+    the tensor sizes.
 
     Each operation is vectorised along one loop: a parallel loop or its last
     reduction loop, the one most inputs have as their innermost (contiguous)
@@ -201,14 +203,14 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     is their N loop are tiled over M, N and K by `matmul-tile-sizes`: M rows
     of N-vectors accumulated over K one step at a time (K > 1 is reduced in
     order inside the tile). Their N operand (B of A·B or of A·Bᵀ) is first
-    packed into panels of N-tile columns, `[N/16, ..., K, 16]` (a
-    `tensor.expand_shape` and a `linalg.transpose`: values moved exactly),
-    with a new outermost loop over the panels: each K step reads one
-    contiguous panel row, and all M tiles of a panel run while it is in
-    cache. Their M operand (A) is packed the same way into panels of M-tile
-    rows, `[..., M/4, K, 4]`, with a loop over them inside the loop over B's
-    panels: each K step reads the next M-tile elements of A, whatever its
-    layout. An operand the payload only extends (`arith.extf` of f16/bf16
+    packed into panels of N-tile columns, `[N/16, ..., K, 16]` for a
+    16-column tile (a `tensor.expand_shape` and a `linalg.transpose`: values
+    moved exactly), with a new outermost loop over the panels: each K step
+    reads one contiguous panel row, and all M tiles of a panel run while it
+    is in cache. Their M operand (A) is packed the same way into panels of
+    M-tile rows, `[..., M/4, K, 4]` for 4 rows, with a loop over them inside
+    the loop over B's panels: each K step reads the next M-tile elements of
+    A, whatever its layout. An operand the payload only extends (`arith.extf` of f16/bf16
     operands) is extended while it is packed, so the tile reads f32 panels
     (contractions with a single panel or an M extent below 4 M tiles
     are not packed; those whose operands are both contiguous along K get
@@ -229,10 +231,18 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     element types and roundings are kept (an f16 elementwise operation
     becomes f16 vector arithmetic, an `arith.truncf` stays a rounding), no
     fast-math flags are added, multiplications and additions stay separate
-    operations (no FMA is formed), and every reduction adds its elements in
-    the scalar loops' order: reductions outside the vector one step at a
-    time, a reduction along the vector by an ordered `vector.reduction`
-    into the accumulator. Operations on FP8 tensors are not vectorised
+    operations (no FMA is formed where it would round differently), and
+    every reduction adds its elements in the scalar loops' order: reductions
+    outside the vector one step at a time, a reduction along the vector by
+    an ordered `vector.reduction` into the accumulator. The one FMA formed
+    is exact: a sum `c + a * b` whose factors are both f16 values widened
+    (`arith.extf`, the FP16 AMP contractions) becomes `math.fma(a, b, c)`,
+    because the product of two f16 values is exact in f32 (at most 22
+    significant bits, exponent within f32's normal range), so rounding it
+    separately rounds nothing (not for bf16 factors, whose products can
+    leave f32's range, nor f32 ones). The register tile changes which
+    elements a vector holds, never the order of a sum, so every
+    `matmul-tile-sizes` computes the same bits. Operations on FP8 tensors are not vectorised
     (their conversions are lowered elementwise).
 
     With `parallel`, the leading parallel tile loops of an operation of at
@@ -258,7 +268,8 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     ListOption<"matmulTileSizes", "matmul-tile-sizes", "int64_t",
                "Tile sizes of the M, N and K loops of contractions; the "
                "tile is M rows of N-element vectors, K > 1 is reduced in "
-               "order inside the tile (default 4,16,1)">,
+               "order inside the tile (default: the host's, 8,32,1 with "
+               "AVX-512, else 4,16,1)">,
     ListOption<"tileSizes", "tile-sizes", "int64_t",
                "Tile sizes of the other linalg operations: the last one for "
                "the vector loop, the ones before for the parallel loops "
