@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mp/Conversion/MPToLinalg/MPToLinalg.h"
 
 using namespace mlir;
 using namespace mlir::mp;
@@ -681,8 +682,9 @@ mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
     emitMmaSyncGemm(dc, state);
   gpu::ReturnOp::create(builder, loc);
 
-  // GELU's erf and tanh as MLIR's f32 polynomial approximations, so that the
-  // kernel needs no libdevice (the CUDA toolkit) to be compiled.
+  // GELU's erf as MLIR's f32 polynomial approximation and tanh as the CPU
+  // lowering's arithmetic (mp-expand-tanh: the same bits as on the CPU), so
+  // that the kernel needs no libdevice (the CUDA toolkit) to be compiled.
   SmallVector<Operation *> mathOps;
   kernel.walk([&](Operation *op) {
     if (isa<math::ErfOp, math::TanhOp>(op))
@@ -691,7 +693,7 @@ mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
   if (!mathOps.empty()) {
     RewritePatternSet patterns(context);
     populatePolynomialApproximateErfPattern(patterns);
-    populatePolynomialApproximateTanhPattern(patterns);
+    populateExpandTanhPatterns(patterns);
     (void)applyOpPatternsGreedily(mathOps, std::move(patterns));
     // The approximations' absf (as a mask of the sign bit) and fma (as the
     // LLVM intrinsic): convert-gpu-to-nvvm would call libdevice for both.
