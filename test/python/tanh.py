@@ -8,19 +8,13 @@
 # REQUIRES: numpy
 # RUN: %python %s | FileCheck %s
 
-import ctypes
+import os
+import sys
 
 import numpy as np
 
-from mixedprec.compiler import Session, memref_descriptor
-
-N = 1 << 16
-TEXT = f"""
-func.func @f(%x: tensor<{N}xf32>) -> (tensor<{N}xf32>, tensor<{N}xf32>) {{
-  %t = mp.tanh %x : tensor<{N}xf32>
-  %g = mp.gelu %x approximate tanh : tensor<{N}xf32>
-  return %t, %g : tensor<{N}xf32>, tensor<{N}xf32>
-}}"""
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "Inputs"))
+from tanh_engine import pad, tanh_and_gelu  # noqa: E402
 
 
 def near(value, count):
@@ -34,30 +28,12 @@ positive = np.concatenate([
     np.array([0, 1, 0x7F7FFFFF, 0x7F800000, 0x7FC00000, 0x7F800001],
              dtype=np.uint32)])
 bits = np.concatenate([positive, positive | np.uint32(0x80000000)])
-bits = np.concatenate([bits, np.zeros(-len(bits) % N, np.uint32)])
+bits = pad(bits)
 x = bits.view(np.float32)
 
-session = Session()
-module = session.parse(TEXT)
 
-
-def run(options):
-    engine = module.engine(options)
-    tanh, gelu = np.empty_like(x), np.empty_like(x)
-    for start in range(0, len(x), N):
-        buffers = [np.ascontiguousarray(x[start:start + N]),
-                   np.empty(N, np.float32), np.empty(N, np.float32)]
-        descriptors = [memref_descriptor(b) for b in buffers]
-        pointers = (ctypes.c_void_p * 3)(*[
-            ctypes.cast(ctypes.pointer(d), ctypes.c_void_p) for d in descriptors])
-        engine.invoke("f", pointers)
-        tanh[start:start + N], gelu[start:start + N] = buffers[1], buffers[2]
-    engine.close()
-    return tanh, gelu
-
-
-vector_tanh, vector_gelu = run("")
-scalar_tanh, scalar_gelu = run("vectorize=false")
+(vector_tanh, vector_gelu), (scalar_tanh, scalar_gelu) = tanh_and_gelu(
+    x, ["", "vectorize=false"])
 print("values:", len(x))
 print("tanh identical:", np.array_equal(vector_tanh.view(np.uint32),
                                         scalar_tanh.view(np.uint32)))
@@ -87,5 +63,3 @@ special = np.array([0x0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000,
 index = [int(np.flatnonzero(bits == s.view(np.uint32))[0]) for s in special]
 print("specials:", " ".join(float(v).hex() for v in vector_tanh[index]))
 # CHECK-NEXT: specials: 0x0.0p+0 -0x0.0p+0 0x1.0000000000000p+0 -0x1.0000000000000p+0 nan 0x1.0000000000000p+0 -0x1.0000000000000p-149
-module.close()
-session.close()
