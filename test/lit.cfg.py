@@ -51,7 +51,8 @@ config.substitutions.append(("%mlir_runner", " ".join([
 
 # The numerics tests (Integration/Numerics, Integration/Torch) lower convert-mp-to-linalg's output to LLVM with plain
 # upstream passes plus the exact conversions (bf16: arith-expand, FP8:
-# mp-expand-fp8-conversions), then execute it with %mlir_runner.
+# mp-expand-fp8-conversions) and mp-cpu-pipeline's tanh (mp-expand-tanh),
+# then execute it with %mlir_runner.
 config.substitutions.append(("%lower_to_llvm", " ".join([
     "--convert-elementwise-to-linalg",
     # Loops over train steps yield freshly allocated tensors.
@@ -60,6 +61,7 @@ config.substitutions.append(("%lower_to_llvm", " ".join([
     "--convert-vector-to-scf",
     "--arith-expand=include-bf16=true",
     "--mp-expand-fp8-conversions",
+    "--mp-expand-tanh",
     "--convert-scf-to-cf",
     "--expand-strided-metadata",
     "--lower-affine",

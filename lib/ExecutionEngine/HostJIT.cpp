@@ -2,10 +2,20 @@
 //
 // Lowers a module of train steps with mp-cpu-pipeline (after an optional
 // pipeline of the caller's) and compiles it with MLIR's ExecutionEngine for
-// the host CPU at -O3. It assumes the module's functions are meant to be
-// called through their C interface (mp-export-entry-points, which
-// mp-cpu-pipeline runs), and loads libomp when the lowered module has OpenMP
-// operations (mp-cpu-pipeline's `threads`).
+// the host CPU at -O2 (the caller's level). It assumes the module's
+// functions are meant to be called through their C interface
+// (mp-export-entry-points, which mp-cpu-pipeline runs), and loads libomp when
+// the lowered module has OpenMP operations (mp-cpu-pipeline's `threads`).
+//
+// Before LLVM's optimisation pipeline, each function behind a C interface
+// (always_inline, mp-inline-c-interface-callees) is inlined into its
+// `_mlir_ciface_` wrapper and dropped, with the ExecutionEngine's packed
+// wrappers of all but the C interfaces (`_mlir_F`; everything here calls
+// `_mlir__mlir_ciface_F`): otherwise LLVM optimises and compiles the step's
+// body three times (the function and both wrappers, into which -O2's inliner
+// copies it), one more wrapper per outlined loop nest, and the module
+// passes that run before the inliner (CalledValuePropagation) see the
+// step's giant call.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,8 +27,12 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mp/Dialect/MP/IR/MPDialect.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Transforms/IPO/AlwaysInliner.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -43,6 +57,69 @@ static void keepFreedMemoryForNextStep() {
   }();
   (void)done;
 #endif
+}
+
+/// Prefixes of the C interface wrapper (func-to-llvm) and of the packed
+/// wrapper (the ExecutionEngine's) of a function.
+constexpr llvm::StringLiteral kCInterfacePrefix = mp::MPDialect::kCInterfacePrefix;
+constexpr llvm::StringLiteral kPackedPrefix = "_mlir_";
+
+/// Prepares the translated module for LLVM's pipeline, calls aside: erases
+/// the ExecutionEngine's packed wrappers `_mlir_F` of every function `F` but
+/// the C interfaces (their callers look up `_mlir__mlir_ciface_F`; the
+/// others would keep a copy of each step and a wrapper per outlined loop
+/// nest alive), makes each always_inline function behind a C interface
+/// internal when its wrapper is then its only caller, and inlines those into
+/// their wrappers (AlwaysInliner, which erases them). The instructions are
+/// the same, so are the results.
+static void inlineIntoCInterfaces(llvm::Module &module,
+                                  llvm::TargetMachine *machine) {
+  SmallVector<llvm::Function *> unusedWrappers;
+  for (llvm::Function &function : module) {
+    if (function.isDeclaration() ||
+        function.getName().starts_with(kCInterfacePrefix))
+      continue;
+    llvm::Function *packed =
+        module.getFunction((kPackedPrefix + function.getName()).str());
+    if (packed && packed != &function && !packed->isDeclaration() &&
+        packed->use_empty())
+      unusedWrappers.push_back(packed);
+  }
+  for (llvm::Function *packed : unusedWrappers)
+    packed->eraseFromParent();
+
+  bool inlined = false;
+  for (llvm::Function &wrapper : module) {
+    llvm::StringRef name = wrapper.getName();
+    if (wrapper.isDeclaration() || !name.consume_front(kCInterfacePrefix))
+      continue;
+    llvm::Function *callee = module.getFunction(name);
+    if (!callee || callee->isDeclaration() ||
+        !callee->hasFnAttribute(llvm::Attribute::AlwaysInline) ||
+        !llvm::all_of(callee->users(), [&](llvm::User *user) {
+          auto *call = llvm::dyn_cast<llvm::CallBase>(user);
+          return call && call->getCalledFunction() == callee &&
+                 call->getFunction() == &wrapper;
+        }))
+      continue;
+    callee->setLinkage(llvm::GlobalValue::InternalLinkage);
+    inlined = true;
+  }
+  if (!inlined)
+    return;
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager sccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder builder(machine);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(sccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  llvm::ModulePassManager passes;
+  passes.addPass(llvm::AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/false));
+  passes.run(module, modules);
 }
 
 bool mp::needsHostLowering(ModuleOp module) {
@@ -108,8 +185,13 @@ llvm::Expected<std::unique_ptr<ExecutionEngine>> mp::compileForHost(
   auto machine = machineBuilder->createTargetMachine();
   if (!machine)
     return machine.takeError();
-  auto transformer = makeOptimizingTransformer(
-      optLevel, /*sizeLevel=*/0, machine->get());
+  llvm::TargetMachine *target = machine->get();
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, target);
+  auto transformer = [&](llvm::Module *module) -> llvm::Error {
+    inlineIntoCInterfaces(*module, target);
+    return optimize(module);
+  };
 
   SmallVector<StringRef> libraries;
   if (llvm::sys::fs::exists(MP_C_RUNNER_UTILS))

@@ -1031,15 +1031,16 @@ void mlir::mp::buildDeviceResidentStep(OpPassManager &pm,
   }));
 
   // The kernels: the same exact roundings as the CPU lowering (integer
-  // expansions of bf16 and FP8 conversions, math on narrow floats in f32);
-  // convert-gpu-to-nvvm lowers the remaining math to libdevice, but for sqrt
-  // (PreciseSqrt).
+  // expansions of bf16 and FP8 conversions, math on narrow floats in f32,
+  // f32 tanh as the CPU's arithmetic); convert-gpu-to-nvvm lowers the
+  // remaining math to libdevice, but for sqrt (PreciseSqrt).
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(math::createMathExtendToSupportedTypes());
+  kernels.addPass(createMPExpandTanh());
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   kernels.addPass(arith::createArithExpandOpsPass(expand));

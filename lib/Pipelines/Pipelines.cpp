@@ -135,8 +135,10 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
 
-  // Exact roundings as integer arithmetic, math on narrow floats in f32.
+  // Exact roundings as integer arithmetic, math on narrow floats in f32;
+  // f32 tanh as arithmetic (vector code, the GPU's bits).
   pm.addNestedPass<func::FuncOp>(math::createMathExtendToSupportedTypes());
+  pm.addPass(createMPExpandTanh());
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass(expand));

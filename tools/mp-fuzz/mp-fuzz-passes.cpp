@@ -43,6 +43,7 @@ static constexpr const char *kPipelines[] = {
     "master-weights=stored-copy loss-scaling=static})",
     "builtin.module(convert-mp-to-linalg)",
     "builtin.module(mp-expand-fp8-conversions)",
+    "builtin.module(mp-expand-tanh)",
     "builtin.module(func.func(mp-tile-and-vectorize))",
     "builtin.module(mp-export-entry-points)",
     "builtin.module(mp-cpu-pipeline)",

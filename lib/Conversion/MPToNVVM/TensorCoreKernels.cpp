@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mp/Conversion/MPToLinalg/MPToLinalg.h"
 
 using namespace mlir;
 using namespace mlir::mp;
@@ -595,9 +596,10 @@ static void getOrCreateSharedMemory(OpBuilder &builder,
                          /*addrSpace=*/3);
 }
 
-/// Rewrites the erf and tanh of a fused GELU in `kernel` as MLIR's f32
-/// polynomial approximations, so that the kernel needs no libdevice (the
-/// CUDA toolkit) to be compiled.
+/// Rewrites the erf of a fused GELU in `kernel` as MLIR's f32 polynomial
+/// approximation and its tanh as the CPU lowering's arithmetic
+/// (mp-expand-tanh: the same bits as on the CPU), so that the kernel needs no
+/// libdevice (the CUDA toolkit) to be compiled.
 static void approximateEpilogueMath(OpBuilder &builder, gpu::GPUFuncOp kernel) {
   MLIRContext *context = builder.getContext();
   SmallVector<Operation *> mathOps;
@@ -608,7 +610,7 @@ static void approximateEpilogueMath(OpBuilder &builder, gpu::GPUFuncOp kernel) {
   if (!mathOps.empty()) {
     RewritePatternSet patterns(context);
     populatePolynomialApproximateErfPattern(patterns);
-    populatePolynomialApproximateTanhPattern(patterns);
+    populateExpandTanhPatterns(patterns);
     (void)applyOpPatternsGreedily(mathOps, std::move(patterns));
     // The approximations' absf (as a mask of the sign bit) and fma (as the
     // LLVM intrinsic): convert-gpu-to-nvvm would call libdevice for both.

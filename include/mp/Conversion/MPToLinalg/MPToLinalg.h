@@ -2,7 +2,8 @@
 //
 // Patterns of `convert-mp-to-linalg` (every mp op except mp.grad to linalg,
 // tensor, arith, math and scf on tensors) and of `mp-expand-fp8-conversions`
-// (bit-exact FP8 arith.extf/truncf as integer arithmetic), for embedders
+// (bit-exact FP8 arith.extf/truncf as integer arithmetic) and of
+// `mp-expand-tanh` (f32 tanh as arithmetic), for embedders
 // that compose their own conversions.
 //
 //===----------------------------------------------------------------------===//
@@ -25,6 +26,12 @@ void populateMPToLinalgConversionPatterns(RewritePatternSet &patterns);
 /// IEEE-style rounding of the target: round to nearest even, subnormals,
 /// NaN kept, overflow to NaN (E4M3FN) or infinity (E5M2).
 void populateExpandFP8ConversionPatterns(RewritePatternSet &patterns);
+
+/// Adds the pattern of `mp-expand-tanh`: f32 `math.tanh` (scalar or vector)
+/// as correctly rounded arithmetic (an odd polynomial below 0.875,
+/// 1 − 2/(e^(2a) + 1) above), the same bits on the CPU and the GPU, at most
+/// 1.03 ulp from the exact tanh.
+void populateExpandTanhPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::mp
 
