@@ -355,7 +355,9 @@ struct AmaxOpLowering : OpConversionPattern<AmaxOp> {
             {createF32Constant(rewriter, loc, 0.0)},
             [](OpBuilder &b, Location loc, ValueRange in,
                ValueRange acc) -> SmallVector<Value> {
-              return {arith::MaximumFOp::create(
+              // maxnumf from 0 ignores NaN elements (Transformer
+              // Engine's amax kernels reduce with fmaxf / __hmax).
+              return {arith::MaxNumFOp::create(
                   b, loc, acc[0], math::AbsFOp::create(b, loc, in[0]))};
             })
             .front();
