@@ -64,3 +64,78 @@ func.func @mlp(%w1: tensor<128x64xf32> {mp.param}, %w2: tensor<128x128xf32> {mp.
   %n3 = mp.sgd %w3, %g3 {lr = 0.1 : f64} : tensor<16x128xf32>
   return %loss, %n1, %n2, %n3 : tensor<f32>, tensor<128x64xf32>, tensor<128x128xf32>, tensor<16x128xf32>
 }
+
+// The three scales of the hidden layer, most-recent amax, margin 2, 4 entries.
+// HISTORY-LABEL: func.func @mlp(
+// HISTORY-COUNT-2: mp.fp8_scale %{{.*}}, %{{.*}} format e4m3 amax_compute most_recent {margin = 2 : i64} : tensor<4xf32>
+// HISTORY:         mp.fp8_scale %{{.*}}, %{{.*}} format e5m2 amax_compute most_recent {margin = 2 : i64} : tensor<4xf32>
+
+// E4M3 gradients too, power-of-two scales, the amax raised to 1e-12.
+// CURRENT-LABEL: func.func @mlp(
+// CURRENT-COUNT-3: mp.fp8_scale %{{.*}}, %{{.*}} format e4m3 amax_epsilon(9.9999999999999998E-13) power_of_two : tensor<1xf32>
+// CURRENT-NOT:     f8E5M2
+
+// 1x128 weight blocks (no 128x128 tiles), unrounded scales, amax epsilon.
+// BLOCK-LABEL: func.func @mlp(
+// BLOCK-SAME:    %{{[a-z0-9]+}}: tensor<128x64xf32> {mp.param}, %[[W2:[a-z0-9]+]]: tensor<128x128xf32> {mp.param}
+// BLOCK:         mp.block_quantize %{{.*}} amax_epsilon(9.9999999999999995E-7) unrounded_scales : tensor<128x128xf32> -> tensor<128x128xf8E4M3FN>, tensor<128x1xf32>
+// BLOCK-NEXT:    mp.block_quantize %[[W2]] amax_epsilon(9.9999999999999995E-7) unrounded_scales : tensor<128x128xf32> -> tensor<128x128xf8E4M3FN>, tensor<128x1xf32>
+// BLOCK-NOT:     tensor<1x1xf32>
+// BLOCK-COUNT-4: mp.block_quantize %{{.*}} amax_epsilon(9.9999999999999995E-7) unrounded_scales
+// BLOCK-NOT:     mp.block_quantize
+
+// 32x32 weight tiles, E5M2 gradients.
+// MX-LABEL: func.func @mlp(
+// MX-SAME:    %{{[a-z0-9]+}}: tensor<128x64xf32> {mp.param}, %[[W2:[a-z0-9]+]]: tensor<128x128xf32> {mp.param}
+// MX:         mp.block_quantize %{{.*}} : tensor<128x128xf32> -> tensor<128x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+// MX-NEXT:    mp.block_quantize %[[W2]] : tensor<128x128xf32> -> tensor<128x128xf8E4M3FN>, tensor<4x4xf8E8M0FNU>
+// MX:         mp.block_quantize %{{.*}} : tensor<128x128xf32> -> tensor<128x128xf8E5M2>, tensor<128x4xf8E8M0FNU>
+
+// No stochastic rounding: no rng state, no random bits; the Hadamard
+// transform stays.
+// NOSR-LABEL: func.func @mlp(
+// NOSR-NOT:   mp.state = "rng"
+// NOSR-NOT:   random
+// NOSR:       mp.matmul %{{.*}}, %{{.*}} acc(f32) : tensor<1024x16xf32>, tensor<16x16xf32> -> tensor<1024x16xf32>
+// NOSR-NOT:   random
+// NOSR:       return
+
+// No Hadamard transform; the gradients are still rounded stochastically.
+// NORHT-LABEL: func.func @mlp(
+// NORHT-SAME:  tensor<2xi64> {mp.state = "rng"}
+// NORHT-NOT:   tensor<16x16xf32>
+// NORHT:       mp.block_quantize %{{.*}} global %{{.*}} random(%{{.*}} : tensor<128x128xi32>) : tensor<128x128xf32> -> tensor<128x128xf4E2M1FN>, tensor<8x128xf8E4M3FN>
+// NORHT-NOT:   tensor<16x16xf32>
+// NORHT:       return
+
+// ops=matmul: the linear layers stay in f32, even with include-first-last.
+// OPS-LABEL: func.func @mlp(
+// OPS-NOT:   f8E4M3FN
+// OPS-NOT:   f8E5M2
+// OPS:       return
+
+// reduce-amax=false: only the gradients and the loss are all-reduced (sum),
+// not the amaxes (max).
+// LOCAL-LABEL: func.func @mlp(
+// LOCAL-NOT:   reduction = max
+// LOCAL:       mp.amax_history_push
+// LOCAL-NOT:   reduction = max
+// LOCAL-COUNT-4: shard.all_reduce %{{.*}} on @mp_data_parallel grid_axes = [0] : tensor<{{[0-9x]*}}f32> -> tensor<{{[0-9x]*}}f32>
+// LOCAL-NOT:   reduction = max
+// LOCAL:       return
+
+// HELP:      --mp-mixed-precision-pipeline
+// HELP:        --fp8=<string> {{.*}}(default: none)
+// HELP-NEXT:   --fp8-amax-compute=<string> {{.*}}(mp-fp8-scaling's amax-compute) (default: max)
+// HELP-NEXT:   --fp8-amax-epsilon=<number> {{.*}}(mp-fp8-scaling's amax-epsilon) (default: 0)
+// HELP-NEXT:   --fp8-amax-history-len=<long> {{.*}}(default: 1024)
+// HELP-NEXT:   --fp8-disable-rht {{.*}}(mp-fp8-scaling's disable-rht) (default: false)
+// HELP-NEXT:   --fp8-disable-stochastic-rounding {{.*}}(mp-fp8-scaling's disable-stochastic-rounding) (default: false)
+// HELP-NEXT:   --fp8-format=<string> {{.*}}(default: default)
+// HELP-NEXT:   --fp8-fp32-scales {{.*}}(mp-fp8-scaling's fp32-scales) (default: false)
+// HELP-NEXT:   --fp8-include-first-last {{.*}}(default: false)
+// HELP-NEXT:   --fp8-margin=<long> {{.*}}(mp-fp8-scaling's margin) (default: 0)
+// HELP-NEXT:   --fp8-ops=<string> {{.*}}(mp-fp8-scaling's ops; default matmul,linear)
+// HELP-NEXT:   --fp8-power-2-scale {{.*}}(mp-fp8-scaling's power-2-scale) (default: false)
+// HELP-NEXT:   --fp8-reduce-amax {{.*}}(mp-fp8-scaling's reduce-amax) (default: true)
+// HELP-NEXT:   --fp8-weight-blocks=<string> {{.*}}(mp-fp8-scaling's weight-blocks) (default: default)

@@ -176,10 +176,10 @@ struct BlockQuantizeOpLowering : OpConversionPattern<BlockQuantizeOp> {
   /// The scale (of `scaleElem`) and the f32 encode factor of a block with
   /// amax `amax` (f32, not NaN), as mp.block_quantize specifies; `epsilon`
   /// and `powerOfTwo` apply to f32 scales.
-  static SmallVector<Value> computeScale(OpBuilder &b, Location loc,
-                                         Value amax, Type dataElem,
-                                         Type scaleElem, Value global,
-                                         double epsilon, bool powerOfTwo) {
+  static SmallVector<Value> computeScale(OpBuilder &b, Location loc, Value amax,
+                                         Type dataElem, Type scaleElem,
+                                         Value global, double epsilon,
+                                         bool powerOfTwo) {
     Value one = createF32Constant(b, loc, 1.0);
     Value fltMax =
         createF32Constant(b, loc, std::numeric_limits<float>::max());
