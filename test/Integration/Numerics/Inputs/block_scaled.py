@@ -19,9 +19,11 @@ with the reference:
 - mp.block_quantize (data and scales) and mp.block_dequantize for MXFP8 (E4M3
   1×32, E5M2 32×1), MXFP6, MXFP4 (stochastic), NVFP4 (1×16, 16×16 and
   stochastic, E4M3 scales with a tensor scale, including scale overflow and
-  underflow) and FP8 block scaling (1×128 and 128×128, f32 powers of two),
-  with zero blocks, NaN and infinite blocks, tiny blocks (E8M0 scale 2^-127)
-  and amaxes at and just above max·2^k;
+  underflow) and FP8 block scaling (1×128 and 128×128, f32 powers of two,
+  unrounded f32 scales, an amax epsilon), with zero blocks, NaN and
+  infinite blocks (a NaN element leaves its block's amax alone), tiny
+  blocks (E8M0 scale 2^-127) and amaxes at and just above max·2^k; each
+  scale type with each block shape from f32, bf16 and f16 inputs;
 - mp.scaled_matmul for each scale type, transposed operands, mixed FP4 ×
   FP8, f32 and bf16 results;
 - the ops of mp-fp8-scaling{recipe=nvfp4} around them: the tensor scale
@@ -349,7 +351,7 @@ def quantize(module, name, bits, shape, block, fmt, scale_type,
         r = module.int_input(random_bits, shape, 32)
         extra += f' random({r} : tensor<{t}xi32>)'
     if amax_epsilon:
-        extra += f' amax_epsilon({float(amax_epsilon)!r})'
+        extra += f' amax_epsilon({float(amax_epsilon):.17e})'
     if unrounded:
         extra += ' unrounded_scales'
     data, scales = module.op2(
