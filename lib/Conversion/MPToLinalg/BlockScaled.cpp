@@ -234,15 +234,8 @@ struct BlockQuantizeOpLowering : OpConversionPattern<BlockQuantizeOp> {
                               createF32Constant(b, loc, 0.0)),
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UEQ, amax, inf));
     encode = arith::SelectOp::create(b, loc, unit, one, encode);
-    if (powerOfTwo) {
-      Type i32 = b.getI32Type();
-      Value bits = arith::BitcastOp::create(b, loc, i32, encode);
-      encode = arith::BitcastOp::create(
-          b, loc, b.getF32Type(),
-          arith::AndIOp::create(b, loc, bits,
-                                arith::ConstantOp::create(
-                                    b, loc, b.getI32IntegerAttr(0xFF800000))));
-    }
+    if (powerOfTwo)
+      encode = buildPowerOfTwoFloor(b, loc, encode);
     return {arith::DivFOp::create(b, loc, one, encode), encode};
   }
 };

@@ -447,14 +447,7 @@ struct FP8ScaleOpLowering : OpConversionPattern<FP8ScaleOp> {
     if (op.getPowerOfTwo()) {
       // Rounded down to a power of two: the mantissa bits cleared. A
       // subnormal scale (a large margin) becomes 0, which is not usable.
-      Type i32 = rewriter.getI32Type();
-      Value bits = arith::BitcastOp::create(rewriter, loc, i32, newScale);
-      newScale = arith::BitcastOp::create(
-          rewriter, loc, rewriter.getF32Type(),
-          arith::AndIOp::create(rewriter, loc, bits,
-                                arith::ConstantOp::create(
-                                    rewriter, loc,
-                                    rewriter.getI32IntegerAttr(0xFF800000))));
+      newScale = buildPowerOfTwoFloor(rewriter, loc, newScale);
       usable = arith::AndIOp::create(
           rewriter, loc, usable,
           arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::ONE,
