@@ -70,6 +70,16 @@ void mlir::mp::buildMixedPrecisionPipeline(
     fp8.format = options.fp8Format;
     fp8.amaxHistoryLen = options.fp8AmaxHistoryLen;
     fp8.includeFirstLast = options.fp8IncludeFirstLast;
+    fp8.amaxCompute = options.fp8AmaxCompute;
+    fp8.margin = options.fp8Margin;
+    fp8.power2Scale = options.fp8Power2Scale;
+    fp8.amaxEpsilon = options.fp8AmaxEpsilon;
+    fp8.fp32Scales = options.fp8Fp32Scales;
+    fp8.weightBlocks = options.fp8WeightBlocks;
+    fp8.disableStochasticRounding = options.fp8DisableStochasticRounding;
+    fp8.disableRht = options.fp8DisableRht;
+    fp8.reduceAmax = options.fp8ReduceAmax;
+    fp8.ops.assign(options.fp8Ops.begin(), options.fp8Ops.end());
     pm.addPass(createMPFP8Scaling(fp8));
   }
   pm.addPass(createCanonicalizerPass());

@@ -359,6 +359,67 @@ struct MixedPrecisionPipelineOptions
                      "in FP8"
                      " (default: false)"),
       llvm::cl::init(false)};
+  // The other options of mp-fp8-scaling, forwarded as they are (their
+  // meaning and checks are the pass's: docs/MPPasses.md#mp-fp8-scaling).
+  PassOptions::Option<std::string> fp8AmaxCompute{
+      *this, "fp8-amax-compute",
+      llvm::cl::desc("Amax from the history of fp8=delayed: max or "
+                     "most-recent (mp-fp8-scaling's amax-compute)"
+                     " (default: max)"),
+      llvm::cl::init("max")};
+  PassOptions::Option<int64_t> fp8Margin{
+      *this, "fp8-margin",
+      llvm::cl::desc("fp8=delayed and current: the scale is (fp8_max / "
+                     "amax) / 2^margin (mp-fp8-scaling's margin)"
+                     " (default: 0)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<bool> fp8Power2Scale{
+      *this, "fp8-power-2-scale",
+      llvm::cl::desc("fp8=current: scales rounded down to powers of two "
+                     "(mp-fp8-scaling's power-2-scale)"
+                     " (default: false)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<double> fp8AmaxEpsilon{
+      *this, "fp8-amax-epsilon",
+      llvm::cl::desc("fp8=current and fp8-block: a smaller amax is raised "
+                     "to this value first (mp-fp8-scaling's amax-epsilon)"
+                     " (default: 0)"),
+      llvm::cl::init(0.0)};
+  PassOptions::Option<bool> fp8Fp32Scales{
+      *this, "fp8-fp32-scales",
+      llvm::cl::desc("fp8=fp8-block: f32 block scales not rounded to powers "
+                     "of two (mp-fp8-scaling's fp32-scales)"
+                     " (default: false)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<std::string> fp8WeightBlocks{
+      *this, "fp8-weight-blocks",
+      llvm::cl::desc("Block-scaled recipes: weight blocks 1d, 2d or default "
+                     "(mp-fp8-scaling's weight-blocks)"
+                     " (default: default)"),
+      llvm::cl::init("default")};
+  PassOptions::Option<bool> fp8DisableStochasticRounding{
+      *this, "fp8-disable-stochastic-rounding",
+      llvm::cl::desc("fp8=nvfp4: gradients rounded to nearest "
+                     "(mp-fp8-scaling's disable-stochastic-rounding)"
+                     " (default: false)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> fp8DisableRht{
+      *this, "fp8-disable-rht",
+      llvm::cl::desc("fp8=nvfp4: no random Hadamard transform on the wgrad "
+                     "path (mp-fp8-scaling's disable-rht)"
+                     " (default: false)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> fp8ReduceAmax{
+      *this, "fp8-reduce-amax",
+      llvm::cl::desc("fp8=delayed with data-parallel: all-reduce each amax "
+                     "over the processes (mp-fp8-scaling's reduce-amax)"
+                     " (default: true)"),
+      llvm::cl::init(true)};
+  PassOptions::ListOption<std::string> fp8Ops{
+      *this, "fp8-ops",
+      llvm::cl::desc("Kinds of forward ops that go to FP8: matmul, linear, "
+                     "batch_matmul (mp-fp8-scaling's ops; default "
+                     "matmul,linear)")};
 };
 
 /// Adds to `pm` (anchored on `builtin.module`) mp-autocast (unless the

@@ -7,7 +7,8 @@
 // dimension n_k becomes [n_k / b_k, b_k]: a block's elements are then the
 // inner dimensions, its scale is read with the projection that drops them,
 // and every map is a projected permutation. Quantisation is a max-|x|
-// reduction per block (NaN propagates), an elementwise op on the amaxes
+// reduction per block from 0 that ignores NaN (arith.maxnumf, Transformer
+// Engine's fmaxf), an elementwise op on the amaxes
 // giving the scales and the f32 encode factors, and an elementwise op on the
 // blocked input (product, then mp.cast's saturating rounding or
 // mp.stochastic_cast's); the narrow truncations and extensions are expanded
@@ -119,15 +120,16 @@ struct BlockQuantizeOpLowering : OpConversionPattern<BlockQuantizeOp> {
     BlockedShape blocked(inputType.getShape(), op.getBlockShape());
     Value input = blocked.expand(rewriter, loc, adaptor.getInput());
 
-    // The amax of each block, in f32 (maximumf propagates NaN).
+    // The amax of each block, in f32: maxnumf from 0 ignores NaN elements,
+    // as Transformer Engine's fmaxf reductions do.
     Value amax =
         buildReduction(rewriter, loc, {identityOperand(input)}, blocked.shape,
                        blocked.innerDims, {createF32Constant(rewriter, loc, 0)},
                        [](OpBuilder &b, Location loc, ValueRange in,
                           ValueRange acc) -> SmallVector<Value> {
                          Value magnitude = math::AbsFOp::create(b, loc, in[0]);
-                         return {arith::MaximumFOp::create(b, loc, acc[0],
-                                                           magnitude)};
+                         return {arith::MaxNumFOp::create(b, loc, acc[0],
+                                                          magnitude)};
                        })
             .front();
 
@@ -141,7 +143,9 @@ struct BlockQuantizeOpLowering : OpConversionPattern<BlockQuantizeOp> {
         rewriter, loc, {identityOperand(amax)}, {scalesType, f32Scales},
         [&](OpBuilder &b, Location loc, ValueRange args,
             ValueRange) -> SmallVector<Value> {
-          return computeScale(b, loc, args[0], dataElem, scaleElem, global);
+          return computeScale(b, loc, args[0], dataElem, scaleElem, global,
+                              op.getAmaxEpsilon().convertToDouble(),
+                              !op.getUnroundedScales());
         });
 
     // The data: x · encode, rounded once.
@@ -170,10 +174,12 @@ struct BlockQuantizeOpLowering : OpConversionPattern<BlockQuantizeOp> {
   }
 
   /// The scale (of `scaleElem`) and the f32 encode factor of a block with
-  /// amax `amax` (f32), as mp.block_quantize specifies.
-  static SmallVector<Value> computeScale(OpBuilder &b, Location loc,
-                                         Value amax, Type dataElem,
-                                         Type scaleElem, Value global) {
+  /// amax `amax` (f32, not NaN), as mp.block_quantize specifies; `epsilon`
+  /// and `powerOfTwo` apply to f32 scales.
+  static SmallVector<Value> computeScale(OpBuilder &b, Location loc, Value amax,
+                                         Type dataElem, Type scaleElem,
+                                         Value global, double epsilon,
+                                         bool powerOfTwo) {
     Value one = createF32Constant(b, loc, 1.0);
     Value fltMax =
         createF32Constant(b, loc, std::numeric_limits<float>::max());
@@ -203,8 +209,17 @@ struct BlockQuantizeOpLowering : OpConversionPattern<BlockQuantizeOp> {
           fltMax);
       return {scale, encode};
     }
-    // f32 powers of two: max / amax (FLT_MAX when infinite, 1 for a zero or
-    // infinite amax), rounded down to a power of two; NaN stays NaN.
+    // f32 scales, Transformer Engine's compute_scale_from_amax: the amax
+    // raised to epsilon; max / amax (FLT_MAX when infinite, 1 for a zero,
+    // infinite or NaN amax), rounded down to a power of two unless the
+    // scales are unrounded.
+    if (epsilon != 0.0) {
+      Value eps = createF32Constant(b, loc, static_cast<float>(epsilon));
+      amax = arith::SelectOp::create(
+          b, loc,
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, amax, eps),
+          eps, amax);
+    }
     Value inf =
         createF32Constant(b, loc, std::numeric_limits<float>::infinity());
     Value encode = arith::DivFOp::create(
@@ -217,18 +232,10 @@ struct BlockQuantizeOpLowering : OpConversionPattern<BlockQuantizeOp> {
         b, loc,
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, amax,
                               createF32Constant(b, loc, 0.0)),
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, amax, inf));
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UEQ, amax, inf));
     encode = arith::SelectOp::create(b, loc, unit, one, encode);
-    Type i32 = b.getI32Type();
-    Value bits = arith::BitcastOp::create(b, loc, i32, encode);
-    Value powerOfTwo = arith::BitcastOp::create(
-        b, loc, b.getF32Type(),
-        arith::AndIOp::create(
-            b, loc, bits,
-            arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0xFF800000))));
-    Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
-                                        encode, encode);
-    encode = arith::SelectOp::create(b, loc, isNaN, encode, powerOfTwo);
+    if (powerOfTwo)
+      encode = buildPowerOfTwoFloor(b, loc, encode);
     return {arith::DivFOp::create(b, loc, one, encode), encode};
   }
 };

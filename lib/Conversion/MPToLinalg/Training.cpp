@@ -355,7 +355,9 @@ struct AmaxOpLowering : OpConversionPattern<AmaxOp> {
             {createF32Constant(rewriter, loc, 0.0)},
             [](OpBuilder &b, Location loc, ValueRange in,
                ValueRange acc) -> SmallVector<Value> {
-              return {arith::MaximumFOp::create(
+              // maxnumf from 0 ignores NaN elements (Transformer
+              // Engine's amax kernels reduce with fmaxf / __hmax).
+              return {arith::MaxNumFOp::create(
                   b, loc, acc[0], math::AbsFOp::create(b, loc, in[0]))};
             })
             .front();
@@ -445,14 +447,7 @@ struct FP8ScaleOpLowering : OpConversionPattern<FP8ScaleOp> {
     if (op.getPowerOfTwo()) {
       // Rounded down to a power of two: the mantissa bits cleared. A
       // subnormal scale (a large margin) becomes 0, which is not usable.
-      Type i32 = rewriter.getI32Type();
-      Value bits = arith::BitcastOp::create(rewriter, loc, i32, newScale);
-      newScale = arith::BitcastOp::create(
-          rewriter, loc, rewriter.getF32Type(),
-          arith::AndIOp::create(rewriter, loc, bits,
-                                arith::ConstantOp::create(
-                                    rewriter, loc,
-                                    rewriter.getI32IntegerAttr(0xFF800000))));
+      newScale = buildPowerOfTwoFloor(rewriter, loc, newScale);
       usable = arith::AndIOp::create(
           rewriter, loc, usable,
           arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::ONE,

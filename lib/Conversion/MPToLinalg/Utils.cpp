@@ -45,6 +45,14 @@ Value lowering::createF32Constant(OpBuilder &b, Location loc, double value) {
   return createFloatConstant(b, loc, b.getF32Type(), value);
 }
 
+Value lowering::buildPowerOfTwoFloor(OpBuilder &b, Location loc, Value value) {
+  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), value);
+  Value mask =
+      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0xFF800000));
+  return arith::BitcastOp::create(b, loc, b.getF32Type(),
+                                  arith::AndIOp::create(b, loc, bits, mask));
+}
+
 Value lowering::convertFloat(OpBuilder &b, Location loc, Value value, Type to) {
   Type from = value.getType();
   if (from == to)

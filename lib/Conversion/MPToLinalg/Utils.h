@@ -39,6 +39,11 @@ Value createFloatConstant(OpBuilder &b, Location loc, Type type, double value);
 /// An f32 `arith` constant.
 Value createF32Constant(OpBuilder &b, Location loc, double value);
 
+/// The f32 scalar `value` rounded down (in magnitude) to a power of two: its
+/// mantissa bits cleared (a subnormal becomes ±0; infinity and NaN keep
+/// their exponent), Transformer Engine's power_2_scale rounding.
+Value buildPowerOfTwoFloor(OpBuilder &b, Location loc, Value value);
+
 /// Converts the float scalar `value` to the float type `to`: `arith.extf` when
 /// widening, `arith.truncf` (round to nearest even) when narrowing, and
 /// through f32 (exact first step) between formats of one width or when an

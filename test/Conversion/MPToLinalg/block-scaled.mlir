@@ -1,6 +1,6 @@
 // convert-mp-to-linalg of the block-scaled ops (BlockScaled.cpp) and of
 // mp.cast to E8M0: blocks as the inner dimensions of an expand_shape, a
-// max-|x| reduction per block, the scales and encode factors, the data, and
+// NaN-ignoring max-|x| reduction per block, the scales and encode factors, the data, and
 // mp.scaled_matmul as two dequantisations and an f32 matmul. The values are
 // checked bit for bit in test/Integration/Numerics/block-scaled.test.
 // RUN: mp-opt %s --convert-mp-to-linalg | FileCheck %s
@@ -16,9 +16,10 @@
 // CHECK-LABEL: func.func @mxfp8(
 // CHECK-SAME:    %[[X:.*]]: tensor<4x64xf32>)
 // CHECK:         %[[XB:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2]] output_shape [4, 2, 32] : tensor<4x64xf32> into tensor<4x2x32xf32>
+// The amax ignores NaN (maxnumf from 0, Transformer Engine's fmaxf).
 // CHECK:         %[[AMAX:.*]] = linalg.generic {indexing_maps = [#[[ID3]], #[[BLOCK3]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[XB]] : tensor<4x2x32xf32>)
-// CHECK:           math.absf
-// CHECK:           arith.maximumf
+// CHECK:           %[[MAG:.*]] = math.absf
+// CHECK:           arith.maxnumf %{{.*}}, %[[MAG]] : f32
 // CHECK:         %[[S:.*]]:2 = linalg.generic {{.*}} ins(%[[AMAX]] : tensor<4x2xf32>) outs(%{{.*}}, %{{.*}} : tensor<4x2xf8E8M0FNU>, tensor<4x2xf32>)
 // CHECK:           %[[RATIO:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
 // CHECK:           math.absf %[[RATIO]]
@@ -63,25 +64,45 @@ func.func @nvfp4_stochastic(%x: tensor<4x32xf32>, %g: tensor<f32>, %r: tensor<4x
   return %q, %s : tensor<4x32xf4E2M1FN>, tensor<4x2xf8E4M3FN>
 }
 
-// FP8 block scaling: max / amax, FLT_MAX when infinite, 1 for a zero or
-// infinite amax, the mantissa bits cleared (NaN kept); the scale is 1 / e.
+// FP8 block scaling (TE's compute_scale_from_amax): max / amax, FLT_MAX
+// when infinite, 1 for a zero, infinite or NaN amax, the mantissa bits
+// cleared; the scale is 1 / e.
 // CHECK-LABEL: func.func @fp8_block(
 // CHECK:         linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<2x1xf32>, tensor<2x1xf32>)
-// CHECK:           %[[E0:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
-// CHECK:           arith.cmpf oeq, %[[E0]], %{{.*}} : f32
-// CHECK:           arith.cmpf oeq
-// CHECK:           arith.cmpf oeq
-// CHECK:           arith.ori
-// CHECK:           %[[E1:.*]] = arith.select
+// CHECK-NEXT:    ^bb0(%[[A:[a-z0-9_]+]]: f32,
+// CHECK:           %[[E0:.*]] = arith.divf %{{.*}}, %[[A]] : f32
+// CHECK:           %[[INF:.*]] = arith.cmpf oeq, %[[E0]], %{{.*}} : f32
+// CHECK:           %[[EF:.*]] = arith.select %[[INF]], %{{.*}}, %[[E0]] : f32
+// CHECK:           %[[ZERO:.*]] = arith.cmpf oeq, %[[A]], %{{.*}} : f32
+// CHECK:           %[[INFNAN:.*]] = arith.cmpf ueq, %[[A]], %{{.*}} : f32
+// CHECK:           %[[UNIT:.*]] = arith.ori %[[ZERO]], %[[INFNAN]] : i1
+// CHECK:           %[[E1:.*]] = arith.select %[[UNIT]], %{{.*}}, %[[EF]] : f32
 // CHECK:           %[[BITS:.*]] = arith.bitcast %[[E1]] : f32 to i32
-// CHECK:           %[[MASKED:.*]] = arith.andi %[[BITS]], %{{.*}} : i32
-// CHECK:           %[[P2:.*]] = arith.bitcast %[[MASKED]] : i32 to f32
-// CHECK:           %[[NAN:.*]] = arith.cmpf uno, %[[E1]], %[[E1]] : f32
-// CHECK:           %[[E:.*]] = arith.select %[[NAN]], %[[E1]], %[[P2]] : f32
+// CHECK:           %[[MASK:.*]] = arith.constant -8388608 : i32
+// CHECK:           %[[MASKED:.*]] = arith.andi %[[BITS]], %[[MASK]] : i32
+// CHECK:           %[[E:.*]] = arith.bitcast %[[MASKED]] : i32 to f32
 // CHECK:           %[[SC:.*]] = arith.divf %{{.*}}, %[[E]] : f32
 // CHECK:           linalg.yield %[[SC]], %[[E]] : f32, f32
 func.func @fp8_block(%x: tensor<2x128xbf16>) -> (tensor<2x128xf8E4M3FN>, tensor<2x1xf32>) {
   %q, %s = mp.block_quantize %x : tensor<2x128xbf16> -> tensor<2x128xf8E4M3FN>, tensor<2x1xf32>
+  return %q, %s : tensor<2x128xf8E4M3FN>, tensor<2x1xf32>
+}
+
+// With amax_epsilon (rounded to f32) a smaller amax is raised to it first;
+// unrounded_scales keeps 448 / amax as it is (no mask).
+// CHECK-LABEL: func.func @fp8_block_epsilon_unrounded(
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<2x1xf32>, tensor<2x1xf32>)
+// CHECK-NEXT:    ^bb0(%[[A:[a-z0-9_]+]]: f32,
+// CHECK:           %[[EPS:.*]] = arith.constant 9.99999997E-7 : f32
+// CHECK:           %[[LT:.*]] = arith.cmpf olt, %[[A]], %[[EPS]] : f32
+// CHECK:           %[[RAISED:.*]] = arith.select %[[LT]], %[[EPS]], %[[A]] : f32
+// CHECK:           %[[E0:.*]] = arith.divf %{{.*}}, %[[RAISED]] : f32
+// CHECK:           %[[UNIT:.*]] = arith.ori
+// CHECK-NEXT:      %[[E1:.*]] = arith.select %[[UNIT]], %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:      %[[SC:.*]] = arith.divf %{{.*}}, %[[E1]] : f32
+// CHECK-NEXT:      linalg.yield %[[SC]], %[[E1]] : f32, f32
+func.func @fp8_block_epsilon_unrounded(%x: tensor<2x128xf32>) -> (tensor<2x128xf8E4M3FN>, tensor<2x1xf32>) {
+  %q, %s = mp.block_quantize %x amax_epsilon(1.0e-6) unrounded_scales : tensor<2x128xf32> -> tensor<2x128xf8E4M3FN>, tensor<2x1xf32>
   return %q, %s : tensor<2x128xf8E4M3FN>, tensor<2x1xf32>
 }
 

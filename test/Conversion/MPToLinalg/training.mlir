@@ -220,6 +220,7 @@ func.func @all_finite(%a: tensor<4x8xf16>, %b: tensor<8xf32>) -> tensor<i1> {
   return %0 : tensor<i1>
 }
 
+// mp.amax ignores NaN (maxnumf from 0, as Transformer Engine's amax kernels).
 // CHECK-LABEL: func.func @amax(
 // CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:         %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<f32>)
@@ -227,7 +228,7 @@ func.func @all_finite(%a: tensor<4x8xf16>, %b: tensor<8xf32>) -> tensor<i1> {
 // CHECK-SAME:      ins(%{{.*}} : tensor<4x8xbf16>) outs(%[[INIT]] : tensor<f32>)
 // CHECK:           %[[W:.*]] = arith.extf %{{.*}} : bf16 to f32
 // CHECK:           %[[ABS:.*]] = math.absf %[[W]] : f32
-// CHECK:           arith.maximumf %{{.*}}, %[[ABS]] : f32
+// CHECK:           arith.maxnumf %{{.*}}, %[[ABS]] : f32
 func.func @amax(%a: tensor<4x8xbf16>) -> tensor<f32> {
   %0 = mp.amax %a : tensor<4x8xbf16>
   return %0 : tensor<f32>

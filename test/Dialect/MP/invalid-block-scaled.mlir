@@ -128,6 +128,30 @@ func.func @quantize_global_not_e4m3(%x: tensor<4x32xf32>, %g: tensor<f32>) {
 
 // -----
 
+func.func @quantize_epsilon_not_f32(%x: tensor<4x32xf32>) {
+  // expected-error @+1 {{'mp.block_quantize' op amax_epsilon and unrounded_scales apply to f32 scales only, got scales of 'f8E8M0FNU'}}
+  %q, %s = mp.block_quantize %x amax_epsilon(1.0e-6) : tensor<4x32xf32> -> tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @quantize_unrounded_not_f32(%x: tensor<4x32xf32>, %g: tensor<f32>) {
+  // expected-error @+1 {{'mp.block_quantize' op amax_epsilon and unrounded_scales apply to f32 scales only, got scales of 'f8E4M3FN'}}
+  %q, %s = mp.block_quantize %x global %g unrounded_scales : tensor<4x32xf32> -> tensor<4x32xf4E2M1FN>, tensor<4x2xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @quantize_negative_epsilon(%x: tensor<4x128xf32>) {
+  // expected-error @+1 {{'mp.block_quantize' op amax_epsilon must be finite and >= 0, got -1}}
+  %q, %s = mp.block_quantize %x amax_epsilon(-1.0) : tensor<4x128xf32> -> tensor<4x128xf8E4M3FN>, tensor<4x1xf32>
+  return
+}
+
+// -----
+
 func.func @quantize_scale_type(%x: tensor<4x32xf32>) {
   // expected-error @+1 {{result #1 must be statically shaped tensor of f8E8M0FNU type or f8E4M3FN type or 32-bit float values}}
   %q, %s = mp.block_quantize %x : tensor<4x32xf32> -> tensor<4x32xf4E2M1FN>, tensor<4x1xf16>

@@ -10,7 +10,12 @@
 // RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{margin=-1})' 2>&1 | FileCheck %s --check-prefix=MARGIN
 // RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{ops=matmul,conv2d})' 2>&1 | FileCheck %s --check-prefix=OPS
 // RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{power-2-scale=true})' 2>&1 | FileCheck %s --check-prefix=POW2
-// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{amax-epsilon=1e-6})' 2>&1 | FileCheck %s --check-prefix=POW2
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{amax-epsilon=1e-6})' 2>&1 | FileCheck %s --check-prefix=EPSRECIPE
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=mxfp8 amax-epsilon=1e-6})' 2>&1 | FileCheck %s --check-prefix=EPSRECIPE
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=fp8-block amax-epsilon=-1})' 2>&1 | FileCheck %s --check-prefix=EPSILON
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=current fp32-scales=true})' 2>&1 | FileCheck %s --check-prefix=FP32SCALES
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=nvfp4 fp32-scales=true})' 2>&1 | FileCheck %s --check-prefix=FP32SCALES
+// RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=fp8-block power-2-scale=true})' 2>&1 | FileCheck %s --check-prefix=POW2
 // RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=current amax-epsilon=-1})' 2>&1 | FileCheck %s --check-prefix=EPSILON
 // RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=nvfp4 format=e4m3})' 2>&1 | FileCheck %s --check-prefix=NVFORMAT
 // RUN: not mp-opt %s -split-input-file --pass-pipeline='builtin.module(mp-fp8-scaling{recipe=mxfp8 weight-blocks=3d})' 2>&1 | FileCheck %s --check-prefix=BLOCKS
@@ -25,6 +30,14 @@
 // RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=sometimes" 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=current fp8-amax-history-len=16" 2>&1 | FileCheck %s --check-prefix=CURRENT
 // RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=nvfp4 fp8-format=hybrid" 2>&1 | FileCheck %s --check-prefix=NVFORMATPIPE
+// RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=mxfp8 fp8-fp32-scales=true" 2>&1 | FileCheck %s --check-prefix=FP32SCALES
+// RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=delayed fp8-power-2-scale=true" 2>&1 | FileCheck %s --check-prefix=POW2
+// RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=nvfp4 fp8-amax-epsilon=0.5" 2>&1 | FileCheck %s --check-prefix=EPSRECIPE
+// RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=mxfp8 fp8-disable-rht=true" 2>&1 | FileCheck %s --check-prefix=NVOPT
+// RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=current fp8-weight-blocks=2d" 2>&1 | FileCheck %s --check-prefix=BLOCKSTENSOR
+// RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=fp8-block fp8-margin=1" 2>&1 | FileCheck %s --check-prefix=BLOCKMARGIN
+// RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=delayed fp8-amax-compute=mean" 2>&1 | FileCheck %s --check-prefix=COMPUTE
+// RUN: not mp-opt %s -split-input-file --mp-mixed-precision-pipeline="compute-type=bf16 fp8=delayed fp8-ops=matmul,conv2d" 2>&1 | FileCheck %s --check-prefix=OPS
 
 // RECIPE: error: mp-fp8-scaling: recipe must be 'delayed', 'current', 'mxfp8', 'fp8-block' or 'nvfp4', got 'just-in-time'
 // FORMAT: error: mp-fp8-scaling: format must be 'default', 'hybrid' or 'e4m3', got 'e5m2'
@@ -39,7 +52,9 @@
 // LENGTH: error: mp-fp8-scaling: amax-history-len must be >= 1, got 0
 // COMPUTE: error: mp-fp8-scaling: amax-compute must be 'max' or 'most-recent', got 'mean'
 // MARGIN: error: mp-fp8-scaling: margin must be >= 0, got -1
-// POW2: error: mp-fp8-scaling: power-2-scale and amax-epsilon apply to recipe=current only
+// POW2: error: mp-fp8-scaling: power-2-scale applies to recipe=current only
+// EPSRECIPE: error: mp-fp8-scaling: amax-epsilon applies to recipe=current and fp8-block only
+// FP32SCALES: error: mp-fp8-scaling: fp32-scales applies to recipe=fp8-block only
 // EPSILON: error: mp-fp8-scaling: amax-epsilon must be finite and >= 0, got -1
 // PIPELINE: error: mp-fp8-scaling: recipe must be 'delayed', 'current', 'mxfp8', 'fp8-block' or 'nvfp4', got 'sometimes'
 // OPS: error: mp-fp8-scaling: ops entries must be matmul, linear or batch_matmul, got 'conv2d'

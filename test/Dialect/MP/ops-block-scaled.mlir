@@ -52,6 +52,10 @@ func.func @quantize(%x: tensor<64x128xf32>, %w: tensor<256x128xbf16>,
   %q4, %s4 = mp.block_quantize %w : tensor<256x128xbf16> -> tensor<256x128xf8E4M3FN>, tensor<2x1xf32>
   // CHECK: mp.block_quantize %[[X]] : tensor<64x128xf32> -> tensor<64x128xf8E4M3FN>, tensor<64x1xf32>
   %q5, %s5 = mp.block_quantize %x : tensor<64x128xf32> -> tensor<64x128xf8E4M3FN>, tensor<64x1xf32>
+  // The same with TE's QParams: amax_epsilon and scales not rounded to
+  // powers of two.
+  // CHECK: mp.block_quantize %[[X]] amax_epsilon(9.9999999999999995E-7) unrounded_scales : tensor<64x128xf32> -> tensor<64x128xf8E4M3FN>, tensor<64x1xf32>
+  %q5u, %s5u = mp.block_quantize %x amax_epsilon(1.0e-6) unrounded_scales : tensor<64x128xf32> -> tensor<64x128xf8E4M3FN>, tensor<64x1xf32>
   // MXFP6 with stochastic rounding, rank 3, blocks along the middle dimension.
   // CHECK: mp.block_quantize %{{.*}} random(%{{.*}} : tensor<2x32x4xi32>) : tensor<2x32x4xf32> -> tensor<2x32x4xf6E3M2FN>, tensor<2x1x4xf8E8M0FNU>
   %x3 = tensor.empty() : tensor<2x32x4xf32>

@@ -215,10 +215,9 @@ def add(a, b):
 
 
 def magnitude_max(values):
-    """max |x| over f32 values; NaN if any is NaN."""
-    if any(v == NAN for v in values):
-        return NAN
-    return (False, max(v[1] for v in values))
+    """max |x| over the f32 values that are not NaN, from 0 (Transformer
+    Engine's fmaxf reductions: NaN is ignored, all-NaN gives 0)."""
+    return (False, max([Fraction(0)] + [v[1] for v in values if v != NAN]))
 
 
 # E8M0: 2^(c - 127), c = 0..254; 255 is NaN.
@@ -246,9 +245,11 @@ def reciprocal_of_max(fmt):
     return f32_round((False, 1 / fmt.max))
 
 
-def block_scale(amax, data_format, scale_type, global_scale=None):
+def block_scale(amax, data_format, scale_type, global_scale=None,
+                amax_epsilon=0, power_of_two=True):
     """(scale code or f32 value, encode factor) of a block: the rules of
-    mp.block_quantize."""
+    mp.block_quantize (f32 scales: Transformer Engine's
+    compute_scale_from_amax with its epsilon and power_2_scale)."""
     rcp = reciprocal_of_max(data_format)
     one = (False, Fraction(1))
     if scale_type == 'f8E8M0FNU':
@@ -261,16 +262,18 @@ def block_scale(amax, data_format, scale_type, global_scale=None):
         if encode != NAN and encode[1] > FLT_MAX:
             encode = (encode[0], FLT_MAX)
         return code, encode
-    # f32 powers of two.
-    if amax == NAN:
-        return NAN, NAN
+    # f32 scales.
+    eps = f32_round((False, Fraction(amax_epsilon)))
+    if amax[1] < eps[1]:
+        amax = eps
     if amax[1] == 0 or amax[1] is INF:
         encode = one
     else:
         encode = div((False, data_format.max), amax)
         if encode[1] is INF:
             encode = (False, FLT_MAX)
-        encode = (False, Fraction(2) ** floor_log2(encode[1]))
+        if power_of_two:
+            encode = (False, Fraction(2) ** floor_log2(encode[1]))
     return div(one, encode), encode
 
 
@@ -298,7 +301,8 @@ def blocks(shape, block):
 
 
 def block_quantize(values, shape, block, data_format, scale_type,
-                   global_scale=None, random=None):
+                   global_scale=None, random=None, amax_epsilon=0,
+                   power_of_two=True):
     """(data codes, scales) of mp.block_quantize on the flat row-major f32
     values of `shape`; scales are codes (E8M0, E4M3) or f32 values."""
     data = [None] * len(values)
@@ -306,7 +310,7 @@ def block_quantize(values, shape, block, data_format, scale_type,
     for _, elements in blocks(shape, block):
         amax = magnitude_max([values[i] for i in elements])
         scale, encode = block_scale(amax, data_format, scale_type,
-                                    global_scale)
+                                    global_scale, amax_epsilon, power_of_two)
         scales.append(scale)
         for i in elements:
             product = mul(values[i], encode)
@@ -366,12 +370,10 @@ def random_hadamard(values, rows, cols):
 
 
 def nvfp4_global_scale(values):
-    """TE's compute_global_encode_scaling_factor_FP4 in f32: 448·6 / amax,
-    then fminf(·, FLT_MAX) (a NaN amax gives FLT_MAX), then 1 when the amax
-    or the scale is 0."""
+    """TE's compute_global_encode_scaling_factor_FP4 in f32: 448·6 / amax
+    (the amax ignores NaN elements), then fminf(·, FLT_MAX), then 1 when the
+    amax or the scale is 0."""
     amax = magnitude_max(values)
-    if amax == NAN:
-        return (False, FLT_MAX)
     scale = div((False, Fraction(448 * 6)), amax)
     if scale[1] is INF or scale[1] > FLT_MAX:
         scale = (False, FLT_MAX)

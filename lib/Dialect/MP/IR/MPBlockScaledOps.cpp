@@ -14,6 +14,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::mp;
 
@@ -121,7 +123,15 @@ LogicalResult BlockQuantizeOp::verify() {
   if (failed(BlockDequantizeOp::verifyBlockShape(
           *this, input, getScales().getType().getShape(), "input", "scales")))
     return failure();
-  return verifyGlobalScale(*this, getScales().getType().getElementType(),
+  Type scaleElem = getScales().getType().getElementType();
+  double eps = getAmaxEpsilon().convertToDouble();
+  if (!std::isfinite(eps) || eps < 0.0)
+    return emitOpError("amax_epsilon must be finite and >= 0, got ") << eps;
+  if (!scaleElem.isF32() && (eps != 0.0 || getUnroundedScales()))
+    return emitOpError("amax_epsilon and unrounded_scales apply to f32 "
+                       "scales only, got scales of ")
+           << scaleElem;
+  return verifyGlobalScale(*this, scaleElem,
                            static_cast<bool>(getGlobalScale()));
 }
 

@@ -74,9 +74,13 @@ struct FP8Config {
   int64_t historyLength;
   AmaxCompute amaxCompute;
   int64_t margin;
-  /// Current scaling: TE's power_2_scale and amax_epsilon.
+  /// Current scaling: TE's power_2_scale and amax_epsilon; fp8-block:
+  /// amax_epsilon of each block.
   bool powerOfTwo;
   double amaxEpsilon;
+  /// fp8-block: f32 block scales not rounded to powers of two (TE's
+  /// power_2_scale=False).
+  bool fp32Scales = false;
   /// Delayed scaling in a data-parallel module (mp-data-parallel's grid):
   /// each amax is all-reduced (max) over the grid (TE's reduce_amax).
   bool reduceAmax;
@@ -337,8 +341,14 @@ FailureOr<FP8Config> FP8ScalingPass::validateOptions(Location loc) {
   if (!perTensor && margin != 0)
     return fail("margin applies to recipe=delayed and current only");
   config.margin = margin;
-  if (config.recipe != Recipe::current && (power2Scale || amaxEpsilon != 0.0))
-    return fail("power-2-scale and amax-epsilon apply to recipe=current only");
+  if (config.recipe != Recipe::current && power2Scale)
+    return fail("power-2-scale applies to recipe=current only");
+  if (config.recipe != Recipe::current && config.recipe != Recipe::fp8Block &&
+      amaxEpsilon != 0.0)
+    return fail("amax-epsilon applies to recipe=current and fp8-block only");
+  if (config.recipe != Recipe::fp8Block && fp32Scales)
+    return fail("fp32-scales applies to recipe=fp8-block only");
+  config.fp32Scales = fp32Scales;
   if (!std::isfinite(amaxEpsilon) || amaxEpsilon < 0.0)
     return fail("amax-epsilon must be finite and >= 0, got " +
                 llvm::formatv("{0}", amaxEpsilon.getValue()).str());
@@ -1050,10 +1060,13 @@ BlockTensor FunctionRewriter::quantiseBlocks(Value value, Role role,
     if (role == Role::gradient && config.stochasticRounding)
       bits = drawRandomBits(inputType.getShape());
   }
-  auto quantise =
-      BlockQuantizeOp::create(builder, loc, inputType.clone(dataElement),
-                              RankedTensorType::get(scaleShape, scaleElement),
-                              input, result.global, bits);
+  // fp8-block: TE's QParams amax_epsilon and power_2_scale.
+  bool fp8Block = config.recipe == Recipe::fp8Block;
+  auto quantise = BlockQuantizeOp::create(
+      builder, loc, inputType.clone(dataElement),
+      RankedTensorType::get(scaleShape, scaleElement), input, result.global,
+      bits, APFloat(fp8Block ? config.amaxEpsilon : 0.0),
+      fp8Block && config.fp32Scales);
   result.data = quantise.getData();
   result.scales = quantise.getScales();
   blockCache[key] = result;

@@ -19,9 +19,11 @@ with the reference:
 - mp.block_quantize (data and scales) and mp.block_dequantize for MXFP8 (E4M3
   1×32, E5M2 32×1), MXFP6, MXFP4 (stochastic), NVFP4 (1×16, 16×16 and
   stochastic, E4M3 scales with a tensor scale, including scale overflow and
-  underflow) and FP8 block scaling (1×128 and 128×128, f32 powers of two),
-  with zero blocks, NaN and infinite blocks, tiny blocks (E8M0 scale 2^-127)
-  and amaxes at and just above max·2^k;
+  underflow) and FP8 block scaling (1×128 and 128×128, f32 powers of two,
+  unrounded f32 scales, an amax epsilon), with zero blocks, NaN and
+  infinite blocks (a NaN element leaves its block's amax alone), tiny
+  blocks (E8M0 scale 2^-127) and amaxes at and just above max·2^k; each
+  scale type with each block shape from f32, bf16 and f16 inputs;
 - mp.scaled_matmul for each scale type, transposed operands, mixed FP4 ×
   FP8, f32 and bf16 results;
 - the ops of mp-fp8-scaling{recipe=nvfp4} around them: the tensor scale
@@ -331,10 +333,14 @@ def global_scale_for(values):
 
 
 def quantize(module, name, bits, shape, block, fmt, scale_type,
-             global_scale=None, random_bits=None, check=True):
+             global_scale=None, random_bits=None, check=True, amax_epsilon=0,
+             unrounded=False, input_type='f32'):
     values = [ref_value(b) for b in bits]
     x = module.f32_input(bits, shape)
     t = 'x'.join(map(str, shape))
+    if input_type != 'f32':
+        # The values are representable in input_type: the cast is exact.
+        x = module.op(f'mp.cast {x} : tensor<{t}xf32> to tensor<{t}x{input_type}>')
     scales_shape = [n // b for n, b in zip(shape, block)]
     s = 'x'.join(map(str, scales_shape))
     extra = ''
@@ -344,12 +350,17 @@ def quantize(module, name, bits, shape, block, fmt, scale_type,
     if random_bits is not None:
         r = module.int_input(random_bits, shape, 32)
         extra += f' random({r} : tensor<{t}xi32>)'
+    if amax_epsilon:
+        extra += f' amax_epsilon({float(amax_epsilon):.17e})'
+    if unrounded:
+        extra += ' unrounded_scales'
     data, scales = module.op2(
-        f'mp.block_quantize {x}{extra} : tensor<{t}xf32> -> '
+        f'mp.block_quantize {x}{extra} : tensor<{t}x{input_type}> -> '
         f'tensor<{t}x{fmt.name}>, tensor<{s}x{scale_type}>')
     data_ref, scales_ref = ref.block_quantize(values, shape, block, fmt,
                                               scale_type, global_scale,
-                                              random_bits)
+                                              random_bits, amax_epsilon,
+                                              not unrounded)
     q = Quantised(data, scales, data_ref, scales_ref, shape, block, fmt,
                   scale_type, global_scale)
     if not check:
@@ -431,6 +442,48 @@ def add_block_cases(module):
     bits = random_values(rng, 128 * 128, -10, 10)
     quantize(module, 'fp8-block 128x128', bits, [128, 128], [128, 128],
              ref.E4M3, 'f32')
+    # TE's power_2_scale=False (NVTE_FP8_BLOCK_SCALING_FP32_SCALES=1):
+    # scale = 448 / amax and its reciprocal, each rounded; the same special
+    # rows, and blocks whose amax makes 448 / amax overflow (FLT_MAX) or
+    # land in f32's subnormals (1 / FLT_MAX).
+    rows = special_rows(rng, 448.0, 128)
+    rows.append(random_values(rng, 128, 100, 127))
+    rows.append(random_values(rng, 128, -149, -140))
+    row = random_values(rng, 128, 100, 120)
+    row[9] = 0x7F7FFFFF
+    rows.append(row)
+    quantize(module, 'fp8-block 1x128 unrounded', sum(rows, []),
+             [len(rows), 128], [1, 128], ref.E4M3, 'f32', unrounded=True)
+    bits = random_values(rng, 128 * 256, -10, 10)
+    quantize(module, 'fp8-block 128x128 unrounded e5m2', bits, [128, 256],
+             [128, 128], ref.E5M2, 'f32', unrounded=True)
+    # TE's amax_epsilon: amaxes below it (a zero block, tiny blocks) are
+    # raised to it, with and without power-of-two rounding; 1e-6 is not an
+    # f32 value (it is rounded to f32 first).
+    rows = [[0] * 128, random_values(rng, 128, -40, -30),
+            random_values(rng, 128, -21, -19), random_values(rng, 128, -4, 4)]
+    quantize(module, 'fp8-block 1x128 epsilon', sum(rows, []),
+             [len(rows), 128], [1, 128], ref.E4M3, 'f32', amax_epsilon=1e-6)
+    quantize(module, 'fp8-block 1x128 epsilon unrounded', sum(rows, []),
+             [len(rows), 128], [1, 128], ref.E4M3, 'f32',
+             amax_epsilon=2.0 ** -20, unrounded=True)
+    # NaN elements leave their block's amax alone (TE's fmaxf): blocks with
+    # one NaN, NaNs and an infinity, only NaNs, for each scale type.
+    row = random_values(rng, 128, -4, 4)
+    row[3] = row[70] = 0x7FC00000
+    nan_inf = random_values(rng, 128, -4, 4)
+    nan_inf[1] = 0xFFC00000
+    nan_inf[100] = 0x7F800000
+    rows = [row, nan_inf, [0x7FC00000] * 128]
+    quantize(module, 'fp8-block 1x128 NaN blocks', sum(rows, []),
+             [len(rows), 128], [1, 128], ref.E4M3, 'f32')
+    quantize(module, 'mxfp8 e4m3 1x32 NaN blocks', sum(rows, []),
+             [len(rows), 128], [1, 32], ref.E4M3, 'f8E8M0FNU')
+    quantize(module, 'mxfp4 1x32 NaN blocks', sum(rows, []),
+             [len(rows), 128], [1, 32], ref.E2M1, 'f8E8M0FNU')
+    quantize(module, 'nvfp4 1x16 NaN blocks', sum(rows, []),
+             [len(rows), 128], [1, 16], ref.E2M1, 'f8E4M3FN',
+             global_scale=(False, Fraction(448 * 6, 4)))
 
     # MXFP8 2-D weights (TE's enable_2d_quantization): 32x32 tiles, one of
     # them zero (scale 2^-127), one with a NaN (scale 0xFF), one holding
@@ -443,6 +496,62 @@ def add_block_cases(module):
     bits[50 * 64 + 40] = 0x7F7FFFFF
     quantize(module, 'mxfp8 e4m3 32x32', bits, [64, 64], [32, 32], ref.E4M3,
              'f8E8M0FNU')
+
+
+def representable(bits, input_type):
+    """f32 bit patterns rounded (towards zero) to values of input_type."""
+    if input_type == 'bf16':
+        return [b & 0xFFFF0000 for b in bits]
+    if input_type == 'f16':
+        out = []
+        for b in bits:
+            x = struct.unpack('<f', struct.pack('<I', b))[0]
+            if x == x:
+                x = struct.unpack('<e', struct.pack('<e', x))[0]
+            out.append(bits_of(x) if x == x else b)
+        return out
+    return bits
+
+
+def add_block_combinations(module):
+    """Each scale type (E8M0, E4M3 with a tensor scale, f32) with each block
+    shape the op takes (1x16, 1x32, 1x128, 16x1, 16x16, 32x32, 128x128) that
+    the recipe cases above leave out, from f32, bf16 and f16 inputs; every
+    tensor holds a NaN, and a zero block when it has more than one."""
+    rng = random.Random(5)
+    formats = {'f8E8M0FNU': ref.E4M3, 'f8E4M3FN': ref.E2M1, 'f32': ref.E5M2}
+    covered = {('f8E8M0FNU', (1, 32)), ('f8E8M0FNU', (32, 32)),
+               ('f8E4M3FN', (1, 16)), ('f8E4M3FN', (16, 16)),
+               ('f32', (1, 128)), ('f32', (128, 128))}
+    shapes = {(1, 16): [2, 64], (1, 32): [2, 64], (1, 128): [2, 256],
+              (16, 1): [32, 4], (16, 16): [32, 32], (32, 32): [64, 32],
+              (128, 128): [128, 128]}
+    inputs = ['f32', 'bf16', 'f16']
+    k = 0
+    for scale_type, fmt in formats.items():
+        for block, shape in shapes.items():
+            if (scale_type, block) in covered:
+                continue
+            input_type = inputs[k % 3]
+            k += 1
+            n = shape[0] * shape[1]
+            bits = random_values(rng, n, -12, 12)
+            bits[1] = 0x7FC00000
+            # The last block is zero (unless it is the only one).
+            last = range(shape[0] - block[0], shape[0])
+            if shape == list(block):
+                last = []
+            for i in last:
+                for j in range(shape[1] - block[1], shape[1]):
+                    bits[i * shape[1] + j] = 0
+            bits = representable(bits, input_type)
+            g = None
+            if scale_type == 'f8E4M3FN':
+                g = global_scale_for([ref_value(b) for b in bits])
+            quantize(module, f'{scale_type} {block[0]}x{block[1]} '
+                     f'{fmt.name} from {input_type}', bits, shape,
+                     list(block), fmt, scale_type, global_scale=g,
+                     input_type=input_type)
 
 
 def scaled_matmul(module, name, a, b, transpose_a, transpose_b, result):
@@ -609,6 +718,7 @@ def main():
     add_casts(module)
     add_stochastic_casts(module)
     add_block_cases(module)
+    add_block_combinations(module)
     add_matmuls(module)
     add_nvfp4_recipe(module)
     text = module.text()

@@ -428,6 +428,20 @@ def precision_and_training():
          'tensor<3x4xf32>', [(np.array(True), 'i1')], rtol=0, atol=0)
     case('amax', [x], '{out0} = mp.amax {in0} : tensor<3x4xf32>',
          [np.abs(x).max().astype(np.float64)], rtol=0, atol=0)
+    # NaN elements are ignored (Transformer Engine's fmaxf amax kernels);
+    # all NaN gives 0, an infinity gives +inf.
+    xn = x.copy()
+    xn[1, 2] = np.nan
+    xn[2, 0] = -np.nan
+    case('amax ignores NaN', [xn], '{out0} = mp.amax {in0} : tensor<3x4xf32>',
+         [np.nanmax(np.abs(xn)).astype(np.float64)], rtol=0, atol=0)
+    case('amax all NaN', [np.full((3, 4), np.nan, np.float32)],
+         '{out0} = mp.amax {in0} : tensor<3x4xf32>', [np.float64(0.0)],
+         rtol=0, atol=0)
+    xi = xn.copy()
+    xi[0, 3] = -np.inf
+    case('amax NaN and inf', [xi], '{out0} = mp.amax {in0} : tensor<3x4xf32>',
+         [np.float64(np.inf)], rtol=0, atol=0)
     hist = rand(5, low=0.0, high=8.0)
     amax = np.array(3.5, np.float32)
     case('amax_history_push', [hist, amax],

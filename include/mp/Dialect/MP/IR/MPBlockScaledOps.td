@@ -81,8 +81,10 @@ def MP_BlockQuantizeOp : MP_Op<"block_quantize", [Pure,
   let summary = "quantise into block-scaled data and per-block scales";
   let description = !strconcat([{
     Splits `input` into blocks (see below), computes one scale per block from
-    the block's amax `a` = max |x| over the block (in f32; a NaN element
-    makes it NaN), and returns `data` = the block's values multiplied by the
+    the block's amax `a` = max |x| over the block's elements that are not
+    NaN (in f32, from 0: a NaN element does not change its block's scale, and
+    a block of NaNs has `a` = 0 — Transformer Engine's `fmaxf` reductions),
+    and returns `data` = the block's values multiplied by the
     block's encode factor `e` (one f32 product, rounded to nearest even) and
     cast to the data type with saturation (`mp.cast ... saturate`: round to
     nearest even, finite values and infinities beyond the range clamp to
@@ -106,10 +108,15 @@ def MP_BlockQuantizeOp : MP_Op<"block_quantize", [Pure,
       and `e = min(g / f32(scale), FLT_MAX)` (a zero scale, a zero block,
       gives FLT_MAX; NaN propagates). Dequantisation divides by `g` again
       (`mp.block_dequantize ... global`).
-    - **f32 power-of-two scales (FP8 block scaling, DeepSeek-V3).**
+    - **f32 scales (FP8 block scaling, DeepSeek-V3).** Transformer
+      Engine's `compute_scale_from_amax`: `a` is first raised to
+      `amax_epsilon` (default 0; >= 0, rounded to f32) when smaller; then
       `e = max / a`, FLT_MAX if that is infinite, 1 if `a` is 0 or
-      infinite, NaN if `a` is NaN, then rounded down to a power of two (the
-      mantissa bits cleared); `scale = 1 / e` (exact).
+      infinite; then rounded down to a power of two (the mantissa bits
+      cleared) unless `unrounded_scales` is set (TE's `power_2_scale=False`,
+      `NVTE_FP8_BLOCK_SCALING_FP32_SCALES=1`); `scale = 1 / e` (exact for a
+      power of two, else rounded to nearest even). `amax_epsilon` and
+      `unrounded_scales` apply to f32 scales only.
 
   }], MP_BlockShapeRule, [{
 
@@ -126,15 +133,22 @@ def MP_BlockQuantizeOp : MP_Op<"block_quantize", [Pure,
     // NVFP4 gradients: 1×16 blocks, stochastic rounding.
     %gq, %gs = mp.block_quantize %dy global %g random(%bits : tensor<64x256xi32>)
         : tensor<64x256xf32> -> tensor<64x256xf4E2M1FN>, tensor<64x16xf8E4M3FN>
+    // FP8 block scaling with any f32 scales and an amax epsilon.
+    %xq, %xs = mp.block_quantize %x amax_epsilon(1.0e-6) unrounded_scales
+        : tensor<64x256xf32> -> tensor<64x256xf8E4M3FN>, tensor<64x2xf32>
     ```
   }]);
   let arguments = (ins MP_QuantizeInputTensor:$input,
                        Optional<MP_F32Scalar>:$global_scale,
-                       Optional<MP_RandomBitsTensor>:$random_bits);
+                       Optional<MP_RandomBitsTensor>:$random_bits,
+                       DefaultValuedAttr<F64Attr, "0.0">:$amax_epsilon,
+                       UnitAttr:$unrounded_scales);
   let results = (outs MP_BlockDataTensor:$data, MP_BlockScaleTensor:$scales);
   let assemblyFormat = [{
     $input (`global` $global_scale^)?
-    (`random` `(` $random_bits^ `:` type($random_bits) `)`)? attr-dict
+    (`random` `(` $random_bits^ `:` type($random_bits) `)`)?
+    (`amax_epsilon` `(` $amax_epsilon^ `)`)?
+    (`unrounded_scales` $unrounded_scales^)? attr-dict
     `:` type($input) `->` type($data) `,` type($scales)
   }];
   let hasVerifier = 1;

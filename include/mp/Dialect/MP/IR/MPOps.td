@@ -942,8 +942,10 @@ def MP_UpdateLossScaleOp
 def MP_AmaxOp : MP_Op<"amax", [Pure]> {
   let summary = "largest absolute value of a tensor";
   let description = [{
-    `max(|x|)` over all elements as a 0-d f32 tensor; NaN propagates. FP8
-    scaling records it per tensor.
+    `max(|x|)` over the elements that are not NaN, from 0 (so a tensor of
+    NaNs gives 0), as a 0-d f32 tensor: Transformer Engine's amax kernels
+    (`fmaxf` / `__hmax` reductions, which ignore NaN). An infinite element
+    gives +inf. FP8 scaling records it per tensor.
 
     ```mlir
     %a = mp.amax %x : tensor<64x256xbf16>

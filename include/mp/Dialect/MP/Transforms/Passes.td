@@ -557,9 +557,15 @@ def MPFP8Scaling : Pass<"mp-fp8-scaling", "ModuleOp"> {
            "Transformer Engine's power_2_scale)"
            " (default: false)">,
     Option<"amaxEpsilon", "amax-epsilon", "double", /*default=*/"0.0",
-           "Raise a smaller amax to this value first (recipe=current only; "
-           "Transformer Engine's amax_epsilon, >= 0)"
+           "Raise a smaller amax to this value first (recipe=current: the "
+           "tensor's amax; recipe=fp8-block: each block's; Transformer "
+           "Engine's amax_epsilon, >= 0)"
            " (default: 0)">,
+    Option<"fp32Scales", "fp32-scales", "bool", /*default=*/"false",
+           "recipe=fp8-block: f32 block scales that are not rounded to a "
+           "power of two (Transformer Engine's QParams power_2_scale=False, "
+           "NVTE_FP8_BLOCK_SCALING_FP32_SCALES=1)"
+           " (default: false)">,
     Option<"disableStochasticRounding", "disable-stochastic-rounding",
            "bool", /*default=*/"false",
            "recipe=nvfp4: round gradients to nearest too (Transformer "
