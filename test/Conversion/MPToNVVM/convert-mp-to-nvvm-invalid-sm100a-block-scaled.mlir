@@ -5,7 +5,7 @@
 // kind::mxf4) and FP4 x FP4 with E4M3 scales on blocks of 16
 // (kind::mxf4nvf4); every other mp.scaled_matmul is an error naming the op.
 // (Block-scaled mma.sync, which LLVM 22 cannot select for sm_100a:
-// convert-mp-to-nvvm-invalid-sm100a-block-scaled-mma-sync.mlir.)
+// convert-mp-to-nvvm-invalid-sm100a-block-scaled-tiles.mlir.)
 
 // FP8 block scaling (f32 power-of-two scales, 1x128 blocks): no instruction.
 func.func @f32_scales(%x: tensor<64x128xf8E4M3FN>, %xs: tensor<64x1xf32>,
