@@ -12,14 +12,30 @@
 //   relinquishes the allocation permit; thread 0 initialises one mbarrier
 //   (arrival count 1) behind the stages. A block barrier between
 //   tcgen05.fence::before_thread_sync and ::after_thread_sync publishes both.
-// - K loop (emitPipelinedKLoop): the cp.async ring of the wgmma kernels, with
-//   the same 128-byte-swizzled tiles (K-major; MN-major for 16-bit operands).
-//   Each slice: wait for its copies, round TF32 in place, fence.proxy.async
-//   (the MMA reads through the async proxy), wait for the MMA of the previous
-//   slice (mbarrier phase kTile - 1: the copy after the barrier refills the
-//   stage it read), barrier, then thread 0 issues one tcgen05.mma per K step
-//   (enable-input-d false on the very first) and tcgen05.commit to the
-//   mbarrier. One MMA group is in flight while the next slice's copies land.
+// - K loop with TMA (`useTma`: rows of A and B spanning a multiple of 16
+//   bytes): the tiles of the wgmma kernels, loaded by thread 0 with
+//   loadTileWithTma (WgmmaTmaKernel.cpp) into a ring of `stages` stages, each
+//   with a "full" mbarrier (arrive.expect_tx by the stage's bytes; the TMA
+//   transactions complete it) and an "empty" one (the tcgen05.commit of the
+//   slice's MMAs completes it). Thread 0 loads the first `stages` slices,
+//   then per slice k in stage s = k % stages: waits for phase k / stages of
+//   full[s], issues the MMAs, commits them to empty[s], and once the MMAs of
+//   slice k - 1 are done (empty[(k - 1) % stages]; slice k's stay queued)
+//   refills their stage with slice k - 1 + stages. Kernels with per-slice
+//   work for every thread (TF32 rounding in shared memory, block scaling)
+//   run the loop in every thread: wait for full[s], do the work, barrier,
+//   then thread 0 issues; otherwise threads 1..127 go straight to the
+//   epilogue's wait. A last commit to the first mbarrier (phase 0) tells
+//   every thread the accumulator is complete. One mbarrier phase is never
+//   more than one behind a waiter, so the parity waits are exact.
+// - K loop without TMA (emitPipelinedKLoop): the cp.async ring of the wgmma
+//   kernels. Each slice: wait for its copies, round TF32 in place,
+//   fence.proxy.async (the MMA reads through the async proxy), wait for the
+//   MMA of the previous slice (mbarrier phase kTile - 1: the copy after the
+//   barrier refills the stage it read), barrier, then thread 0 issues one
+//   tcgen05.mma per K step (enable-input-d false on the very first) and
+//   tcgen05.commit to the mbarrier. One MMA group is in flight while the
+//   next slice's copies land.
 // - Epilogue: wait for the last phase; warp w reads lanes 32w .. 32w + 31
 //   (the quarter of Tensor Memory a warp may access) 16 columns at a time
 //   with tcgen05.ld.32x32b.x16, thread t of the block holding row t, and
@@ -28,7 +44,10 @@
 // - Teardown: barrier between the tcgen05 fences, warp 0 deallocates.
 //
 // Block-scaled kernels (mp.scaled_matmul): tcgen05.mma.cta_group::1
-// .kind::mxf8f6f4.block_scale.block32 (FP8 x FP8, K = 32 per instruction),
+// .kind::mxf8f6f4.block_scale.block32 (FP8, FP6 and FP4 in any pairing but
+// FP4 x FP4, K = 32 per instruction; FP6 and FP4 operands rewritten in place
+// into the padded shared-memory form of the PTX ISA, 16 packed elements per
+// 16-byte chunk, by packOwnedChunksForF8F6F4),
 // .kind::mxf4.block_scale.block32 or .kind::mxf4nvf4.block_scale.block16
 // (packed FP4, K = 64). The scale factors follow the layout of CUTLASS
 // (include/cutlass/detail/sm100_blockscaled_layout.hpp, Sm1xxBlockScaledConfig
