@@ -226,7 +226,8 @@ def tensor_maps(memory, description, case, a_address, b_address):
     the 128-byte swizzle)."""
     addresses = []
     for lhs, address in ((True, a_address), (False, b_address)):
-        width = WIDTH[case.lhs if lhs else case.rhs]
+        element = case.lhs if lhs else case.rhs
+        width = 1 if element in NARROW else WIDTH[element]  # a byte per element
         k_contiguous = description["lhs_k_contiguous" if lhs else "rhs_k_contiguous"]
         mn = case.m if lhs else case.n
         inner, outer = (case.k, mn) if k_contiguous else (mn, case.k)
@@ -472,7 +473,7 @@ def simulate_and_compare(case, args, launch, inputs, expected, pre_activation,
             workspace = memory.allocate(bytes(batch * splits * m * n * 4))
             params = [buffers[0], buffers[1], workspace]
         params += [m, n, k, m * k, k * n, m * n]
-        if description.get("mainloop") == "tma-warp-specialized":
+        if "lhs_tma_box" in description:  # TMA kernels (wgmma, tcgen05)
             # A and B are the first two pointer arguments.
             params += tensor_maps(memory, description, case, params[0], params[1])
         if splits:

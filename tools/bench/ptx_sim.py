@@ -13,7 +13,10 @@ tcgen05.ld / st with the 32x32b shape and the lane quarter each warp may
 access), tcgen05.mma (cta_group::1, kinds f16, tf32, f8f6f4, i8: the
 instruction descriptor's types, transposes, M and N, the tcgen05 format of the
 shared-memory descriptors, the accumulator at lane i, column j for M = 128)
-and the mbarriers it commits to (init, phases, try_wait.parity); sm_120a's
+and the mbarriers it commits to (init, phases, try_wait.parity; a
+tcgen05.commit covers every tcgen05 operation its thread issued before it,
+so seeing its phase complete runs those and the ones of earlier commits to
+any mbarrier, in issue order); sm_120a's
 block-scaled mma.sync (m16n8k32 kind::mxf8f6f4 scale_vec::1X with FP8/FP6/FP4
 in 8-bit containers, m16n8k64 kind::mxf4 / mxf4nvf4 with packed FP4, ue8m0
 and ue4m3 scale vectors and their byte-id / thread-id selectors; see
@@ -607,7 +610,8 @@ COLLECTIVE_PREFIXES = ("bar.sync", "ldmatrix", "mma.sync", "wgmma.mma_async",
 
 class MBarrier:
     """An mbarrier object: `phase` phases have completed; `ops[i]` are the
-    tcgen05.mma committed to phase i that have not run yet."""
+    numbers of the tcgen05.commits to phase i whose operations may not have
+    run yet (BlockSimulator.committed)."""
 
     def __init__(self, count):
         self.count = count
@@ -656,6 +660,9 @@ class BlockSimulator:
         self.tmem = [[0] * TMEM_COLUMNS for _ in range(TMEM_LANES)]
         self.tmem_allocations = {}  # first column: columns
         self.mbarriers = {}  # shared address: MBarrier
+        # tcgen05 commits not run yet: (commit number, operations), in order.
+        self.committed = []
+        self.commit_count = 0
         self.wgmma_groups = {}  # first thread of a warpgroup: WgmmaGroups
         self.max_registers = {}  # first thread of a warpgroup: setmaxnreg
 
@@ -944,7 +951,12 @@ class BlockSimulator:
             if barrier.pending <= 0:
                 raise SimulationError("tcgen05.commit to an mbarrier whose phase "
                                       "has no pending arrival")
-            barrier.ops.setdefault(barrier.phase, []).extend(thread.mma_queue)
+            # A commit tracks every tcgen05 operation the thread issued before
+            # it: seeing its phase complete runs those and all committed
+            # earlier (to any mbarrier), in issue order.
+            self.committed.append((self.commit_count, thread.mma_queue))
+            barrier.ops.setdefault(barrier.phase, []).append(self.commit_count)
+            self.commit_count += 1
             thread.mma_queue = []
             barrier.pending -= 1
             if barrier.pending == 0:
@@ -1371,9 +1383,15 @@ class BlockSimulator:
         return released
 
     def run_committed_mmas(self, barrier):
-        """Runs the MMAs committed to every completed phase (in order)."""
-        for phase in sorted(p for p in barrier.ops if p < barrier.phase):
-            for operation in barrier.ops.pop(phase):
+        """Runs the operations of the commits to every completed phase of
+        `barrier` and of every commit before them (in issue order)."""
+        commits = [c for p in sorted(p for p in barrier.ops if p < barrier.phase)
+                   for c in barrier.ops.pop(p)]
+        if not commits:
+            return
+        last = max(commits)
+        while self.committed and self.committed[0][0] <= last:
+            for operation in self.committed.pop(0)[1]:
                 self.run_tcgen05_operation(operation)
 
     def issue_tcgen05_mma(self, thread, ins):
@@ -1512,6 +1530,25 @@ class BlockSimulator:
                                   "(cta_group::1 M=128 only)")
 
         def operand(descriptor, code, rows, transposed):
+            if not packed and types[code] in F8F6F4_PADDED:
+                # FP6 / FP4 under kind::mxf8f6f4: 16 elements packed from the
+                # first bit of each 16-byte chunk, the rest padding (.b6x16_p32,
+                # .b4x16_p64); K-major only.
+                bits, table = F8F6F4_PADDED[types[code]]
+                if transposed:
+                    raise SimulationError(f"kind::{kind}: {types[code]} operands "
+                                          "are K-major only")
+                data = self.read_descriptor(descriptor, "u8", rows, k, 0,
+                                            tcgen05=True)
+                result = []
+                for row in data:
+                    values = []
+                    for chunk in range(0, k, 16):
+                        word = int.from_bytes(bytes(row[chunk:chunk + 16]), "little")
+                        values += [table[(word >> (bits * e)) & ((1 << bits) - 1)]
+                                   for e in range(16)]
+                    result.append(values)
+                return result
             if not packed:
                 return self.read_descriptor(descriptor, types[code], rows, k,
                                             transposed, tcgen05=True)
@@ -1568,8 +1605,7 @@ class BlockSimulator:
                                   "not allocated Tensor Memory")
 
     def mmas_in_flight(self):
-        return any(t.mma_queue for t in self.threads) or any(
-            b.ops for b in self.mbarriers.values())
+        return any(t.mma_queue for t in self.threads) or bool(self.committed)
 
     def tcgen05_alloc(self, warp, ins):
         if ".cta_group::1." not in ins.opcode:
@@ -2228,7 +2264,12 @@ TCGEN05_BLOCK_SCALE_DOC = """
 D = (A · SF_A) (B · SF_B) + D (D f32 in Tensor Memory, M = 128, N a
 multiple of 16 up to 256, as tcgen05.mma). A and B through tcgen05
 shared-memory descriptors (128-byte swizzle): kind::mxf8f6f4 on E4M3/E5M2
-(codes 0, 1; K = 32), kind::mxf4 / mxf4nvf4 on packed E2M1 (code 1, two
+(codes 0, 1; K = 32) and on E2M3, E3M2, E2M1 (codes 3, 4, 5; K-major, in
+the padded form of the PTX ISA's "Packing format used for matrix A and B by
+.kind::mxf8f6f4 in Shared Memory", TMA's .b6x16_p32 / .b4x16_p64: each
+16-byte chunk holds 16 elements packed from its first bit, element e at
+bits 6e (4e) little-endian, then 32 (64) bits of padding that are
+ignored), kind::mxf4 / mxf4nvf4 on packed E2M1 (code 1, two
 per byte, the lower K in the low nibble; K = 64, K-major only). The
 instruction descriptor (CUTLASS InstrDescriptorBlockScaled): B's
 scale-factor id in bits 4-5, A and B types in 7-9 and 10-12, transposes in
@@ -2253,10 +2294,13 @@ It runs in order with the thread's tcgen05.mma (queued the same way).
 
 # kind: (A/B type codes, K per instruction, packed FP4)
 TCGEN05_BLOCK_SCALE_TYPES = {
-    "mxf8f6f4": ({0: "e4m3", 1: "e5m2"}, 32, False),
+    "mxf8f6f4": ({0: "e4m3", 1: "e5m2", 3: "e2m3", 4: "e3m2", 5: "e2m1"}, 32,
+                 False),
     "mxf4": ({1: "e2m1"}, 64, True),
     "mxf4nvf4": ({1: "e2m1"}, 64, True),
 }
+# kind::mxf8f6f4's sub-byte operands in shared memory: (bits, decoding).
+F8F6F4_PADDED = {"e2m3": (6, E2M3), "e3m2": (6, E3M2), "e2m1": (4, E2M1)}
 # (kind, block size): (scales per row per instruction, scale types)
 TCGEN05_SCALE_VECTORS = {
     ("mxf8f6f4", "block32"): (1, {"ue8m0"}),

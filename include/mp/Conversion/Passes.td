@@ -169,11 +169,17 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
       `block-n` into Tensor Memory (`tcgen05.alloc`; `kind::f16` for f16 and
       bf16, `kind::tf32`, `kind::f8f6f4` for e4m3/e5m2, `kind::i8`), one
       thread issuing the MMAs of a K slice from the swizzled shared-memory
-      tiles of the wgmma kernels and committing them to an mbarrier that the
-      block waits on before refilling the stage; the epilogue reads the
-      accumulator with `tcgen05.ld`. Operands as wgmma reads them; f16
-      accumulation and other layouts use `mma.sync`. sm_120a runs `mma.sync`
-      (FP8 included).
+      tiles of the wgmma kernels and committing them to an mbarrier. With
+      `mainloop=auto` or `tma-warp-specialized` (where the rows of both
+      operands span a multiple of 16 bytes) that thread also loads the
+      slices with TMA into a ring of `stages` stages, each with a "full"
+      mbarrier (`expect_tx`) and an "empty" one that the slice's
+      `tcgen05.commit` completes, refilling a stage once its MMAs are done;
+      otherwise (`mainloop=cp-async`, unaligned rows) every thread copies
+      with `cp.async` and the block waits for the previous slice's MMAs
+      before refilling its stage. The epilogue reads the accumulator with
+      `tcgen05.ld`. Operands as wgmma reads them; f16 accumulation and other
+      layouts use `mma.sync`. sm_120a runs `mma.sync` (FP8 included).
     - Block-scaled `mma.sync` (sm_120a only): each `mp.scaled_matmul` (A
       M × K, B N × K) becomes a kernel of `m16n8k32 kind::mxf8f6f4
       scale_vec::1X ue8m0` (E8M0 scales on blocks of 32; FP8, FP6 and FP4
@@ -183,12 +189,14 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
       1-D or 2-D scale blocks; other scale types, block lengths and layouts
       are errors.
     - Block-scaled `tcgen05.mma` (sm_100a): `kind::mxf8f6f4.block_scale
-      .block32` (FP8 x FP8, E8M0), `kind::mxf4.block_scale.block32` (MXFP4)
-      or `kind::mxf4nvf4.block_scale.block16` (NVFP4, packed in shared
+      .block32` (E8M0; FP8, FP6 and FP4 in any pairing but FP4 x FP4, FP6
+      and FP4 in the 16-byte padded shared-memory form),
+      `kind::mxf4.block_scale.block32` (MXFP4) or
+      `kind::mxf4nvf4.block_scale.block16` (NVFP4, packed in shared
       memory), the scales gathered into 128 x 4 atoms and staged into Tensor
       Memory by `tcgen05.cp .32x128b.warpx4` every K slice (docs/GPU.md);
-      FP6 and mixed FP4 data and `instruction=mma-sync` are errors. On the
-      other chips `mp.scaled_matmul` stays for the CPU lowering.
+      `instruction=mma-sync` is an error. On the other chips
+      `mp.scaled_matmul` stays for the CPU lowering.
     - The epilogue converts the accumulator (f32; f16 for `acc(f16)`; s32 for
       int8) to the result type, adds the bias of `mp.linear`, applies a fused
       `mp.relu` or `mp.gelu` (the sole user of the result, with
@@ -276,9 +284,10 @@ def ConvertMPToNVVM : Pass<"convert-mp-to-nvvm", "ModuleOp"> {
            "::mlir::mp::getTensorCoreInstructionValues()">,
     Option<"mainloop", "mainloop", "::mlir::mp::TensorCoreMainloop",
            "::mlir::mp::TensorCoreMainloop::automatic",
-           "How wgmma kernels load K slices: auto (tma-warp-specialized "
-           "where it applies: 16-byte aligned rows, not tf32; else "
-           "cp-async), tma-warp-specialized or cp-async"
+           "How wgmma and tcgen05 kernels load K slices: auto "
+           "(tma-warp-specialized where it applies: 16-byte aligned rows, "
+           "not tf32 with wgmma; else cp-async), tma-warp-specialized (TMA "
+           "from one thread into an mbarrier ring) or cp-async"
            " (default: auto)",
            "::mlir::mp::getTensorCoreMainloopValues()">,
     Option<"fp8KMajor", "fp8-k-major", "bool", "true",

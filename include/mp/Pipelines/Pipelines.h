@@ -105,7 +105,7 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<TensorCoreMainloop> mainloop{
       *this, "mainloop",
-      llvm::cl::desc("How wgmma kernels load K slices: auto "
+      llvm::cl::desc("How wgmma and tcgen05 kernels load K slices: auto "
                      "(tma-warp-specialized where it applies), "
                      "tma-warp-specialized or cp-async (default: auto)"),
       llvm::cl::init(TensorCoreMainloop::automatic),

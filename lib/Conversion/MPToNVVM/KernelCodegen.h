@@ -192,6 +192,15 @@ void emitWgmmaEpilogue(DeviceCodeBuilder &dc, const KernelState &state,
 /// the mbarrier at shared `barrier` has completed (parity `phase % 2`).
 void emitMBarrierWait(DeviceCodeBuilder &dc, Value barrier, Value phase);
 
+/// Issues the TMA loads (cp.async.bulk.tensor.3d, tile mode) of K slice
+/// `kTile` of A (`lhs`) or B of batch `batch` into the swizzled tile at
+/// `tileBase`, completing on the mbarrier `full`: one box of 128 bytes ×
+/// `rows` per 128-byte column of the tile (the tensor maps of
+/// TensorCoreKernels.h).
+void loadTileWithTma(DeviceCodeBuilder &dc, const KernelState &state, bool lhs,
+                     Value tensorMap, Value kTile, Value tileBase, Value full,
+                     Value batch);
+
 /// Emits the mma.sync main loop and epilogue of `state.spec`.
 void emitMmaSyncGemm(DeviceCodeBuilder &dc, const KernelState &state);
 
@@ -205,8 +214,10 @@ void emitWgmmaTmaGemm(DeviceCodeBuilder &dc, const KernelState &state,
                       Value lhsTensorMap, Value rhsTensorMap);
 
 /// Emits the tcgen05 Tensor Memory allocation, main loop, epilogue and
-/// deallocation of `state.spec`.
-void emitTcgen05Gemm(DeviceCodeBuilder &dc, const KernelState &state);
+/// deallocation of `state.spec`; with `useTma` its K slices are loaded by
+/// TMA from the tensor maps at `lhsTensorMap` and `rhsTensorMap`.
+void emitTcgen05Gemm(DeviceCodeBuilder &dc, const KernelState &state,
+                     Value lhsTensorMap, Value rhsTensorMap);
 
 } // namespace mlir::mp
 

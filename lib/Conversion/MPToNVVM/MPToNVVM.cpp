@@ -153,18 +153,10 @@ selectBlockScaledMma(ScaledMatmulOp op, TensorCoreKernelSpec &spec) {
   spec.rhsScaleRows = rhs.getDimSize(0) / rhsScales.getDimSize(0);
   bool fp4 = spec.lhsFormat == TensorCoreFormat::e2m1 &&
              spec.rhsFormat == TensorCoreFormat::e2m1;
-  bool fp8 = spec.usesFP8() && !isSubByteFormat(spec.lhsFormat) &&
-             !isSubByteFormat(spec.rhsFormat);
   if (isa<Float8E8M0FNUType>(scaleType) && blockK == 32) {
-    // tcgen05 kind::mxf8f6f4 reads FP6 and FP4 from shared memory in
-    // 16-byte-padded containers (b6x16_p32, b4x16_p64) that these kernels do
-    // not stage; FP4 x FP4 is kind::mxf4 (packed).
-    if (tcgen05 && !fp4 && !fp8)
-      return "block-scaled tcgen05.mma multiplies FP8 x FP8 (kind::mxf8f6f4) "
-             "or FP4 x FP4 (kind::mxf4, kind::mxf4nvf4) here, not " +
-             describeFormats(spec.lhsFormat, spec.rhsFormat) +
-             " (FP6 and mixed FP4 operands lower on sm_120a or stay for the "
-             "CPU lowering)";
+    // FP4 x FP4 is kind::mxf4 (packed); every other pairing kind::mxf8f6f4,
+    // whose FP6 and FP4 operands tcgen05 reads from shared memory in 16-byte
+    // padded chunks (Tcgen05Kernel.cpp) and mma.sync in 8-bit containers.
     spec.blockScale = fp4 ? BlockScaleKind::mxf4 : BlockScaleKind::mxf8f6f4;
     return std::nullopt;
   }
@@ -391,13 +383,18 @@ FailureOr<MatmulLowering> ConvertMPToNVVMPass::analyze(Operation *op) {
   // Main loop of the wgmma kernels. TMA needs 16-byte aligned global strides
   // (rows); tf32 slices are rounded in shared memory by the threads that
   // copied them, which TMA has none of.
-  if (mainloop == TensorCoreMainloop::tmaWarpSpecialized && !spec.useWgmma) {
-    error() << "mainloop=tma-warp-specialized needs wgmma (sm_90a, operands "
-               "wgmma reads)";
+  if (mainloop == TensorCoreMainloop::tmaWarpSpecialized && !spec.useWgmma &&
+      !spec.useTcgen05) {
+    error() << "mainloop=tma-warp-specialized needs wgmma (sm_90a) or tcgen05 "
+               "(sm_100a) and operands they read";
     return failure();
   }
-  if (spec.useWgmma && mainloop != TensorCoreMainloop::cpAsync) {
-    bool tf32 = spec.lhsFormat == TensorCoreFormat::tf32;
+  // tcgen05 kernels round tf32 slices in shared memory after the TMA load
+  // (Tcgen05Kernel.cpp); the warp-specialized wgmma kernel has no threads
+  // for that.
+  if ((spec.useWgmma || spec.useTcgen05) &&
+      mainloop != TensorCoreMainloop::cpAsync) {
+    bool tf32 = spec.lhsFormat == TensorCoreFormat::tf32 && spec.useWgmma;
     spec.useTma = !tf32 && spec.lhsRowsAligned && spec.rhsRowsAligned;
     if (!spec.useTma && mainloop == TensorCoreMainloop::tmaWarpSpecialized) {
       if (tf32)

@@ -12,14 +12,30 @@
 //   relinquishes the allocation permit; thread 0 initialises one mbarrier
 //   (arrival count 1) behind the stages. A block barrier between
 //   tcgen05.fence::before_thread_sync and ::after_thread_sync publishes both.
-// - K loop (emitPipelinedKLoop): the cp.async ring of the wgmma kernels, with
-//   the same 128-byte-swizzled tiles (K-major; MN-major for 16-bit operands).
-//   Each slice: wait for its copies, round TF32 in place, fence.proxy.async
-//   (the MMA reads through the async proxy), wait for the MMA of the previous
-//   slice (mbarrier phase kTile - 1: the copy after the barrier refills the
-//   stage it read), barrier, then thread 0 issues one tcgen05.mma per K step
-//   (enable-input-d false on the very first) and tcgen05.commit to the
-//   mbarrier. One MMA group is in flight while the next slice's copies land.
+// - K loop with TMA (`useTma`: rows of A and B spanning a multiple of 16
+//   bytes): the tiles of the wgmma kernels, loaded by thread 0 with
+//   loadTileWithTma (WgmmaTmaKernel.cpp) into a ring of `stages` stages, each
+//   with a "full" mbarrier (arrive.expect_tx by the stage's bytes; the TMA
+//   transactions complete it) and an "empty" one (the tcgen05.commit of the
+//   slice's MMAs completes it). Thread 0 loads the first `stages` slices,
+//   then per slice k in stage s = k % stages: waits for phase k / stages of
+//   full[s], issues the MMAs, commits them to empty[s], and once the MMAs of
+//   slice k - 1 are done (empty[(k - 1) % stages]; slice k's stay queued)
+//   refills their stage with slice k - 1 + stages. Kernels with per-slice
+//   work for every thread (TF32 rounding in shared memory, block scaling)
+//   run the loop in every thread: wait for full[s], do the work, barrier,
+//   then thread 0 issues; otherwise threads 1..127 go straight to the
+//   epilogue's wait. A last commit to the first mbarrier (phase 0) tells
+//   every thread the accumulator is complete. One mbarrier phase is never
+//   more than one behind a waiter, so the parity waits are exact.
+// - K loop without TMA (emitPipelinedKLoop): the cp.async ring of the wgmma
+//   kernels. Each slice: wait for its copies, round TF32 in place,
+//   fence.proxy.async (the MMA reads through the async proxy), wait for the
+//   MMA of the previous slice (mbarrier phase kTile - 1: the copy after the
+//   barrier refills the stage it read), barrier, then thread 0 issues one
+//   tcgen05.mma per K step (enable-input-d false on the very first) and
+//   tcgen05.commit to the mbarrier. One MMA group is in flight while the
+//   next slice's copies land.
 // - Epilogue: wait for the last phase; warp w reads lanes 32w .. 32w + 31
 //   (the quarter of Tensor Memory a warp may access) 16 columns at a time
 //   with tcgen05.ld.32x32b.x16, thread t of the block holding row t, and
@@ -28,7 +44,10 @@
 // - Teardown: barrier between the tcgen05 fences, warp 0 deallocates.
 //
 // Block-scaled kernels (mp.scaled_matmul): tcgen05.mma.cta_group::1
-// .kind::mxf8f6f4.block_scale.block32 (FP8 x FP8, K = 32 per instruction),
+// .kind::mxf8f6f4.block_scale.block32 (FP8, FP6 and FP4 in any pairing but
+// FP4 x FP4, K = 32 per instruction; FP6 and FP4 operands rewritten in place
+// into the padded shared-memory form of the PTX ISA, 16 packed elements per
+// 16-byte chunk, by packOwnedChunksForF8F6F4),
 // .kind::mxf4.block_scale.block32 or .kind::mxf4nvf4.block_scale.block16
 // (packed FP4, K = 64). The scale factors follow the layout of CUTLASS
 // (include/cutlass/detail/sm100_blockscaled_layout.hpp, Sm1xxBlockScaledConfig
@@ -115,9 +134,12 @@ static uint32_t getTcgen05TypeCode(TensorCoreFormat format) {
     return 1;
   case TensorCoreFormat::tf32: // kind::tf32: TF32 = 2
     return 2;
-  case TensorCoreFormat::e2m3: // block-scaled mma.sync only
-  case TensorCoreFormat::e3m2:
-  case TensorCoreFormat::e2m1:
+  case TensorCoreFormat::e2m3: // kind::(mx)f8f6f4: E2M3 = 3
+    return 3;
+  case TensorCoreFormat::e3m2: // E3M2 = 4
+    return 4;
+  case TensorCoreFormat::e2m1: // E2M1 = 5 (kind::mxf4, mxf4nvf4: see below)
+    return 5;
   case TensorCoreFormat::automatic:
     break;
   }
@@ -198,6 +220,62 @@ static void packOwnedChunksToFP4(DeviceCodeBuilder &dc,
       });
 }
 
+/// kind::mxf8f6f4 with FP6 or FP4 operands: rewrites, in place, each 16-byte
+/// chunk of K slice `kTile` of A (`lhs`) or B that this thread owns in the
+/// stage tile at `stageTile` (16 elements, one per byte, as memory holds
+/// them) into the padded shared-memory form the MMA reads (PTX ISA, "Packing
+/// formats of elements in Tensor and Shared memory"; the `.b4x16_p64` /
+/// `.b6x16_p32` layouts of TMA's sub-byte types): the 16 elements packed
+/// contiguously from the chunk's first bit (element e at bits 4e or 6e,
+/// little-endian), then 64 (FP4) or 32 (FP6) bits of padding, written as
+/// zeros.
+static void packOwnedChunksForF8F6F4(DeviceCodeBuilder &dc,
+                                     const KernelState &state, bool lhs,
+                                     Value stageTile, Value kTile) {
+  TensorCoreFormat format = lhs ? state.spec.lhsFormat : state.spec.rhsFormat;
+  int64_t bits = format == TensorCoreFormat::e2m1   ? 4
+                 : format == TensorCoreFormat::e2m3 ? 6
+                 : format == TensorCoreFormat::e3m2 ? 6
+                                                    : 8;
+  if (bits == 8)
+    return;
+  auto wordsType = VectorType::get({4}, dc.i32);
+  forEachOwnedChunk(dc, state, lhs, kTile, [&](Value sharedOffset, Value,
+                                               Value) {
+    Value address = dc.offset(stageTile, sharedOffset);
+    Value words =
+        LLVM::LoadOp::create(dc.b, dc.loc, wordsType, address, 16);
+    auto word = [&](int64_t i) -> Value {
+      return LLVM::ExtractElementOp::create(dc.b, dc.loc, words,
+                                            dc.constI32(i));
+    };
+    SmallVector<Value, 4> packed(4, dc.constI32(0));
+    if (bits == 4) {
+      packed[0] = packLowNibbles(dc, word(0), word(1));
+      packed[1] = packLowNibbles(dc, word(2), word(3));
+    } else {
+      for (int64_t e = 0; e < 16; ++e) {
+        Value element = dc.bitAnd(
+            arith::ShRUIOp::create(dc.b, dc.loc, word(e / 4),
+                                   dc.constI32(8 * (e % 4))),
+            dc.constI32(0x3F));
+        int64_t first = 6 * e, index = first / 32, shift = first % 32;
+        packed[index] = dc.bitOr(packed[index], dc.shl(element, shift));
+        if (shift > 26) // the element continues in the next word
+          packed[index + 1] = dc.bitOr(
+              packed[index + 1],
+              arith::ShRUIOp::create(dc.b, dc.loc, element,
+                                     dc.constI32(32 - shift)));
+      }
+    }
+    Value result = LLVM::UndefOp::create(dc.b, dc.loc, wordsType);
+    for (int64_t i = 0; i < 4; ++i)
+      result = LLVM::InsertElementOp::create(dc.b, dc.loc, result, packed[i],
+                                             dc.constI32(i));
+    LLVM::StoreOp::create(dc.b, dc.loc, result, address, 16);
+  });
+}
+
 /// Gathers the scales of K slice `kTile` of A (`lhs`) or B into the 512-byte
 /// atoms at `atoms` (see the file comment): thread t writes the 4 scales of
 /// each group for rows t, t + 128, ... of the block's tile.
@@ -269,19 +347,25 @@ void mlir::mp::emitMBarrierWait(DeviceCodeBuilder &dc, Value barrier,
       });
 }
 
-void mlir::mp::emitTcgen05Gemm(DeviceCodeBuilder &dc,
-                               const KernelState &state) {
+void mlir::mp::emitTcgen05Gemm(DeviceCodeBuilder &dc, const KernelState &state,
+                               Value lhsTensorMap, Value rhsTensorMap) {
   const TensorCoreKernelSpec &spec = state.spec;
   MLIRContext *context = dc.b.getContext();
   OpBuilder &b = dc.b;
   Location loc = dc.loc;
   int64_t elementBytes = getFormatByteWidth(spec.lhsFormat);
   int64_t kSteps = spec.blockK * elementBytes / 32;
+  int64_t stages = spec.stages;
   auto ctaGroup =
       NVVM::CTAGroupKindAttr::get(context, NVVM::CTAGroupKind::CTA_1);
   auto fence = [&](NVVM::Tcgen05FenceKind kind) {
     NVVM::Tcgen05FenceOp::create(
         b, loc, NVVM::Tcgen05FenceKindAttr::get(context, kind));
+  };
+  auto fenceProxyAsync = [&] {
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
   };
   auto tensorPointer = [&](Value address) -> Value {
     return LLVM::IntToPtrOp::create(
@@ -290,10 +374,10 @@ void mlir::mp::emitTcgen05Gemm(DeviceCodeBuilder &dc,
 
   // Behind the stages: (block-scaled) the packed FP4 tiles of A and B and the
   // scale atoms of A and B, then the mbarrier (8 bytes) and the Tensor Memory
-  // address.
+  // address; with TMA then a "full" and an "empty" mbarrier per stage.
   bool blockScaled = spec.isBlockScaled();
   Value lhsPacked =
-      dc.offset(state.sharedMemory, spec.stages * state.stageBytes);
+      dc.offset(state.sharedMemory, stages * state.stageBytes);
   Value rhsPacked = dc.offset(lhsPacked, spec.packedTileBytes(/*lhs=*/true));
   Value lhsAtoms = dc.offset(rhsPacked, spec.packedTileBytes(/*lhs=*/false));
   int64_t lhsAtomBytes = blockScaled ? spec.scaleColumns(/*lhs=*/true) / 4 * 512
@@ -302,6 +386,12 @@ void mlir::mp::emitTcgen05Gemm(DeviceCodeBuilder &dc,
   Value barrier = dc.offset(
       lhsAtoms, blockScaled ? spec.scaleStagingBytes() : int64_t(0));
   Value addressSlot = dc.offset(barrier, 8);
+  auto fullBarrier = [&](Value stage) {
+    return dc.offset(barrier, dc.add(dc.mul(stage, 8), 16));
+  };
+  auto emptyBarrier = [&](Value stage) {
+    return dc.offset(barrier, dc.add(dc.mul(stage, 8), 16 + 8 * stages));
+  };
   Value columns = dc.constI32(spec.tensorMemoryColumns());
   Value firstWarp = dc.lessThan(state.threadId, dc.constI32(32));
   Value firstThread = dc.lessThan(state.threadId, dc.constI32(1));
@@ -312,6 +402,11 @@ void mlir::mp::emitTcgen05Gemm(DeviceCodeBuilder &dc,
   dc.ifThen(firstThread, [&] {
     NVVM::MBarrierInitOp::create(b, loc, barrier, dc.constI32(1),
                                  /*predicate=*/Value());
+    for (int64_t stage = 0; spec.useTma && stage < stages; ++stage)
+      for (Value stageBarrier : {fullBarrier(dc.constI32(stage)),
+                                 emptyBarrier(dc.constI32(stage))})
+        NVVM::MBarrierInitOp::create(b, loc, stageBarrier, dc.constI32(1),
+                                     /*predicate=*/Value());
     NVVM::FenceMbarrierInitOp::create(b, loc);
   });
   fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
@@ -346,112 +441,206 @@ void mlir::mp::emitTcgen05Gemm(DeviceCodeBuilder &dc,
   int64_t rhsRowAtoms = llvm::divideCeil(spec.blockN, 128);
   int64_t blocksPerInstruction =
       blockScaled ? spec.blockScaledInstructionK() / spec.scaleBlockK : 0;
-  // The slice of the current iteration (afterWait runs before compute).
-  Value currentKTile;
-  emitPipelinedKLoop(
-      dc, state, ValueRange{},
-      [&](Value aStage, Value bStage, Value kTile) {
-        currentKTile = kTile;
-        // (Element copies round as they copy.)
-        if (tf32 && spec.lhsRowsAligned)
-          roundOwnedChunksToTF32(dc, state, /*lhs=*/true, aStage, kTile);
-        if (tf32 && spec.rhsRowsAligned)
-          roundOwnedChunksToTF32(dc, state, /*lhs=*/false, bStage, kTile);
-        NVVM::FenceProxyOp::create(
-            b, loc, NVVM::ProxyKind::async_shared,
-            NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
-        // The copy issued after the barrier refills the stage that the MMA
-        // of the previous slice reads (which also read the packed tiles and
-        // the scale atoms rewritten next).
-        dc.ifThen(dc.lessThan(dc.constI32(0), kTile), [&] {
-          emitMBarrierWait(dc, barrier, dc.sub(kTile, dc.constI32(1)));
+
+  // Every thread, once slice `kTile` is in the stage tiles: TF32 rounding
+  // in place (element copies round as they copy).
+  auto roundSlice = [&](Value aStage, Value bStage, Value kTile) {
+    if (tf32 && spec.lhsRowsAligned)
+      roundOwnedChunksToTF32(dc, state, /*lhs=*/true, aStage, kTile);
+    if (tf32 && spec.rhsRowsAligned)
+      roundOwnedChunksToTF32(dc, state, /*lhs=*/false, bStage, kTile);
+  };
+  // Every thread, block-scaled, once the MMAs of the previous slice (which
+  // read the packed tiles and the scale atoms) have completed: packs the FP4
+  // chunks it owns and gathers its scales into the atoms.
+  auto stageBlockScaling = [&](Value aStage, Value bStage, Value kTile) {
+    if (packed) {
+      packOwnedChunksToFP4(dc, state, /*lhs=*/true, aStage, lhsPacked, kTile);
+      packOwnedChunksToFP4(dc, state, /*lhs=*/false, bStage, rhsPacked, kTile);
+    } else {
+      packOwnedChunksForF8F6F4(dc, state, /*lhs=*/true, aStage, kTile);
+      packOwnedChunksForF8F6F4(dc, state, /*lhs=*/false, bStage, kTile);
+    }
+    stageScaleAtoms(dc, state, /*lhs=*/true, lhsAtoms, kTile);
+    stageScaleAtoms(dc, state, /*lhs=*/false, rhsAtoms, kTile);
+    fenceProxyAsync();
+  };
+  // Thread 0: the tcgen05.cp of the slice's scale atoms, its MMAs, and the
+  // commit of both to `commitBarrier`.
+  auto issueSlice = [&](Value aStage, Value bStage, Value kTile,
+                        Value commitBarrier) {
+    if (packed) {
+      aStage = lhsPacked;
+      bStage = rhsPacked;
+    }
+    fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    if (blockScaled) {
+      // Every atom of the slice into its 4 columns.
+      int64_t atomFields = int64_t(128 >> 4) << 32 | int64_t(1) << 46;
+      auto copyAtoms = [&](Value atoms, Value columns, int64_t count) {
+        for (int64_t atom = 0; atom < count; ++atom)
+          NVVM::Tcgen05CpOp::create(
+              b, loc, NVVM::Tcgen05CpShape::SHAPE_32x128b,
+              NVVM::CTAGroupKind::CTA_1, NVVM::Tcgen05CpMulticast::WARPX4,
+              /*srcFormat=*/nullptr, tensorPointer(dc.add(columns, 4 * atom)),
+              emitMatrixDescriptor(dc, dc.offset(atoms, 512 * atom),
+                                   atomFields));
+      };
+      copyAtoms(lhsAtoms, lhsScaleColumns, spec.scaleColumns(true) / 4);
+      copyAtoms(rhsAtoms, rhsScaleColumns, spec.scaleColumns(false) / 4);
+    }
+    Value notFirstSlice = dc.lessThan(dc.constI32(0), kTile);
+    Value always = arith::ConstantIntOp::create(b, loc, 1, 1);
+    for (int64_t kStep = 0; kStep < kSteps; ++kStep) {
+      Value aDescriptor = emitMatrixDescriptor(
+          dc,
+          dc.offset(aStage,
+                    getKStepOffset(lhsTile, spec.lhsKContiguous, kStep)),
+          lhsFields);
+      Value bDescriptor = emitMatrixDescriptor(
+          dc,
+          dc.offset(bStage,
+                    getKStepOffset(rhsTile, spec.rhsKContiguous, kStep)),
+          rhsFields);
+      Value enableInputD = kStep == 0 ? notFirstSlice : always;
+      if (!blockScaled) {
+        NVVM::Tcgen05MMAOp::create(
+            b, loc,
+            NVVM::Tcgen05MMAKindAttr::get(context,
+                                          getTcgen05Kind(spec.lhsFormat)),
+            ctaGroup, collector, /*aShift=*/nullptr, accumulator, aDescriptor,
+            bDescriptor, dc.constI32(getInstructionDescriptor(spec)),
+            enableInputD,
+            /*scaleInputD=*/Value(), /*disableOutputLane=*/Value());
+        continue;
+      }
+      // Scale block `first` of the slice: group first / 4 (the atoms
+      // of its 4 columns), scale-factor id first % 4.
+      int64_t first = kStep * blocksPerInstruction;
+      int64_t group = first / 4;
+      uint32_t factor = first % 4;
+      emitTcgen05BlockScaledMma(
+          dc, spec, accumulator, aDescriptor, bDescriptor,
+          dc.constI32(getBlockScaledInstructionDescriptor(spec, factor, factor)),
+          enableInputD,
+          tensorPointer(dc.add(lhsScaleColumns, group * lhsRowAtoms * 4)),
+          tensorPointer(dc.add(rhsScaleColumns, group * rhsRowAtoms * 4)));
+    }
+    NVVM::Tcgen05CommitOp::create(b, loc, commitBarrier,
+                                  /*multicastMask=*/Value(), ctaGroup);
+  };
+
+  if (!spec.useTma) {
+    // The slice of the current iteration (afterWait runs before compute).
+    Value currentKTile;
+    emitPipelinedKLoop(
+        dc, state, ValueRange{},
+        [&](Value aStage, Value bStage, Value kTile) {
+          currentKTile = kTile;
+          roundSlice(aStage, bStage, kTile);
+          fenceProxyAsync();
+          // The copy issued after the barrier refills the stage that the
+          // MMA of the previous slice reads (which also read the packed
+          // tiles and the scale atoms rewritten next).
+          dc.ifThen(dc.lessThan(dc.constI32(0), kTile), [&] {
+            emitMBarrierWait(dc, barrier, dc.sub(kTile, dc.constI32(1)));
+          });
+          if (blockScaled)
+            stageBlockScaling(aStage, bStage, kTile);
+        },
+        [&](Value aStage, Value bStage, ValueRange) {
+          dc.ifThen(firstThread, [&] {
+            issueSlice(aStage, bStage, currentKTile, barrier);
+          });
+          return SmallVector<Value>{};
         });
-        if (!blockScaled)
-          return;
-        if (packed) {
-          packOwnedChunksToFP4(dc, state, /*lhs=*/true, aStage, lhsPacked,
-                               kTile);
-          packOwnedChunksToFP4(dc, state, /*lhs=*/false, bStage, rhsPacked,
-                               kTile);
-        }
-        stageScaleAtoms(dc, state, /*lhs=*/true, lhsAtoms, kTile);
-        stageScaleAtoms(dc, state, /*lhs=*/false, rhsAtoms, kTile);
-        NVVM::FenceProxyOp::create(
-            b, loc, NVVM::ProxyKind::async_shared,
-            NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
-      },
-      [&](Value aStage, Value bStage, ValueRange) {
-        if (packed) {
-          aStage = lhsPacked;
-          bStage = rhsPacked;
-        }
-        dc.ifThen(firstThread, [&] {
-          fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-          if (blockScaled) {
-            // Every atom of the slice into its 4 columns.
-            int64_t atomFields = int64_t(128 >> 4) << 32 | int64_t(1) << 46;
-            auto copyAtoms = [&](Value atoms, Value columns, int64_t count) {
-              for (int64_t atom = 0; atom < count; ++atom)
-                NVVM::Tcgen05CpOp::create(
-                    b, loc, NVVM::Tcgen05CpShape::SHAPE_32x128b,
-                    NVVM::CTAGroupKind::CTA_1,
-                    NVVM::Tcgen05CpMulticast::WARPX4,
-                    /*srcFormat=*/nullptr,
-                    tensorPointer(dc.add(columns, 4 * atom)),
-                    emitMatrixDescriptor(dc, dc.offset(atoms, 512 * atom),
-                                         atomFields));
-            };
-            copyAtoms(lhsAtoms, lhsScaleColumns, spec.scaleColumns(true) / 4);
-            copyAtoms(rhsAtoms, rhsScaleColumns, spec.scaleColumns(false) / 4);
-          }
-          Value notFirstSlice = dc.lessThan(dc.constI32(0), currentKTile);
-          Value always = arith::ConstantIntOp::create(b, loc, 1, 1);
-          for (int64_t kStep = 0; kStep < kSteps; ++kStep) {
-            Value aDescriptor = emitMatrixDescriptor(
-                dc,
-                dc.offset(aStage,
-                          getKStepOffset(lhsTile, spec.lhsKContiguous, kStep)),
-                lhsFields);
-            Value bDescriptor = emitMatrixDescriptor(
-                dc,
-                dc.offset(bStage,
-                          getKStepOffset(rhsTile, spec.rhsKContiguous, kStep)),
-                rhsFields);
-            Value enableInputD = kStep == 0 ? notFirstSlice : always;
-            if (!blockScaled) {
-              NVVM::Tcgen05MMAOp::create(
-                  b, loc,
-                  NVVM::Tcgen05MMAKindAttr::get(
-                      context, getTcgen05Kind(spec.lhsFormat)),
-                  ctaGroup, collector, /*aShift=*/nullptr, accumulator,
-                  aDescriptor, bDescriptor,
-                  dc.constI32(getInstructionDescriptor(spec)), enableInputD,
-                  /*scaleInputD=*/Value(), /*disableOutputLane=*/Value());
-              continue;
+    dc.ifThen(dc.lessThan(dc.constI32(0), state.numKTiles), [&] {
+      emitMBarrierWait(dc, barrier, dc.sub(state.numKTiles, dc.constI32(1)));
+    });
+  } else {
+    // TMA ring: slice k in stage s = k % stages, round r = k / stages;
+    // full[s] completes phase r when its bytes have landed, empty[s] when
+    // the MMAs that read it have (their tcgen05.commit). Thread 0 loads and
+    // issues; with per-slice work (TF32 rounding, block scaling) every
+    // thread runs the loop, otherwise only thread 0 does and the others wait
+    // for the accumulator.
+    Value batch = NVVM::BlockIdZOp::create(b, loc, dc.i32);
+    auto stagePointers = [&](Value stage) {
+      Value aStage =
+          dc.offset(state.sharedMemory, dc.mul(stage, state.stageBytes));
+      return std::make_pair(aStage, dc.offset(aStage, state.lhsTile.bytes()));
+    };
+    auto loadSlice = [&](Value kTile, Value stage) {
+      Value full = fullBarrier(stage);
+      NVVM::MBarrierArriveExpectTxOp::create(
+          b, loc, /*res=*/Type(), full, dc.constI32(state.stageBytes),
+          NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+      auto [aStage, bStage] = stagePointers(stage);
+      loadTileWithTma(dc, state, /*lhs=*/true, lhsTensorMap, kTile, aStage,
+                      full, batch);
+      loadTileWithTma(dc, state, /*lhs=*/false, rhsTensorMap, kTile, bStage,
+                      full, batch);
+    };
+    // Waits until the MMAs of slice `kTile` have completed.
+    auto waitForSlice = [&](Value kTile) {
+      emitMBarrierWait(dc, emptyBarrier(dc.rem(kTile, stages)),
+                       dc.div(kTile, stages));
+    };
+    bool everyThread = tf32 || blockScaled;
+    auto kLoop = [&] {
+      scf::ForOp::create(
+          b, loc, dc.constI32(0), state.numKTiles, dc.constI32(1),
+          ValueRange{}, [&](OpBuilder &, Location, Value kTile, ValueRange) {
+            Value stage = dc.rem(kTile, stages);
+            emitMBarrierWait(dc, fullBarrier(stage), dc.div(kTile, stages));
+            Value aStage, bStage;
+            std::tie(aStage, bStage) = stagePointers(stage);
+            Value notFirst = dc.lessThan(dc.constI32(0), kTile);
+            Value previous = dc.sub(kTile, dc.constI32(1));
+            if (everyThread) {
+              roundSlice(aStage, bStage, kTile);
+              if (blockScaled) {
+                dc.ifThen(notFirst, [&] { waitForSlice(previous); });
+                stageBlockScaling(aStage, bStage, kTile);
+              } else {
+                fenceProxyAsync();
+              }
+              NVVM::Barrier0Op::create(b, loc);
             }
-            // Scale block `first` of the slice: group first / 4 (the atoms
-            // of its 4 columns), scale-factor id first % 4.
-            int64_t first = kStep * blocksPerInstruction;
-            int64_t group = first / 4;
-            uint32_t factor = first % 4;
-            emitTcgen05BlockScaledMma(
-                dc, spec, accumulator, aDescriptor, bDescriptor,
-                dc.constI32(
-                    getBlockScaledInstructionDescriptor(spec, factor, factor)),
-                enableInputD,
-                tensorPointer(
-                    dc.add(lhsScaleColumns, group * lhsRowAtoms * 4)),
-                tensorPointer(
-                    dc.add(rhsScaleColumns, group * rhsRowAtoms * 4)));
-          }
-          NVVM::Tcgen05CommitOp::create(b, loc, barrier,
-                                        /*multicastMask=*/Value(), ctaGroup);
+            dc.ifThen(firstThread, [&] {
+              issueSlice(aStage, bStage, kTile, emptyBarrier(stage));
+              // Refill the stage of the previous slice once its MMAs are
+              // done (this slice's stay queued behind them).
+              Value refill = dc.add(previous, dc.constI32(stages));
+              dc.ifThen(dc.bitAnd(notFirst,
+                                  dc.lessThan(refill, state.numKTiles)),
+                        [&] {
+                          waitForSlice(previous);
+                          loadSlice(refill, dc.rem(previous, stages));
+                        });
+            });
+            scf::YieldOp::create(b, loc);
+          });
+    };
+    dc.ifThen(firstThread, [&] {
+      for (int64_t stage = 0; stage < stages; ++stage)
+        dc.ifThen(dc.lessThan(dc.constI32(stage), state.numKTiles), [&] {
+          loadSlice(dc.constI32(stage), dc.constI32(stage));
         });
-        return SmallVector<Value>{};
-      });
-  dc.ifThen(dc.lessThan(dc.constI32(0), state.numKTiles), [&] {
-    emitMBarrierWait(dc, barrier, dc.sub(state.numKTiles, dc.constI32(1)));
-  });
+      if (!everyThread)
+        kLoop();
+    });
+    if (everyThread)
+      kLoop();
+    // The accumulator is complete once every MMA has: a last commit, to
+    // the barrier nobody else uses, whose phase 0 every thread waits for.
+    Value anySlice = dc.lessThan(dc.constI32(0), state.numKTiles);
+    dc.ifThen(dc.bitAnd(firstThread, anySlice), [&] {
+      NVVM::Tcgen05CommitOp::create(b, loc, barrier,
+                                    /*multicastMask=*/Value(), ctaGroup);
+    });
+    dc.ifThen(anySlice, [&] { emitMBarrierWait(dc, barrier, dc.constI32(0)); });
+  }
   fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
 
   // Epilogue: thread t holds row t; warp w reads lanes 32w .. 32w + 31.

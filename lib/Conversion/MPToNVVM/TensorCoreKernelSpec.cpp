@@ -118,14 +118,17 @@ llvm::cl::ValuesClass mlir::mp::getTensorCoreInstructionValues() {
 llvm::cl::ValuesClass mlir::mp::getTensorCoreMainloopValues() {
   return llvm::cl::values(
       clEnumValN(TensorCoreMainloop::automatic, "auto",
-                 "tma-warp-specialized where it applies (wgmma, 16-byte "
-                 "aligned rows, not tf32), else cp-async"),
+                 "tma-warp-specialized where it applies (wgmma or tcgen05, "
+                 "16-byte aligned rows, not tf32 with wgmma), else cp-async"),
       clEnumValN(TensorCoreMainloop::tmaWarpSpecialized,
                  "tma-warp-specialized",
-                 "TMA loads by a producer warp into an mbarrier ring, "
-                 "consumer warpgroups with 2 wgmma groups in flight (sm_90a)"),
+                 "TMA loads by one thread into an mbarrier ring: a producer "
+                 "warp and consumer warpgroups with 2 wgmma groups in flight "
+                 "(sm_90a), the MMA thread freeing stages by tcgen05.commit "
+                 "(sm_100a)"),
       clEnumValN(TensorCoreMainloop::cpAsync, "cp-async",
-                 "cp.async from every thread, wgmma.wait_group 0"));
+                 "cp.async from every thread, wgmma.wait_group 0 or an "
+                 "mbarrier wait per slice (tcgen05)"));
 }
 
 llvm::cl::ValuesClass mlir::mp::getGPUBinaryFormatValues() {
@@ -334,7 +337,7 @@ std::string TensorCoreKernelSpec::kernelName() const {
   std::string name = llvm::formatv(
       "mp_tc_{0}_{1}_{2}{3}{4}_{5}{6}{7}_acc{8}_out{9}_{10}x{11}x{12}",
       llvm::join(llvm::split(stringifyTensorCoreChip(chip), "_"), ""),
-      useTcgen05 ? "tcgen05"
+      useTcgen05 ? (useTma ? "tcgen05_tma" : "tcgen05")
       : useTma   ? "wgmma_tma"
       : useWgmma ? "wgmma"
                  : "mma",
@@ -400,8 +403,12 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
   // TMA kernels: 128x256 (two consumer warpgroups of m64n256, 128
   // accumulator registers each, within their setmaxnreg budget of 232);
   // 128x128 when the FP8 accumulator is promoted (two accumulators of 64).
-  orDefault(spec.blockN,
-            spec.useTma && !spec.promotesFP8Accumulator() ? 256 : 128);
+  // tcgen05 keeps 128 (with TMA too): the block-scaled kernels' stages and
+  // Tensor Memory columns fit with it.
+  orDefault(spec.blockN, spec.useTma && spec.useWgmma &&
+                                 !spec.promotesFP8Accumulator()
+                             ? 256
+                             : 128);
   bool swizzled = spec.useWgmma || spec.useTcgen05;
   // Packed FP4 (tcgen05): 128 packed bytes of K per row in the MMA's tiles,
   // 256 bytes per row in the stages; 2 stages fit with the packed copy.
@@ -499,16 +506,6 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
                   " wgmma instructions of a K slice (block-k " +
                   Twine(spec.blockK) + ")");
     if (spec.useTma) {
-      // A TMA box spans at most 256 rows (its outer dimension).
-      for (bool lhs : {true, false}) {
-        int64_t rows = getSharedTileGeometry(spec, lhs).rows;
-        bool kContiguous = lhs ? spec.lhsKContiguous : spec.rhsKContiguous;
-        if (rows > 256)
-          return fail(Twine(lhs ? "A" : "B") + " tiles of " + Twine(rows) +
-                      " rows exceed the 256 rows of a TMA box (lower " +
-                      (!kContiguous ? "block-k" : lhs ? "block-m" : "block-n") +
-                      " or use mainloop=cp-async)");
-      }
       // The accumulator (block-n / 2 registers; twice with FP8 promotion)
       // plus addresses and loop state.
       int64_t accumulatorRegisters =
@@ -550,6 +547,18 @@ bool mlir::mp::completeTensorCoreKernelSpec(TensorCoreKernelSpec &spec,
       return fail("warp tiles above 64x64 (" + Twine(spec.warpM) + "x" +
                   Twine(spec.warpN) +
                   ") need more than 128 accumulator registers per thread");
+  }
+  // A TMA box (wgmma, tcgen05) spans at most 256 rows (its outer dimension).
+  for (bool lhs : {true, false}) {
+    if (!spec.useTma)
+      break;
+    int64_t rows = getSharedTileGeometry(spec, lhs).rows;
+    bool kContiguous = lhs ? spec.lhsKContiguous : spec.rhsKContiguous;
+    if (rows > 256)
+      return fail(Twine(lhs ? "A" : "B") + " tiles of " + Twine(rows) +
+                  " rows exceed the 256 rows of a TMA box (lower " +
+                  (!kContiguous ? "block-k" : lhs ? "block-m" : "block-n") +
+                  " or use mainloop=cp-async)");
   }
   // The stmatrix epilogue works on 64 columns at a time and needs its
   // staging tiles in shared memory: without either it is the per-element

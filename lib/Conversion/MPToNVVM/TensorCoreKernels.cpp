@@ -543,10 +543,12 @@ static DictionaryAttr describeKernel(OpBuilder &builder,
         builder.getDenseI64ArrayAttr(
             {spec.lhsScaleRows, spec.rhsScaleRows, spec.scaleBlockK})));
   }
-  if (spec.useWgmma)
+  if (spec.useWgmma || spec.useTcgen05)
     entries.push_back(builder.getNamedAttr(
-        "mainloop", builder.getStringAttr(spec.useTma ? "tma-warp-specialized"
-                                                      : "cp-async")));
+        "mainloop",
+        builder.getStringAttr(!spec.useTma     ? "cp-async"
+                              : spec.useWgmma ? "tma-warp-specialized"
+                                              : "tma")));
   if (spec.useWgmma)
     entries.push_back(builder.getNamedAttr(
         "epilogue",
@@ -570,9 +572,11 @@ static DictionaryAttr describeKernel(OpBuilder &builder,
           lhs ? "lhs_tma_box" : "rhs_tma_box",
           builder.getDenseI64ArrayAttr({128 / elementBytes, tile.rows})));
     }
-    entries.push_back(builder.getNamedAttr(
-        "registers", builder.getDenseI64ArrayAttr(
-                         {spec.consumerRegisters(), spec.producerRegisters()})));
+    if (spec.useWgmma)
+      entries.push_back(builder.getNamedAttr(
+          "registers",
+          builder.getDenseI64ArrayAttr(
+              {spec.consumerRegisters(), spec.producerRegisters()})));
   }
   if (spec.useTcgen05)
     entries.push_back(builder.getNamedAttr(
@@ -745,7 +749,7 @@ mlir::mp::buildTensorCoreKernel(OpBuilder &builder, gpu::GPUModuleOp module,
                                                  kSharedMemorySymbol);
 
   if (spec.useTcgen05)
-    emitTcgen05Gemm(dc, state);
+    emitTcgen05Gemm(dc, state, lhsTensorMap, rhsTensorMap);
   else if (spec.useTma)
     emitWgmmaTmaGemm(dc, state, lhsTensorMap, rhsTensorMap);
   else if (spec.useWgmma)
@@ -957,10 +961,14 @@ static int64_t getTensorMapDataType(TensorCoreFormat format) {
   case TensorCoreFormat::bf16:
     return 9; // CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
   case TensorCoreFormat::tf32:
-    return 7; // CU_TENSOR_MAP_DATA_TYPE_FLOAT32 (not used: tf32 is cp.async)
+    return 7; // CU_TENSOR_MAP_DATA_TYPE_FLOAT32 (tcgen05: rounded in shared
+              // memory after the load)
   case TensorCoreFormat::e4m3:
   case TensorCoreFormat::e5m2:
   case TensorCoreFormat::s8:
+  case TensorCoreFormat::e2m3: // one element per byte in memory
+  case TensorCoreFormat::e3m2:
+  case TensorCoreFormat::e2m1:
     return 0; // CU_TENSOR_MAP_DATA_TYPE_UINT8
   case TensorCoreFormat::automatic:
     break;

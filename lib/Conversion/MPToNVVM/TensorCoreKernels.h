@@ -80,10 +80,13 @@ struct TensorCoreKernelSpec {
   TensorCoreChip chip = TensorCoreChip::sm80;
   /// wgmma.mma_async (sm_90a) instead of mma.sync.
   bool useWgmma = false;
-  /// wgmma only: K slices loaded by TMA (cp.async.bulk.tensor) from one
-  /// producer thread into an mbarrier ring, consumer warpgroups keeping two
-  /// wgmma groups in flight (WgmmaTmaKernel.cpp); otherwise cp.async from
-  /// every thread. The kernel then takes two tensor maps (see the ABI above).
+  /// wgmma and tcgen05: K slices loaded by TMA (cp.async.bulk.tensor) from
+  /// one thread into an mbarrier ring; wgmma: a producer warpgroup and
+  /// consumer warpgroups keeping two wgmma groups in flight
+  /// (WgmmaTmaKernel.cpp); tcgen05: the MMA thread loads too, each stage
+  /// freed by the tcgen05.commit of its MMAs (Tcgen05Kernel.cpp). Otherwise
+  /// cp.async from every thread. The kernel then takes two tensor maps (see
+  /// the ABI above).
   bool useTma = false;
   /// tcgen05.mma (sm_100a) instead of mma.sync: the accumulator lives in
   /// Tensor Memory.

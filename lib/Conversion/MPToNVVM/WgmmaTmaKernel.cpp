@@ -51,10 +51,7 @@
 using namespace mlir;
 using namespace mlir::mp;
 
-/// Issues the TMA loads of K slice `kTile` of A (`lhs`) or B into the tile
-/// at `tileBase`, completing on the mbarrier `full`: one box of 128 bytes ×
-/// `rows` per 128-byte column of the swizzled tile.
-static void loadTileWithTma(DeviceCodeBuilder &dc, const KernelState &state,
+void mlir::mp::loadTileWithTma(DeviceCodeBuilder &dc, const KernelState &state,
                             bool lhs, Value tensorMap, Value kTile,
                             Value tileBase, Value full, Value batch) {
   const TensorCoreKernelSpec &spec = state.spec;

@@ -27,8 +27,8 @@
 // CHECK:         llvm.call @mp_tc_sm90a_wgmma_tma_e5m2k_e4m3k_accf32_outf32_128x128x128_s4_p4_launch
 // CHECK-NOT:     mp_tc_sm90a_mma_
 
-// SM100:         llvm.call @mp_tc_sm100a_tcgen05_e5m2k_e4m3k_
-// SM100:         llvm.call @mp_tc_sm100a_tcgen05_e5m2k_e4m3k_
+// SM100:         llvm.call @mp_tc_sm100a_tcgen05_tma_e5m2k_e4m3k_
+// SM100:         llvm.call @mp_tc_sm100a_tcgen05_tma_e5m2k_e4m3k_
 
 // fp8-k-major=false, and chips whose mma.sync reads any layout: no copies.
 // OFF-NOT:       mp.transpose

@@ -68,7 +68,7 @@
 
 // tcgen05 (sm_100a) accumulates FP8 in f32 Tensor Memory: no promotion.
 // SM100-NOT:     _p4
-// SM100:         llvm.call @mp_tc_sm100a_tcgen05_e5m2k_e4m3k_
+// SM100:         llvm.call @mp_tc_sm100a_tcgen05_tma_e5m2k_e4m3k_
 func.func @layer(%x: tensor<128x256xf8E4M3FN>, %w: tensor<128x256xf8E4M3FN>,
                  %dy: tensor<128x128xf8E5M2>)
     -> (tensor<128x128xbf16>, tensor<128x256xbf16>, tensor<128x256xbf16>) {

@@ -26,7 +26,7 @@
 // WGMMA80: error: 'mp.linear' op cannot be lowered to sm_80 Tensor Cores (format f16): wgmma needs sm_90a
 
 // RUN: not mp-opt %s --convert-mp-to-nvvm="mainloop=tma-warp-specialized" 2>&1 | FileCheck %s --check-prefix=TMA80
-// TMA80: error: 'mp.linear' op cannot be lowered to sm_80 Tensor Cores (format f16): mainloop=tma-warp-specialized needs wgmma (sm_90a, operands wgmma reads)
+// TMA80: error: 'mp.linear' op cannot be lowered to sm_80 Tensor Cores (format f16): mainloop=tma-warp-specialized needs wgmma (sm_90a) or tcgen05 (sm_100a) and operands they read
 
 // RUN: not mp-opt %s --convert-mp-to-nvvm="chip=sm_90a block-m=256" 2>&1 | FileCheck %s --check-prefix=TMAREGS
 // TMAREGS: error: 'mp.linear' op cannot be lowered to sm_90a Tensor Cores (format f16): cannot be tiled: block-m (256) x block-n (256) leaves 112 registers per consumer thread for 128 accumulator registers (use a smaller tile or mainloop=cp-async)

@@ -1,31 +1,11 @@
 // RUN: mp-opt %s -split-input-file -verify-diagnostics --convert-mp-to-nvvm="chip=sm_100a"
 
-// The block-scaled tcgen05.mma kernels of sm_100a take FP8 x FP8 with E8M0
-// scales on blocks of 32 (kind::mxf8f6f4) and FP4 x FP4 (kind::mxf4,
-// kind::mxf4nvf4); every other mp.scaled_matmul is an error naming the op.
-// (kind::mxf8f6f4 reads FP6 and FP4 in 16-byte-padded containers the kernels
-// do not stage; block-scaled mma.sync, which LLVM 22 cannot select for
-// sm_100a: convert-mp-to-nvvm-invalid-sm100a-block-scaled-mma-sync.mlir.)
-
-func.func @fp6(%x: tensor<64x128xf6E2M3FN>, %xs: tensor<64x4xf8E8M0FNU>,
-               %w: tensor<96x128xf6E3M2FN>, %ws: tensor<96x4xf8E8M0FNU>) -> tensor<64x96xbf16> {
-  // expected-error @+1 {{'mp.scaled_matmul' op cannot be lowered to sm_100a Tensor Cores (format e2m3 x e3m2): block-scaled tcgen05.mma multiplies FP8 x FP8 (kind::mxf8f6f4) or FP4 x FP4 (kind::mxf4, kind::mxf4nvf4) here, not e2m3 x e3m2 (FP6 and mixed FP4 operands lower on sm_120a or stay for the CPU lowering)}}
-  %y = mp.scaled_matmul %x scales %xs, %w scales %ws transpose_rhs acc(f32)
-      : tensor<64x128xf6E2M3FN>, tensor<64x4xf8E8M0FNU>, tensor<96x128xf6E3M2FN>, tensor<96x4xf8E8M0FNU> -> tensor<64x96xbf16>
-  return %y : tensor<64x96xbf16>
-}
-
-// -----
-
-func.func @fp4_fp8(%x: tensor<64x128xf4E2M1FN>, %xs: tensor<64x4xf8E8M0FNU>,
-                   %w: tensor<96x128xf8E4M3FN>, %ws: tensor<96x4xf8E8M0FNU>) -> tensor<64x96xbf16> {
-  // expected-error @+1 {{'mp.scaled_matmul' op cannot be lowered to sm_100a Tensor Cores (format e2m1 x e4m3): block-scaled tcgen05.mma multiplies FP8 x FP8 (kind::mxf8f6f4) or FP4 x FP4 (kind::mxf4, kind::mxf4nvf4) here, not e2m1 x e4m3}}
-  %y = mp.scaled_matmul %x scales %xs, %w scales %ws transpose_rhs acc(f32)
-      : tensor<64x128xf4E2M1FN>, tensor<64x4xf8E8M0FNU>, tensor<96x128xf8E4M3FN>, tensor<96x4xf8E8M0FNU> -> tensor<64x96xbf16>
-  return %y : tensor<64x96xbf16>
-}
-
-// -----
+// The block-scaled tcgen05.mma kernels of sm_100a take FP8/FP6/FP4 in any
+// pairing with E8M0 scales on blocks of 32 (kind::mxf8f6f4; FP4 x FP4 is
+// kind::mxf4) and FP4 x FP4 with E4M3 scales on blocks of 16
+// (kind::mxf4nvf4); every other mp.scaled_matmul is an error naming the op.
+// (Block-scaled mma.sync, which LLVM 22 cannot select for sm_100a:
+// convert-mp-to-nvvm-invalid-sm100a-block-scaled-tiles.mlir.)
 
 // FP8 block scaling (f32 power-of-two scales, 1x128 blocks): no instruction.
 func.func @f32_scales(%x: tensor<64x128xf8E4M3FN>, %xs: tensor<64x1xf32>,

@@ -22,7 +22,7 @@ func.func @unaligned(%x: tensor<64x128xf16>, %w: tensor<128x12xf16>) -> tensor<6
 // -----
 
 func.func @mma_sync_layout(%x: tensor<128x64xf8E4M3FN>, %w: tensor<128x96xf8E4M3FN>) -> tensor<64x96xbf16> {
-  // expected-error @+1 {{'mp.matmul' op cannot be lowered to sm_90a Tensor Cores (format e4m3): mainloop=tma-warp-specialized needs wgmma (sm_90a, operands wgmma reads)}}
+  // expected-error @+1 {{'mp.matmul' op cannot be lowered to sm_90a Tensor Cores (format e4m3): mainloop=tma-warp-specialized needs wgmma (sm_90a) or tcgen05 (sm_100a) and operands they read}}
   %y = mp.matmul %x, %w transpose_lhs acc(f32)
       : tensor<128x64xf8E4M3FN>, tensor<128x96xf8E4M3FN> -> tensor<64x96xbf16>
   return %y : tensor<64x96xbf16>

@@ -1,4 +1,4 @@
-// RUN: mp-opt %s -split-input-file --convert-mp-to-nvvm="chip=sm_100a" | FileCheck %s
+// RUN: mp-opt %s -split-input-file --convert-mp-to-nvvm="chip=sm_100a mainloop=cp-async" | FileCheck %s
 
 // mp.scaled_matmul on sm_100a: a block-scaled tcgen05 kernel (PTX ISA 8.8)
 // whose launcher takes A, B, C, then the scales of A and B. Behind the 4

@@ -2,9 +2,10 @@
 
 // block-n = 48 with tcgen05: 64 Tensor Memory columns (a power of two of at
 // least 32), N 48 >> 3 << 17 in the instruction descriptor (135005328 =
-// M 128 >> 4 << 24 | 6 << 17 | bf16 A, B | D f32), 3 loads of 16 columns.
-// CHECK:       gpu.func @mp_tc_sm100a_tcgen05_bf16k_bf16k_accf32_outbf16_128x48x64_s4(
-// CHECK-SAME:    shared_memory_bytes = 90128 : i64
+// M 128 >> 4 << 24 | 6 << 17 | bf16 A, B | D f32), 3 loads of 16 columns;
+// 4 stages of 22 KiB, 16 bytes and the 8 TMA mbarriers: 90192 bytes.
+// CHECK:       gpu.func @mp_tc_sm100a_tcgen05_tma_bf16k_bf16k_accf32_outbf16_128x48x64_s4(
+// CHECK-SAME:    shared_memory_bytes = 90192 : i64
 // CHECK-SAME:    tensor_memory_columns = 64 : i64
 // CHECK:         nvvm.tcgen05.alloc %{{.*}}, %c64_i32
 // CHECK:         nvvm.tcgen05.mma {{.*}}, %c135005328_i32,

@@ -1,4 +1,4 @@
-// RUN: mp-opt %s -split-input-file --convert-mp-to-nvvm="chip=sm_100a fp8-k-major=false" | FileCheck %s
+// RUN: mp-opt %s -split-input-file --convert-mp-to-nvvm="chip=sm_100a fp8-k-major=false mainloop=cp-async" | FileCheck %s
 // RUN: mp-opt %s -split-input-file --convert-mp-to-nvvm="chip=sm_100a instruction=mma-sync" | FileCheck %s --check-prefix=SYNC
 // RUN: mp-opt %s -split-input-file --convert-mp-to-nvvm="chip=sm_120a" | FileCheck %s --check-prefix=SM120
 // (fp8-k-major=false in the first run line: the FP8 mma.sync fallbacks below are about the operand layouts; with the default, FP8 operands get K-major copies, see convert-mp-to-nvvm-fp8-k-major.mlir.)

@@ -32,8 +32,8 @@
 // SM90-NOT: mma.sync.aligned.m16n8k32
 // BIN90: gpu.binary @mp_tensor_core_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx{{[0-9]+}}">, properties = {{{.*}}}, bin = "\7FELF
 
-// SM100-DAG: @mp_tc_sm100a_tcgen05_e4m3k_e4m3k_accf32_outf32_{{[0-9a-z_]*}}_launch
-// SM100-DAG: @mp_tc_sm100a_tcgen05_e5m2k_e4m3k_accf32_outf32_{{[0-9a-z_]*}}_launch
+// SM100-DAG: @mp_tc_sm100a_tcgen05_{{(tma_)?}}e4m3k_e4m3k_accf32_outf32_{{[0-9a-z_]*}}_launch
+// SM100-DAG: @mp_tc_sm100a_tcgen05_{{(tma_)?}}e5m2k_e4m3k_accf32_outf32_{{[0-9a-z_]*}}_launch
 // SM100-DAG: tcgen05.mma.cta_group::1.kind::f8f6f4.collector::a::discard
 // SM100-NOT: mma.sync.aligned.m16n8k32
 // BIN100: gpu.binary @mp_tensor_core_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx86">, properties = {{{.*}}}, bin = "\7FELF

@@ -22,8 +22,8 @@
 // SM120:       gpu.binary @mp_tensor_core_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_120a", features = "+ptx87">, {{.*}}mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3
 
 // SM100-LABEL:         llvm.func @nvfp4(
-// SM100-HOST:            llvm.call @mp_tc_sm100a_tcgen05_e2m1k_e2m1k_accf32_outbf16_128x128x256_s2_mxf4nvf4_ue4m3x16_launch({{[^)]*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64) -> ()
-// SM100-RESIDENT:        llvm.call @mp_tc_sm100a_tcgen05_e2m1k_e2m1k_accf32_outbf16_128x128x256_s2_mxf4nvf4_ue4m3x16_launch({{[^)]*}}) {mp.stream} : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr) -> ()
+// SM100-HOST:            llvm.call @mp_tc_sm100a_tcgen05_tma_e2m1k_e2m1k_accf32_outbf16_128x128x256_s2_mxf4nvf4_ue4m3x16_launch({{[^)]*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64) -> ()
+// SM100-RESIDENT:        llvm.call @mp_tc_sm100a_tcgen05_tma_e2m1k_e2m1k_accf32_outbf16_128x128x256_s2_mxf4nvf4_ue4m3x16_launch({{[^)]*}}) {mp.stream} : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr) -> ()
 // SM100:               gpu.binary @mp_tensor_core_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx88">, {{.*}}tcgen05.cp.cta_group::1.32x128b.warpx4{{.*}}tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16
 
 // CPU: llvm.fmul

@@ -396,7 +396,7 @@ def run(args):
                            ctypes.c_int32(k), ctypes.c_int64(m * k), ctypes.c_int64(k * n),
                            ctypes.c_int64(m * n)]
             tensor_maps = []
-            if kernel.get("mainloop") == "tma-warp-specialized":
+            if "lhs_tma_box" in kernel:  # TMA kernels
                 tensor_maps = tensor_map_arguments(torch, driver, kernel, a_arg, b_arg, m, n, k)
                 launch_args += [ctypes.c_void_p(t.data_ptr()) for t in tensor_maps]
 

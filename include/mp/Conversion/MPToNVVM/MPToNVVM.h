@@ -53,12 +53,15 @@ enum class TensorCoreInstruction {
   tcgen05,   ///< Single-thread tcgen05.mma into Tensor Memory (sm_100a only).
 };
 
-/// How the wgmma kernels (sm_90a) bring K slices into shared memory.
+/// How the wgmma (sm_90a) and tcgen05 (sm_100a) kernels bring K slices into
+/// shared memory.
 enum class TensorCoreMainloop {
   automatic,          ///< tmaWarpSpecialized where it applies, else cpAsync.
-  tmaWarpSpecialized, ///< TMA (cp.async.bulk.tensor) issued by a producer
-                      ///< warp into an mbarrier ring, consumer warpgroups
-                      ///< with two wgmma groups in flight.
+  tmaWarpSpecialized, ///< TMA (cp.async.bulk.tensor) issued by one thread
+                      ///< into an mbarrier ring: wgmma with a producer warp
+                      ///< and consumer warpgroups with two wgmma groups in
+                      ///< flight; tcgen05 with the MMA thread loading and
+                      ///< each stage freed by its MMAs' tcgen05.commit.
   cpAsync,            ///< cp.async from every thread, wgmma.wait_group 0.
 };
 
