@@ -13,11 +13,17 @@
 //
 // It assumes memrefs (after bufferization and buffer deallocation) and
 // single-block function bodies; functions with other bodies are left alone.
+// Vectors of i1 cross the calls as vectors of i8 (zero-extended by the
+// callee, truncated by the caller, and the other way for arguments): LLVM
+// 22's X86 back end cannot copy an i1 vector between a mask register and a
+// general one, which a call passing or returning one needs on AVX-512 hosts
+// ("Cannot emit physreg copy instruction").
 //
 //===----------------------------------------------------------------------===//
 
 #include "mp/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -36,6 +42,15 @@ static bool isLoopNest(Operation &op) {
   return isa<scf::ForOp, scf::ParallelOp, linalg::LinalgOp>(op);
 }
 
+/// The type a value of type `type` crosses an outlined function's boundary
+/// as: i1 vectors as i8 vectors (see the file comment), others unchanged.
+static Type getBoundaryType(Type type) {
+  auto vector = dyn_cast<VectorType>(type);
+  if (vector && vector.getElementType().isInteger(1))
+    return vector.clone(IntegerType::get(type.getContext(), 8));
+  return type;
+}
+
 struct OutlineLoopNests
     : public PassWrapper<OutlineLoopNests, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(OutlineLoopNests)
@@ -46,7 +61,7 @@ struct OutlineLoopNests
            "noinline function (mp-cpu-pipeline)";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<func::FuncDialect, scf::SCFDialect>();
+    registry.insert<arith::ArithDialect, func::FuncDialect, scf::SCFDialect>();
   }
 
   void runOnOperation() override {
@@ -77,13 +92,31 @@ struct OutlineLoopNests
                         unsigned &index) {
     Location loc = nest->getLoc();
     rewriter.setInsertionPoint(nest);
-    auto wrapper =
-        scf::ExecuteRegionOp::create(rewriter, loc, nest->getResultTypes());
+    auto boundaryTypes =
+        llvm::map_to_vector(nest->getResultTypes(), getBoundaryType);
+    auto wrapper = scf::ExecuteRegionOp::create(rewriter, loc, boundaryTypes);
     Block *block = rewriter.createBlock(&wrapper.getRegion());
-    rewriter.replaceAllUsesWith(nest->getResults(), wrapper.getResults());
+    rewriter.setInsertionPointAfter(wrapper);
+    SmallVector<Value> results;
+    for (auto [result, type] :
+         llvm::zip_equal(wrapper.getResults(), nest->getResultTypes()))
+      results.push_back(
+          result.getType() == type
+              ? result
+              : arith::TruncIOp::create(rewriter, loc, type, result)
+                    .getResult());
+    rewriter.replaceAllUsesWith(nest->getResults(), results);
     nest->moveBefore(block, block->end());
     rewriter.setInsertionPointToEnd(block);
-    scf::YieldOp::create(rewriter, loc, nest->getResults());
+    SmallVector<Value> yielded;
+    for (auto [result, type] :
+         llvm::zip_equal(nest->getResults(), boundaryTypes))
+      yielded.push_back(
+          result.getType() == type
+              ? result
+              : arith::ExtUIOp::create(rewriter, loc, type, result)
+                    .getResult());
+    scf::YieldOp::create(rewriter, loc, yielded);
 
     // Constants are cloned rather than passed.
     llvm::SetVector<Value> captured;
@@ -96,6 +129,18 @@ struct OutlineLoopNests
       Value clone = rewriter.clone(*def)->getResult(
           cast<OpResult>(value).getResultNumber());
       replaceAllUsesInRegionWith(value, clone, wrapper.getRegion());
+    }
+    // Captured i1 vectors are passed as i8 vectors.
+    for (Value value : captured) {
+      Type type = getBoundaryType(value.getType());
+      if (type == value.getType() || matchPattern(value, m_Constant()))
+        continue;
+      rewriter.setInsertionPoint(wrapper);
+      Value extended = arith::ExtUIOp::create(rewriter, loc, type, value);
+      rewriter.setInsertionPointToStart(block);
+      Value truncated =
+          arith::TruncIOp::create(rewriter, loc, value.getType(), extended);
+      replaceAllUsesInRegionWith(value, truncated, wrapper.getRegion());
     }
 
     std::string name;
