@@ -14,6 +14,9 @@ config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.mp_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+# A fresh build directory has no timing file of its own, so lit falls back to
+# test/.lit_test_times.txt (copied from a build's test/ after a full run) and
+# starts the slowest tests first: the suite's tail on two workers is shorter.
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%mp_src_root", config.mp_source_dir))
