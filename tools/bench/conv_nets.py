@@ -93,15 +93,13 @@ def measure(name, mode, steps, cpu_options="", threads=1,
             clock=time.perf_counter):
     """Trains model `name` for `steps` steps (after a warm-up step) in `mode`
     ("fp32", "bf16" or "fp16" AMP) with the Trainer (mp-cpu-pipeline options
-    `cpu_options`, plus threads=`threads` when it is not 1) and, alternately,
+    `cpu_options`) on `threads` threads (the Trainer's `threads`) and, alternately,
     PyTorch eager on `threads` threads from the same initial weights and
     batches. Returns (our ms/step, PyTorch's ms/step, the largest relative
     loss difference, the Trainer's compile seconds); PyTorch's figures are
     None in fp16 (its CPU autocast has no f16). Steps are timed by `clock`
     (machine.time_side_by_side)."""
     torch.set_num_threads(threads)
-    if threads != 1:
-        cpu_options = " ".join(filter(None, [cpu_options, f"threads={threads}"]))
     torch.manual_seed(0)
     model = MODELS[name]().train()
     reference = copy.deepcopy(model)
@@ -116,7 +114,7 @@ def measure(name, mode, steps, cpu_options="", threads=1,
     step = mpt.import_train_step(model, *batches[0], loss_fn, optimizer)
     trainer = mpt.Trainer(step, compute_type={"fp32": "f32", "bf16": "bf16",
                                               "fp16": "f16"}[mode],
-                          cpu_pipeline_options=cpu_options)
+                          cpu_pipeline_options=cpu_options, threads=threads)
     compile_seconds = time.time() - start
     if mode == "fp16":
         trainer.step(*batches[0])
