@@ -68,6 +68,17 @@ MpStatus finishDeviceCall(Session *session) {
   return session->finish(MP_STATUS_SUCCESS);
 }
 
+/// beginCall for a call on `mpEngine`: a null engine is an invalid argument.
+static MpStatus beginCall(MpSession mpSession, MpEngine mpEngine,
+                          Session *&session, Engine *&engine) {
+  if (MpStatus status = beginCall(mpSession, session))
+    return status;
+  engine = unwrap(mpEngine);
+  if (!engine)
+    return session->finish(MP_STATUS_INVALID_ARGUMENT, "null engine");
+  return MP_STATUS_SUCCESS;
+}
+
 /// A call that needs a "cuda" engine: `body(engine)` returns what makes an
 /// argument invalid, or null once it did its work; then any driver error
 /// since the previous call (asynchronous ones of earlier work included) is
@@ -75,11 +86,9 @@ MpStatus finishDeviceCall(Session *session) {
 template <typename Body>
 MpStatus onDevice(MpSession mpSession, MpEngine mpEngine, Body body) {
   Session *session;
-  if (MpStatus status = beginCall(mpSession, session))
+  Engine *engine;
+  if (MpStatus status = beginCall(mpSession, mpEngine, session, engine))
     return status;
-  Engine *engine = unwrap(mpEngine);
-  if (!engine)
-    return session->finish(MP_STATUS_INVALID_ARGUMENT, "null engine");
   if (!engine->stream)
     return session->finish(MP_STATUS_INVALID_ARGUMENT,
                            "the engine runs on the " + engine->device +
@@ -309,11 +318,9 @@ void mpEngineEventDestroy(MpEngineEvent event) {
 
 MpStatus mpEngineSynchronize(MpSession mpSession, MpEngine mpEngine) {
   Session *session;
-  if (MpStatus status = beginCall(mpSession, session))
+  Engine *engine;
+  if (MpStatus status = beginCall(mpSession, mpEngine, session, engine))
     return status;
-  Engine *engine = unwrap(mpEngine);
-  if (!engine)
-    return session->finish(MP_STATUS_INVALID_ARGUMENT, "null engine");
   if (!engine->stream)
     return session->finish(MP_STATUS_SUCCESS);
   mgpuStreamSynchronize(engine->stream);
