@@ -122,18 +122,6 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
-# Hosts with AVX-512 (feature `avx512`, from /proc/cpuinfo): the CNN
-# conformance tests whose batch-norm gradients disagree with PyTorch there
-# (an open discrepancy found on a Zen 5 host; docs/PyTorch.md) say
-# `XFAIL: avx512`.
-try:
-    with open("/proc/cpuinfo") as cpuinfo:
-        if any(line.startswith("flags") and " avx512f" in line
-               for line in cpuinfo):
-            config.available_features.add("avx512")
-except OSError:
-    pass
-
 # A build with -DMP_ENABLE_SANITIZERS=ON (docs/Reliability.md): feature `asan`
 # (tests too slow under ASan say `UNSUPPORTED: asan`); any report fails the
 # test; leaks inside Debian's uninstrumented libMLIR/libLLVM are suppressed by

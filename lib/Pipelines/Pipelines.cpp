@@ -294,7 +294,9 @@ void mlir::mp::registerPipelines() {
   registerPipeline<MixedPrecisionPipelineOptions>(
       "mp-mixed-precision-pipeline",
       "Make an f32 mp train step mixed-precision: mp-autocast, "
-      "mp-master-weights, mp-loss-scaling, mp-autodiff, canonicalize, cse",
+      "mp-master-weights, mp-loss-scaling, mp-data-parallel (with "
+      "data-parallel), mp-autodiff, mp-fp8-scaling (with fp8), canonicalize, "
+      "cse",
       buildMixedPrecisionPipeline);
   registerPipeline<CPUPipelineOptions>(
       "mp-cpu-pipeline",
