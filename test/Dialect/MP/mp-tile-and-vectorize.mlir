@@ -8,7 +8,10 @@
 // and its B into panels of 16 columns (49x64x16: one contiguous 16-element
 // row per K step), and becomes, B panel by B panel, then A panel by A
 // panel, M rows (4) of N-vectors (16 lanes) accumulated over K one step at
-// a time, in K's order: a broadcast column of A times a panel row,
+// a time, in K's order: a broadcast column of A (a splat of each of its
+// elements across a row: a stretching vector.broadcast of the column as
+// 4 x 1, not a broadcast and a transpose, which LLVM would get as shuffles
+// of all 64 lanes) times a panel row,
 // multiplied and added as separate operations (no FMA: the products round
 // as in the scalar loops). The accumulator stays in registers across the K
 // loop.
@@ -25,9 +28,11 @@
 // CHECK:     scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (tensor<4x4x49x16xf32>)
 // CHECK:       %[[ACC:.*]] = vector.transfer_read %{{.*}} : tensor<4x16xf32>, vector<4x16xf32>
 // CHECK:       %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[S:.*]] = %[[ACC]]) -> (vector<4x16xf32>)
-// CHECK:         vector.transfer_read %[[PACKEDA]]{{.*}} : tensor<4x64x4xf32>, vector<4xf32>
+// CHECK:         %[[COLUMN:.*]] = vector.transfer_read %[[PACKEDA]]{{.*}} : tensor<4x64x4xf32>, vector<4xf32>
+// CHECK-NEXT:    %[[STRETCH:.*]] = vector.shape_cast %[[COLUMN]] : vector<4xf32> to vector<4x1xf32>
+// CHECK-NEXT:    %[[ROWS:.*]] = vector.broadcast %[[STRETCH]] : vector<4x1xf32> to vector<4x16xf32>
 // CHECK:         vector.transfer_read %[[PACKED]]{{.*}} : tensor<49x64x16xf32>, vector<16xf32>
-// CHECK:         %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<4x16xf32>
+// CHECK:         %[[P:.*]] = arith.mulf %[[ROWS]], %{{.*}} : vector<4x16xf32>
 // CHECK:         %[[N:.*]] = arith.addf %[[S]], %[[P]] : vector<4x16xf32>
 // CHECK:         scf.yield %[[N]] : vector<4x16xf32>
 // CHECK:       vector.transfer_write %[[SUM]], %{{.*}} : vector<4x16xf32>, tensor<4x16xf32>
@@ -45,6 +50,9 @@
 // AVX512:         scf.for %{{.*}} = %c0 to %c784 step %c16
 // AVX512:           scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}}) -> (vector<8x16xf32>)
 // AVX512:             vector.transfer_read %{{.*}} : tensor<16x64xf32>, vector<8xf32>
+// AVX512-NEXT:        vector.shape_cast %{{.*}} : vector<8xf32> to vector<8x1xf32>
+// AVX512-NEXT:        vector.broadcast %{{.*}} : vector<8x1xf32> to vector<8x16xf32>
+// AVX512-NOT:         vector.transpose
 // AVX512:             vector.transfer_read %{{.*}} : tensor<64x784xf32>, vector<16xf32>
 // AVX512:             arith.mulf %{{.*}}, %{{.*}} : vector<8x16xf32>
 // AVX512:             arith.addf %{{.*}}, %{{.*}} : vector<8x16xf32>
@@ -262,8 +270,8 @@ func.func @weight_gradient(%a: tensor<64x16xf32>, %b: tensor<64x32xf32>,
 // CHECK:       arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
 // CHECK:       scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[S:.*]] = %{{.*}}) -> (vector<4x16xf32>)
 // CHECK-NEXT:    vector.transfer_read %[[PACKEDA]]{{.*}} : tensor<4x64x4xf32>, vector<4xf32>
+// CHECK-NEXT:    vector.shape_cast
 // CHECK-NEXT:    vector.broadcast
-// CHECK-NEXT:    vector.transpose
 // CHECK-NEXT:    vector.transfer_read %[[PACKED]]{{.*}} : tensor<2x64x16xf32>, vector<16xf32>
 // CHECK-NEXT:    vector.broadcast
 // CHECK-NEXT:    %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<4x16xf32>

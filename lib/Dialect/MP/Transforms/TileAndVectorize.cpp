@@ -534,6 +534,39 @@ static unsigned chooseVectorLoop(linalg::LinalgOp op) {
   return best;
 }
 
+/// transpose(broadcast(v : vector<M>) : vector<N x M>, [1, 0]) as
+/// broadcast(shape_cast(v) : vector<M x 1>) : vector<M x N>: row i is a
+/// splat of v[i]. A contraction tile reads its packed M panel (M contiguous
+/// values per k) so; lowered as written, the broadcast and the transpose
+/// become shuffles of the flattened M·N lanes (256-lane masks for an 8 × 32
+/// tile, most of the step's LLVM dialect text), where the stretch is one
+/// splat per row. The values are the same.
+struct TransposeOfBroadcastToStretch
+    : public OpRewritePattern<vector::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::TransposeOp transpose,
+                                PatternRewriter &rewriter) const override {
+    auto broadcast =
+        transpose.getVector().getDefiningOp<vector::BroadcastOp>();
+    if (!broadcast || transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
+      return failure();
+    auto sourceType = dyn_cast<VectorType>(broadcast.getSourceType());
+    VectorType resultType = transpose.getResultVectorType();
+    if (!sourceType || sourceType.getRank() != 1 ||
+        sourceType.isScalable() || resultType.isScalable() ||
+        sourceType.getDimSize(0) != resultType.getDimSize(0))
+      return failure();
+    auto column = VectorType::get({sourceType.getDimSize(0), 1},
+                                  sourceType.getElementType());
+    Value columnValue = vector::ShapeCastOp::create(
+        rewriter, transpose.getLoc(), column, broadcast.getSource());
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(transpose, resultType,
+                                                     columnValue);
+    return success();
+  }
+};
+
 struct TileAndVectorize
     : public mp::impl::MPTileAndVectorizeBase<TileAndVectorize> {
   using Base::Base;
@@ -791,6 +824,7 @@ void TileAndVectorize::runOnOperation() {
   {
     RewritePatternSet patterns(context);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    patterns.add<TransposeOfBroadcastToStretch>(context);
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, context);
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, context);
