@@ -7,7 +7,9 @@
 # optimizer that has stepped before the import goes on in the Trainer, with
 # a frozen (requires_grad=False) parameter; BF16 and
 # FP16 AMP (loss scale reported) train to within 2e-2 of the FP32 losses;
-# batch-norm running statistics updated in process like PyTorch's; the same
+# batch-norm running statistics updated in process like PyTorch's;
+# load_state_dict like torch.nn.Module's (a BF16 step after it equals one
+# imported from the loaded model, bit for bit); the same
 # bits on 1 and 2 threads, and all cores by default.
 # Errors: wrong batch shapes, unsupported modules.
 # REQUIRES: torch
@@ -92,6 +94,78 @@ resume_error = max((a - b).abs().max().item()
 # CHECK: optimizer state resumes in torch: ok
 print("optimizer state resumes in torch:", "ok" if resume_error <= 1e-5 else
       f"FAIL {resume_error}")
+
+# load_state_dict, as torch.nn.Module's: the reference's state goes in bit
+# for bit (and comes back out), strict key checks, shape checks, and nothing
+# written on an error.
+trainer.load_state_dict(reference.state_dict())
+state = trainer.state_dict()
+# CHECK: load_state_dict round trip: True
+print("load_state_dict round trip:",
+      all(torch.equal(state[k], v) for k, v in reference.state_dict().items()))
+partial = {k: v for k, v in reference.state_dict().items() if k != "fc.bias"}
+for bad in (partial, dict(reference.state_dict(), extra=torch.zeros(1)),
+            dict(reference.state_dict(), **{"fc.weight": torch.zeros(5, 3)})):
+    try:
+        trainer.load_state_dict(bad)
+    except RuntimeError as error:
+        print("RuntimeError:", error)
+# CHECK: RuntimeError: Error(s) in loading state_dict for Trainer:
+# CHECK-NEXT: Missing key(s) in state_dict: "fc.bias".
+# CHECK: RuntimeError: Error(s) in loading state_dict for Trainer:
+# CHECK-NEXT: Unexpected key(s) in state_dict: "extra".
+# CHECK: RuntimeError: Error(s) in loading state_dict for Trainer:
+# CHECK-NEXT: size mismatch for fc.weight: copying a param with shape torch.Size([5, 3]) from checkpoint, the shape in current model is torch.Size([5, 144]).
+print("after the errors:", all(torch.equal(trainer.state_dict()[k], v)
+                               for k, v in reference.state_dict().items()))
+# CHECK: after the errors: True
+# CHECK: non-strict: ['fc.bias'] []
+print("non-strict:", *trainer.load_state_dict(partial, strict=False))
+
+
+# A buffer the forward only reads is a constant of the compiled step.
+class Shifted(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 2)
+        self.register_buffer("shift", torch.ones(3))
+
+    def forward(self, x):
+        return self.fc(x + self.shift)
+
+
+shifted = Shifted()
+shifted_trainer = mpt.Trainer(mpt.import_train_step(
+    shifted, torch.randn(4, 3), torch.randint(0, 2, (4,)), loss_fn,
+    torch.optim.SGD(shifted.parameters(), lr=0.1)), cpu_pipeline_options="vectorize=false")
+shifted_trainer.load_state_dict(shifted.state_dict())
+try:
+    shifted_trainer.load_state_dict(dict(shifted.state_dict(), shift=torch.zeros(3)))
+except RuntimeError as error:
+    print("RuntimeError:", error)
+# CHECK: RuntimeError: Error(s) in loading state_dict for Trainer:
+# CHECK-NEXT: shift is a constant of the compiled step (a buffer its forward never writes) and cannot change: import the model with this value instead.
+
+
+# BF16 AMP with stored bf16 working copies (master_weights="stored-copy",
+# Apex O2): loading a model's weights refreshes the copies the step
+# computes with, so that a step after it is the step of a Trainer imported
+# from that model, bit for bit (stale copies give other losses).
+def bf16_trainer(net):
+    return mpt.Trainer(mpt.import_train_step(
+        net, xs[0], ys[0], loss_fn, torch.optim.SGD(net.parameters(), lr=0.05)),
+        compute_type="bf16", master_weights="stored-copy",
+        cpu_pipeline_options="vectorize=false")
+
+
+torch.manual_seed(3)
+source, other = Net(), Net()
+fresh, reloaded = bf16_trainer(source), bf16_trainer(other)
+reloaded.load_state_dict(source.state_dict())
+steps = [(fresh.step(x, y)["loss"], reloaded.step(x, y)["loss"]) for x, y in zip(xs[:2], ys[:2])]
+# CHECK: bf16 after load_state_dict: True True
+print("bf16 after load_state_dict:", all(a == b for a, b in steps),
+      all(torch.equal(fresh.state_dict()[k], v) for k, v in reloaded.state_dict().items()))
 
 # Mixed precision: same batches from the same initial weights.
 def train(compute_type):

@@ -8,7 +8,8 @@
 # logits within the bounds below (f32 sums in another order); with
 # the default tree reductions the loss is within the two orders' bound
 # (2 (n - 1) u + 2u relative for the n = 8 per-sample losses: 9.6e-7; see
-# docs/GPU.md) and the parameters are still equal. Steps are queued: the
+# docs/GPU.md) and the parameters are still equal; weights loaded with
+# load_state_dict reach the device. Steps are queued: the
 # step's result is read when looked at, after the next step was queued.
 # Errors: no CUDA driver, an unknown device, f32 matmuls (no Tensor Core
 # format), CPU options on the device.
@@ -112,6 +113,16 @@ gap = (cpu.predict(xs[1]).double() - gpu.predict(xs[1]).double()).abs()
 # CHECK: predict: within 2 (K - 1) u
 print("predict:", "within 2 (K - 1) u" if bool((gap <= 2 * 31 * 2.0 ** -24 * magnitude).all())
       else "FAIL %g" % gap.max().item())
+# load_state_dict on the device: the loaded weights reach the device buffers
+# (the next step's loss is the CPU Trainer's after the same load).
+torch.manual_seed(2)
+weights = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 10)).state_dict()
+for trainer in (cpu, gpu):
+    trainer.load_state_dict(weights)
+after = [float(t.step(xs[0], ys[0])["loss"]) for t in (cpu, gpu)]
+# CHECK: load_state_dict on the device: equal
+print("load_state_dict on the device:", "equal" if after[0] == after[1] and
+      after[0] != cpu_out[0]["loss"] else "FAIL %r" % after)
 gpu.close()
 
 # The default tree reductions: one step.

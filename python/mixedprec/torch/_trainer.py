@@ -47,6 +47,10 @@ def _to_torch(array, dtype):
     return torch.from_numpy(np.array(array, copy=True))
 
 
+#: What Trainer.load_state_dict returns, as torch.nn.Module.load_state_dict.
+IncompatibleKeys = collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
 def _pipeline(compute_type, options):
     parts = [f"compute-type={compute_type}"]
     for key, value in options.items():
@@ -140,6 +144,15 @@ class Trainer:
 
     # --- state --------------------------------------------------------------
 
+    def _refresh_copies(self):
+        """Rewrites the pipeline's copies of master weights (the
+        low-precision weights of mp-master-weights) from their masters."""
+        for argument in self._train.signature.arguments:
+            if argument.role == "state" and argument.copy_of is not None:
+                master = self._train.arguments[argument.copy_of]
+                self._train.arguments[argument.index][...] = _to_storage(
+                    torch.from_numpy(master), argument.spec.dtype)
+
     def _initialise(self):
         signature = self._train.signature
         imported = self.imported.arguments
@@ -150,12 +163,12 @@ class Trainer:
             if i < len(imported) and imported[i].value is not None:
                 buffer[...] = _to_storage(imported[i].value, dtype).reshape(buffer.shape)
             elif argument.role == "state" and argument.copy_of is not None:
-                master = self._train.arguments[argument.copy_of]
-                buffer[...] = _to_storage(torch.from_numpy(master), dtype)
+                continue
             elif argument.role == "state" and argument.init is not None:
                 buffer[...] = _to_storage(torch.tensor(argument.init), dtype)
             elif argument.role == "state" and argument.state_kind == "bn.running_var":
                 buffer[...] = _to_storage(torch.tensor(1.0), dtype)
+        self._refresh_copies()
         self._data = [a.index for a in signature.arguments if a.role == "data"]
         self._loss_scale = next((a.index for a in signature.arguments
                                  if a.state_kind == "loss_scale"), None)
@@ -269,16 +282,78 @@ class Trainer:
         back from the device on "cuda")."""
         arguments = self._state()
         values = {}
-        for i, argument in enumerate(self.imported.arguments):
-            if argument.role in ("param", "state") and argument.param is None \
-                    and argument.kind != "step":
-                dtype = self._train.signature.arguments[i].spec.dtype
-                values[argument.name] = _to_torch(arguments[i], dtype)
+        for name, i in self._model_state_indices().items():
+            dtype = self._train.signature.arguments[i].spec.dtype
+            values[name] = _to_torch(arguments[i], dtype)
         state = collections.OrderedDict()
         for name, canonical in self.imported.state_names.items():
             state[name] = values[canonical] if canonical in values else \
                 self.imported.constant_buffers[canonical].clone()
         return state
+
+    def _model_state_indices(self):
+        """The train-step argument of each parameter and buffer name the
+        step holds (state_dict's canonical names; tied weights share one)."""
+        return {argument.name: i for i, argument in enumerate(self.imported.arguments)
+                if argument.role in ("param", "state") and argument.param is None
+                and argument.kind != "step"}
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copies the parameters and buffers of `state_dict` (a model's
+        state_dict, or this trainer's) into the step's state, as
+        torch.nn.Module.load_state_dict does: the f32 masters and the
+        low-precision copies made from them, running statistics and counts;
+        the optimizer's state (moments, step count), the loss scale and the
+        RNG state stay as they are. `strict` (the default) requires exactly
+        the model's keys; returns (missing_keys, unexpected_keys). A buffer
+        the forward never writes is a constant of the compiled step: a
+        different value for it is an error. Nothing is written when an
+        error is raised."""
+        names = self.imported.state_names
+        missing = [key for key in names if key not in state_dict]
+        unexpected = [key for key in state_dict if key not in names]
+        errors = []
+        if strict:
+            if missing:
+                errors.append("Missing key(s) in state_dict: " +
+                              ", ".join(f'"{k}"' for k in missing) + ".")
+            if unexpected:
+                errors.append("Unexpected key(s) in state_dict: " +
+                              ", ".join(f'"{k}"' for k in unexpected) + ".")
+        indices = self._model_state_indices()
+        writes = []
+        for key, value in state_dict.items():
+            if key not in names:
+                continue
+            canonical = names[key]
+            value = torch.as_tensor(value)
+            if canonical not in indices:
+                constant = self.imported.constant_buffers[canonical]
+                if not torch.equal(value.to(constant.dtype), constant):
+                    errors.append(f'{key} is a constant of the compiled step (a buffer its '
+                                  'forward never writes) and cannot change: import the model '
+                                  'with this value instead.')
+                continue
+            i = indices[canonical]
+            shape = tuple(self._train.signature.arguments[i].spec.shape)
+            if tuple(value.shape) != shape:
+                errors.append(f"size mismatch for {key}: copying a param with shape "
+                              f"{torch.Size(value.shape)} from checkpoint, the shape in "
+                              f"current model is {torch.Size(shape)}.")
+                continue
+            writes.append((i, value))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for Trainer:\n\t" +
+                               "\n\t".join(errors))
+        arguments = self._state()
+        for i, value in writes:
+            dtype = self._train.signature.arguments[i].spec.dtype
+            arguments[i][...] = _to_storage(value, dtype).reshape(arguments[i].shape)
+        self._refresh_copies()
+        if self._device_train is not None:
+            self._device_train.copy_all_in()
+            self._engine.synchronize()
+        return IncompatibleKeys(missing, unexpected)
 
     def optimizer_state_dict(self):
         """The optimizer's state_dict, loadable by the torch optimizer the
