@@ -118,19 +118,22 @@ struct OutlineLoopNests
                     .getResult());
     scf::YieldOp::create(rewriter, loc, yielded);
 
-    // Constants are cloned rather than passed.
+    // Constants are cloned rather than passed; captured i1 vectors are
+    // passed as i8 vectors. The uses inside the nest are rewritten by one
+    // walk of the nest: a constant shared by the whole function has uses in
+    // every nest, so visiting its uses per nest would make the pass
+    // quadratic in the function's size.
     llvm::SetVector<Value> captured;
     getUsedValuesDefinedAbove(wrapper.getRegion(), captured);
     rewriter.setInsertionPointToStart(block);
+    DenseMap<Value, Value> replacements;
     for (Value value : captured) {
       Operation *def = value.getDefiningOp();
       if (!def || !matchPattern(value, m_Constant()))
         continue;
-      Value clone = rewriter.clone(*def)->getResult(
+      replacements[value] = rewriter.clone(*def)->getResult(
           cast<OpResult>(value).getResultNumber());
-      replaceAllUsesInRegionWith(value, clone, wrapper.getRegion());
     }
-    // Captured i1 vectors are passed as i8 vectors.
     for (Value value : captured) {
       Type type = getBoundaryType(value.getType());
       if (type == value.getType() || matchPattern(value, m_Constant()))
@@ -138,10 +141,18 @@ struct OutlineLoopNests
       rewriter.setInsertionPoint(wrapper);
       Value extended = arith::ExtUIOp::create(rewriter, loc, type, value);
       rewriter.setInsertionPointToStart(block);
-      Value truncated =
+      replacements[value] =
           arith::TruncIOp::create(rewriter, loc, value.getType(), extended);
-      replaceAllUsesInRegionWith(value, truncated, wrapper.getRegion());
     }
+    wrapper.getRegion().walk([&](Operation *op) {
+      for (OpOperand &operand : op->getOpOperands()) {
+        auto replacement = replacements.find(operand.get());
+        if (replacement != replacements.end() &&
+            replacement->second.getDefiningOp() != op)
+          rewriter.modifyOpInPlace(op,
+                                   [&] { operand.set(replacement->second); });
+      }
+    });
 
     std::string name;
     do {
