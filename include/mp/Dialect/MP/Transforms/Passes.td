@@ -311,6 +311,41 @@ def MPRematerializeFills : Pass<"mp-rematerialize-fills", "func::FuncOp"> {
   }];
 }
 
+def MPLinalgToThreadedLoops
+    : Pass<"mp-linalg-to-threaded-loops", "func::FuncOp"> {
+  let summary = "Lower linalg operations on buffers to loops, the leading "
+                "parallel loops of large ones as one scf.parallel";
+  let description = [{
+    What mp-cpu-pipeline runs instead of `convert-linalg-to-loops` when
+    `threads` is not 1 (upstream `convert-linalg-to-parallel-loops` made
+    every parallel loop of every operation one `scf.parallel`, which
+    `convert-scf-to-openmp` turns into an OpenMP loop collapsed over all of
+    them: the im2col copy of a convolution became a 6-deep collapsed loop
+    whose every element recomputed its six indices by division, and each
+    9-element copy started the threads).
+
+    Each linalg operation on buffers becomes the `scf.for` nest of
+    `convert-linalg-to-loops` (the same loops, bodies and order). Of an
+    operation with at least 8192 iterations that is not already inside an
+    `scf.parallel` or `scf.forall`, the leading parallel loops (as many as
+    make 64 iterations, or all leading parallel ones) are then one
+    `scf.parallel`, the loops inside them unchanged: each iteration of it
+    runs the inner loops in their order, so every output element is
+    computed as on one thread, with its reductions in order, and the bits do
+    not depend on the number of threads. Other operations stay sequential:
+    starting the threads would cost more than their work (mp-tile-and-vectorize
+    uses the same sizes for its `scf.forall` loops).
+
+    ```mlir
+    // linalg.generic over (n, c, h, w) = 32x16x28x28, all parallel, becomes
+    // scf.parallel (%n, %c) = (0, 0) to (32, 16) { scf.for %h { scf.for %w { ... } } }
+    ```
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def MPExportEntryPoints : Pass<"mp-export-entry-points", "ModuleOp"> {
   let summary = "Prepare public functions to be called from C by drivers";
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",

@@ -1,0 +1,109 @@
+// RUN: mp-opt %s -split-input-file -mp-linalg-to-threaded-loops | FileCheck %s
+
+// mp-linalg-to-threaded-loops: the loops of convert-linalg-to-loops, the
+// leading parallel loops of an operation of at least 8192 iterations one
+// scf.parallel (as many as make 64 iterations), the others sequential inside
+// each of its iterations.
+
+// 32x16x28x28 elements: (n, c) = 512 iterations of the scf.parallel (n alone
+// would be 32 < 64), h and w sequential inside.
+// CHECK-LABEL: func.func @large_elementwise(
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG:     %[[C28:.*]] = arith.constant 28 : index
+// CHECK-DAG:     %[[C32:.*]] = arith.constant 32 : index
+// CHECK:         scf.parallel (%[[N:.*]], %[[C:.*]]) = (%[[C0]], %[[C0]]) to (%[[C32]], %[[C16]]) step (%[[C1]], %[[C1]]) {
+// CHECK-NEXT:      scf.for %[[H:.*]] = %[[C0]] to %[[C28]] step %[[C1]] {
+// CHECK-NEXT:        scf.for %[[W:.*]] = %[[C0]] to %[[C28]] step %[[C1]] {
+// CHECK-NEXT:          %[[X:.*]] = memref.load %{{.*}}[%[[N]], %[[C]], %[[H]], %[[W]]]
+// CHECK-NEXT:          %[[Y:.*]] = arith.addf %[[X]], %[[X]] : f32
+// CHECK-NEXT:          memref.store %[[Y]], %{{.*}}[%[[N]], %[[C]], %[[H]], %[[W]]]
+// CHECK-NOT:     scf.parallel
+// CHECK:         return
+func.func @large_elementwise(%x: memref<32x16x28x28xf32>, %y: memref<32x16x28x28xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                   affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<32x16x28x28xf32>) outs(%y : memref<32x16x28x28xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// 8x1024 = 8192 iterations, 8 rows: the leading parallel loop alone (the
+// reduction loop stays sequential inside, in order).
+// CHECK-LABEL: func.func @row_sums(
+// CHECK:         scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
+// CHECK-NEXT:      scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             arith.addf
+// CHECK-NOT:     scf.parallel
+// CHECK:         return
+func.func @row_sums(%x: memref<8x1024xf32>, %y: memref<8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                   affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x1024xf32>) outs(%y : memref<8xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Below 8192 iterations (64x127), and with a leading reduction loop:
+// sequential loops only, as convert-linalg-to-loops writes them.
+// CHECK-LABEL: func.func @sequential(
+// CHECK-NOT:     scf.parallel
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK-NOT:     scf.parallel
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK-NOT:     scf.parallel
+// CHECK:         return
+func.func @sequential(%x: memref<64x127xf32>, %y: memref<64x127xf32>,
+                      %z: memref<1024x64xf32>, %s: memref<64xf32>) {
+  linalg.copy ins(%x : memref<64x127xf32>) outs(%y : memref<64x127xf32>)
+  linalg.generic {indexing_maps = [affine_map<(k, i) -> (k, i)>,
+                                   affine_map<(k, i) -> (i)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%z : memref<1024x64xf32>) outs(%s : memref<64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// Inside an scf.parallel (a tile of mp-tile-and-vectorize's scf.forall,
+// after bufferization) the operation stays sequential: no nested threads.
+// CHECK-LABEL: func.func @nested(
+// CHECK:         scf.parallel (%{{.*}}) =
+// CHECK-NOT:       scf.parallel
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:         return
+func.func @nested(%x: memref<4x64x128xf32>, %y: memref<4x64x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %a = memref.subview %x[%i, 0, 0] [1, 64, 128] [1, 1, 1]
+        : memref<4x64x128xf32> to memref<64x128xf32, strided<[128, 1], offset: ?>>
+    %b = memref.subview %y[%i, 0, 0] [1, 64, 128] [1, 1, 1]
+        : memref<4x64x128xf32> to memref<64x128xf32, strided<[128, 1], offset: ?>>
+    linalg.copy ins(%a : memref<64x128xf32, strided<[128, 1], offset: ?>>)
+                outs(%b : memref<64x128xf32, strided<[128, 1], offset: ?>>)
+    scf.reduce
+  }
+  return
+}
