@@ -13,8 +13,8 @@
 // left to the host CPU's instructions; no fast-math flags are introduced.
 // With `threads` other than 1, the outermost parallel tile loops are
 // scf.forall loops (mp-tile-and-vectorize's `parallel`; the other loop nests
-// scf.parallel ones, mp-linalg-to-threaded-loops: the leading parallel
-// loops of large nests only), which become OpenMP worksharing loops run by
+// scf.parallel ones, mp-linalg-to-loops: the leading parallel loops of large
+// nests only), which become OpenMP worksharing loops run by
 // libomp: every output element is computed by one iteration, so the bits are
 // those of one thread.
 // `mp-gpu-pipeline` turns the matmul-likes into Tensor Core kernels first
@@ -117,10 +117,10 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createOutlineLoopNestsPass());
 
   // Loops and 1-d vectors.
-  if (options.threads != 1)
-    pm.addNestedPass<func::FuncOp>(createMPLinalgToThreadedLoops());
-  else
-    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  MPLinalgToLoopsOptions loops;
+  loops.parallel = options.threads != 1;
+  loops.vectorCopies = options.vectorize;
+  pm.addNestedPass<func::FuncOp>(createMPLinalgToLoops(loops));
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));

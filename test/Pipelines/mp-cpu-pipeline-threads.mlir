@@ -60,7 +60,7 @@
 
 // ONE-NOT: omp.
 
-// Unvectorised, the loop nests of mp-linalg-to-threaded-loops are shared
+// Unvectorised, the loop nests of mp-linalg-to-loops are shared
 // among the threads too: each of the matmul's 64 rows is one iteration, its
 // columns and their sums over K in order inside it; the 4x16 addition stays
 // on the calling thread.

@@ -311,30 +311,40 @@ def MPRematerializeFills : Pass<"mp-rematerialize-fills", "func::FuncOp"> {
   }];
 }
 
-def MPLinalgToThreadedLoops
-    : Pass<"mp-linalg-to-threaded-loops", "func::FuncOp"> {
-  let summary = "Lower linalg operations on buffers to loops, the leading "
-                "parallel loops of large ones as one scf.parallel";
+def MPLinalgToLoops : Pass<"mp-linalg-to-loops", "func::FuncOp"> {
+  let summary = "Lower linalg operations on buffers to loops: copies along "
+                "a unit-stride loop as vector copies, the leading parallel "
+                "loops of large operations as one scf.parallel";
   let description = [{
-    What mp-cpu-pipeline runs instead of `convert-linalg-to-loops` when
-    `threads` is not 1 (upstream `convert-linalg-to-parallel-loops` made
-    every parallel loop of every operation one `scf.parallel`, which
-    `convert-scf-to-openmp` turns into an OpenMP loop collapsed over all of
-    them: the im2col copy of a convolution became a 6-deep collapsed loop
-    whose every element recomputed its six indices by division, and each
-    9-element copy started the threads).
+    What mp-cpu-pipeline runs instead of `convert-linalg-to-loops` on the
+    linalg operations left after bufferization (those mp-tile-and-vectorize
+    did not take, such as the im2col copies of convolutions, whose maps are
+    not projected permutations; every operation with `vectorize=false`).
+    Each becomes the `scf.for` nest of `convert-linalg-to-loops` (the same
+    loops, bodies and order), except:
 
-    Each linalg operation on buffers becomes the `scf.for` nest of
-    `convert-linalg-to-loops` (the same loops, bodies and order). Of an
-    operation with at least 8192 iterations that is not already inside an
-    `scf.parallel` or `scf.forall`, the leading parallel loops (as many as
-    make 64 iterations, or all leading parallel ones) are then one
-    `scf.parallel`, the loops inside them unchanged: each iteration of it
-    runs the inner loops in their order, so every output element is
-    computed as on one thread, with its reductions in order, and the bits do
-    not depend on the number of threads. Other operations stay sequential:
-    starting the threads would cost more than their work (mp-tile-and-vectorize
-    uses the same sizes for its `scf.forall` loops).
+    - With `vector-copies`, an operation that only copies (its body yields
+      its one input; float or at least 8-bit integer elements) along an
+      innermost parallel loop that both memrefs walk at unit stride (their
+      last index is that loop plus the others', the other indices do not
+      depend on it, their innermost stride is 1) copies rows of that loop
+      as `vector.transfer_read`/`transfer_write` (all of a row up to 64
+      elements, else chunks of its largest divisor of 8 to 64 elements): the
+      im2col's rows of output pixels, the padding's interior. Values are
+      moved, never computed, so no bit changes.
+    - With `parallel`, of an operation with at least 8192 iterations that
+      is not already inside an `scf.parallel` or `scf.forall`, the leading
+      parallel loops (as many as make 64 iterations, or all leading parallel
+      ones) are one `scf.parallel`, the loops inside them unchanged: each of
+      its iterations runs the inner loops in their order, so every output
+      element is computed as on one thread, with its reductions in order,
+      and the bits do not depend on the number of threads. Other operations
+      stay sequential: starting the threads would cost more than their work
+      (mp-tile-and-vectorize uses the same sizes for its `scf.forall`
+      loops). Upstream `convert-linalg-to-parallel-loops` makes every
+      parallel loop of every operation one `scf.parallel`, which
+      `convert-scf-to-openmp` collapses into one OpenMP loop that recomputes
+      all its indices by division per element.
 
     ```mlir
     // linalg.generic over (n, c, h, w) = 32x16x28x28, all parallel, becomes
@@ -343,7 +353,16 @@ def MPLinalgToThreadedLoops
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Make the leading parallel loops of operations of at least 8192 "
+           "iterations one scf.parallel (default: false)">,
+    Option<"vectorCopies", "vector-copies", "bool", /*default=*/"false",
+           "Copy rows along a unit-stride innermost loop as vectors "
+           "(default: false)">
+  ];
 }
 
 def MPExportEntryPoints : Pass<"mp-export-entry-points", "ModuleOp"> {

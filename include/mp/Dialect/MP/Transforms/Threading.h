@@ -2,7 +2,7 @@
 //
 // The sizes below which the CPU pipeline's code generation keeps a loop nest
 // on one thread, shared by mp-tile-and-vectorize (its scf.forall loops) and
-// mp-linalg-to-threaded-loops (the linalg operations left for loops).
+// mp-linalg-to-loops (the linalg operations left for loops).
 //
 //===----------------------------------------------------------------------===//
 

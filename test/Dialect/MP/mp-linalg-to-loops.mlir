@@ -1,6 +1,6 @@
-// RUN: mp-opt %s -split-input-file -mp-linalg-to-threaded-loops | FileCheck %s
+// RUN: mp-opt %s -split-input-file -mp-linalg-to-loops=parallel | FileCheck %s
 
-// mp-linalg-to-threaded-loops: the loops of convert-linalg-to-loops, the
+// mp-linalg-to-loops{parallel}: the loops of convert-linalg-to-loops, the
 // leading parallel loops of an operation of at least 8192 iterations one
 // scf.parallel (as many as make 64 iterations), the others sequential inside
 // each of its iterations.
@@ -104,6 +104,91 @@ func.func @nested(%x: memref<4x64x128xf32>, %y: memref<4x64x128xf32>) {
     linalg.copy ins(%a : memref<64x128xf32, strided<[128, 1], offset: ?>>)
                 outs(%b : memref<64x128xf32, strided<[128, 1], offset: ?>>)
     scf.reduce
+  }
+  return
+}
+
+// -----
+
+// RUN: mp-opt %s -split-input-file -mp-linalg-to-loops=vector-copies | FileCheck %s --check-prefix=COPY
+
+// vector-copies: an im2col (the window operand only gives the loops their
+// extents) copies rows of 8 output pixels, read at [n, c, kh + oh, kw] and
+// written at [(c*3 + kh)*3 + kw, (n*8 + oh)*8]; no parallel loop without
+// `parallel`.
+// COPY-LABEL: func.func @im2col(
+// COPY-NOT:     scf.parallel
+// COPY:         scf.for %[[C:.*]] =
+// COPY:           scf.for %[[KH:.*]] =
+// COPY:             scf.for %[[KW:.*]] =
+// COPY:               scf.for %[[N:.*]] =
+// COPY:                 scf.for %[[OH:.*]] =
+// COPY-NEXT:              %[[H:.*]] = affine.apply #{{.*}}(%[[KH]], %[[OH]])
+// COPY-NEXT:              %[[ROW:.*]] = vector.transfer_read %{{.*}}[%[[N]], %[[C]], %[[H]], %[[KW]]], %{{.*}} {in_bounds = [true]} : memref<2x3x10x10xf32>, vector<8xf32>
+// COPY-NEXT:              %[[K:.*]] = affine.apply #{{.*}}(%[[C]], %[[KH]], %[[KW]])
+// COPY-NEXT:              %[[M:.*]] = affine.apply #{{.*}}(%[[N]], %[[OH]])
+// COPY-NEXT:              vector.transfer_write %[[ROW]], %{{.*}}[%[[K]], %[[M]]] {in_bounds = [true]} : vector<8xf32>, memref<27x128xf32>
+// COPY-NOT:     memref.load
+func.func @im2col(%x: memref<2x3x10x10xf32>, %w: memref<3x3x8x8xf32>, %y: memref<27x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d0, d1 + d4, d2 + d5)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d4, d5)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5) -> ((d0 * 3 + d1) * 3 + d2, (d3 * 8 + d4) * 8 + d5)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %w : memref<2x3x10x10xf32>, memref<3x3x8x8xf32>) outs(%y : memref<27x128xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}
+
+// -----
+
+// Rows of 200 bf16 elements: chunks of 50 (the largest divisor up to 64),
+// into the interior of a padded buffer.
+// COPY-LABEL: func.func @padding(
+// COPY:         scf.for %{{.*}} = %{{.*}} to %[[C200:.*]] step %[[C50:.*]] {
+// COPY:           vector.transfer_read {{.*}} : memref<4x200xbf16>, vector<50xbf16>
+// COPY:           vector.transfer_write {{.*}} : vector<50xbf16>, memref<6x202xbf16>
+func.func @padding(%x: memref<4x200xbf16>, %y: memref<6x202xbf16>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                   affine_map<(i, j) -> (i + 1, j + 1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x200xbf16>) outs(%y : memref<6x202xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    linalg.yield %in : bf16
+  }
+  return
+}
+
+// -----
+
+// Not copied as vectors: a transposition (the input's stride along the
+// innermost loop is 16), a stride-2 read, i1 elements (bit-packed in a
+// vector, not in a memref), an operation that computes.
+// COPY-LABEL: func.func @scalar(
+// COPY-NOT:     vector.
+// COPY:         return
+func.func @scalar(%x: memref<16x16xf32>, %y: memref<16x16xf32>, %z: memref<16x32xf32>,
+                  %b: memref<16x16xi1>, %c: memref<16x16xi1>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<16x16xf32>) outs(%y : memref<16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, 2 * j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%z : memref<16x32xf32>) outs(%y : memref<16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.copy ins(%b : memref<16x16xi1>) outs(%c : memref<16x16xi1>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<16x16xf32>) outs(%y : memref<16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
   }
   return
 }
