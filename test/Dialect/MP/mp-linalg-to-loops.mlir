@@ -192,3 +192,20 @@ func.func @scalar(%x: memref<16x16xf32>, %y: memref<16x16xf32>, %z: memref<16x32
   }
   return
 }
+
+// -----
+
+// A memref.copy into a strided view: rows of 196 in chunks of 49 (the
+// runtime's memrefCopy would copy element by element); a contiguous one
+// stays a memref.copy (a memcpy).
+// COPY-LABEL: func.func @strided_copy(
+// COPY:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// COPY:           vector.transfer_read {{.*}} : memref<8x196xf32>, vector<49xf32>
+// COPY:           vector.transfer_write {{.*}} : vector<49xf32>, memref<8x196xf32, strided<[200, 1]>>
+// COPY:         memref.copy %{{.*}}, %{{.*}} : memref<8x196xf32> to memref<8x196xf32>
+func.func @strided_copy(%x: memref<8x196xf32>, %y: memref<8x200xf32>, %z: memref<8x196xf32>) {
+  %view = memref.subview %y[0, 0] [8, 196] [1, 1] : memref<8x200xf32> to memref<8x196xf32, strided<[200, 1]>>
+  memref.copy %x, %view : memref<8x196xf32> to memref<8x196xf32, strided<[200, 1]>>
+  memref.copy %x, %z : memref<8x196xf32> to memref<8x196xf32>
+  return
+}

@@ -8,7 +8,9 @@
 // - `vector-copies`: an operation that only copies, along an innermost loop
 //   both memrefs walk at unit stride, copies rows of that loop with
 //   vector.transfer_read/transfer_write (the scalar loop's loads and stores
-//   may alias as far as LLVM knows, so it keeps them scalar).
+//   may alias as far as LLVM knows, so it keeps them scalar); so does a
+//   memref.copy between memrefs that are not both contiguous (otherwise
+//   the runtime's memrefCopy, element by element).
 // - `parallel`: the leading parallel loops of a large operation are one
 //   scf.parallel (OpenMP after convert-scf-to-openmp): as many as make
 //   kMinParallelTiles iterations, the loops inside them sequential, so that
@@ -32,6 +34,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineExprVisitor.h"
@@ -277,6 +280,29 @@ private:
   bool parallel, vectorCopies;
 };
 
+/// With `vector-copies`, a memref.copy between statically shaped memrefs
+/// that are not both contiguous (which the memref lowering would leave to
+/// the runtime's element-by-element memrefCopy) → the equivalent
+/// linalg.copy, for LowerToLoops to copy as vector rows.
+struct CopyToLinalg : public OpRewritePattern<memref::CopyOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(memref::CopyOp copy,
+                                PatternRewriter &rewriter) const override {
+    auto source = dyn_cast<MemRefType>(copy.getSource().getType());
+    auto target = dyn_cast<MemRefType>(copy.getTarget().getType());
+    if (!source || !target || !source.hasStaticShape() ||
+        !target.hasStaticShape() || source.getRank() == 0 ||
+        (memref::isStaticShapeAndContiguousRowMajor(source) &&
+         memref::isStaticShapeAndContiguousRowMajor(target)))
+      return failure();
+    linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
+                           copy.getTarget());
+    rewriter.eraseOp(copy);
+    return success();
+  }
+};
+
 struct LinalgToLoops
     : public mp::impl::MPLinalgToLoopsBase<LinalgToLoops> {
   using MPLinalgToLoopsBase::MPLinalgToLoopsBase;
@@ -285,6 +311,8 @@ struct LinalgToLoops
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     patterns.add<LowerToLoops>(context, parallel, vectorCopies);
+    if (vectorCopies)
+      patterns.add<CopyToLinalg>(context);
     // As convert-linalg-to-loops: the loops' bounds and indices folded.
     memref::DimOp::getCanonicalizationPatterns(patterns, context);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);

@@ -330,8 +330,11 @@ def MPLinalgToLoops : Pass<"mp-linalg-to-loops", "func::FuncOp"> {
       depend on it, their innermost stride is 1) copies rows of that loop
       as `vector.transfer_read`/`transfer_write` (all of a row up to 64
       elements, else chunks of its largest divisor of 8 to 64 elements): the
-      im2col's rows of output pixels, the padding's interior. Values are
-      moved, never computed, so no bit changes.
+      im2col's rows of output pixels, the padding's interior. So is a
+      `memref.copy` between static memrefs that are not both contiguous
+      (which the memref lowering leaves to the runtime's element-by-element
+      `memrefCopy`), as a `linalg.copy`. Values are moved, never computed,
+      so no bit changes.
     - With `parallel`, of an operation with at least 8192 iterations that
       is not already inside an `scf.parallel` or `scf.forall`, the leading
       parallel loops (as many as make 64 iterations, or all leading parallel
@@ -352,6 +355,7 @@ def MPLinalgToLoops : Pass<"mp-linalg-to-loops", "func::FuncOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::linalg::LinalgDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];
