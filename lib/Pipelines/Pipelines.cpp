@@ -13,9 +13,10 @@
 // left to the host CPU's instructions; no fast-math flags are introduced.
 // With `threads` other than 1, the outermost parallel tile loops are
 // scf.forall loops (mp-tile-and-vectorize's `parallel`; the other loop nests
-// scf.parallel ones, convert-linalg-to-parallel-loops), which become OpenMP
-// worksharing loops run by libomp: every output element is computed by one
-// iteration, so the bits are those of one thread.
+// scf.parallel ones, mp-linalg-to-loops: the leading parallel loops of large
+// nests only), which become OpenMP worksharing loops run by
+// libomp: every output element is computed by one iteration, so the bits are
+// those of one thread.
 // `mp-gpu-pipeline` turns the matmul-likes into Tensor Core kernels first
 // (convert-mp-to-nvvm), lowers the kernels to NVVM, runs mp-cpu-pipeline on
 // the rest, and compiles the kernels to PTX/cubin (docs/GPU.md).
@@ -116,10 +117,10 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createOutlineLoopNestsPass());
 
   // Loops and 1-d vectors.
-  if (options.threads != 1)
-    pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-  else
-    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  MPLinalgToLoopsOptions loops;
+  loops.parallel = options.threads != 1;
+  loops.vectorCopies = options.vectorize;
+  pm.addNestedPass<func::FuncOp>(createMPLinalgToLoops(loops));
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));

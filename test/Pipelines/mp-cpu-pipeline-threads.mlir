@@ -60,12 +60,16 @@
 
 // ONE-NOT: omp.
 
-// Unvectorised, the loop nests of convert-linalg-to-parallel-loops are
-// shared among the threads too: each element of the matmul is one iteration
-// with its sum over K in order inside it.
+// Unvectorised, the loop nests of mp-linalg-to-loops are shared
+// among the threads too: each of the matmul's 64 rows is one iteration, its
+// columns and their sums over K in order inside it; the 4x16 addition stays
+// on the calling thread.
 // LOOPS-LABEL: llvm.func @__mp_step_1(
 // LOOPS:         omp.parallel num_threads(
-// LOOPS:           omp.loop_nest (%{{.*}}, %{{.*}}) : i64 = ({{.*}}) to ({{.*}}) step ({{.*}}) collapse(2) {
+// LOOPS:           omp.loop_nest (%{{.*}}) : i64 = ({{.*}}) to ({{.*}}) step ({{.*}}) {
+// LOOPS-LABEL: llvm.func @__mp_step_3(
+// LOOPS-NOT:     omp.
+// LOOPS:         llvm.return
 
 // INVALID: for the --threads option: '-1' value invalid for uint argument!
 // INVALID: error: invalid value in the options `threads=-1` of mp-cpu-pipeline

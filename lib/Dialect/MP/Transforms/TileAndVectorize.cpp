@@ -33,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mp/Dialect/MP/Transforms/Passes.h"
+#include "mp/Dialect/MP/Transforms/Threading.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -626,15 +627,6 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
   }
   return sizes;
 }
-
-/// Operations with fewer iterations than this run on one thread under
-/// `parallel`: starting the threads would cost more than the work.
-static constexpr int64_t kMinParallelIterations = 8192;
-
-/// Tile loops of scf.forall iterations (a tile each, in any order on any
-/// thread) up to this many are enough to share among the threads; the
-/// parallel loops inside them stay scf.for.
-static constexpr int64_t kMinParallelTiles = 64;
 
 FailureOr<SmallVector<Operation *>>
 TileAndVectorize::tile(RewriterBase &rewriter, linalg::LinalgOp op,

@@ -311,6 +311,64 @@ def MPRematerializeFills : Pass<"mp-rematerialize-fills", "func::FuncOp"> {
   }];
 }
 
+def MPLinalgToLoops : Pass<"mp-linalg-to-loops", "func::FuncOp"> {
+  let summary = "Lower linalg operations on buffers to loops: copies along "
+                "a unit-stride loop as vector copies, the leading parallel "
+                "loops of large operations as one scf.parallel";
+  let description = [{
+    What mp-cpu-pipeline runs instead of `convert-linalg-to-loops` on the
+    linalg operations left after bufferization (those mp-tile-and-vectorize
+    did not take, such as the im2col copies of convolutions, whose maps are
+    not projected permutations; every operation with `vectorize=false`).
+    Each becomes the `scf.for` nest of `convert-linalg-to-loops` (the same
+    loops, bodies and order), except:
+
+    - With `vector-copies`, an operation that only copies (its body yields
+      its one input; float or at least 8-bit integer elements) along an
+      innermost parallel loop that both memrefs walk at unit stride (their
+      last index is that loop plus the others', the other indices do not
+      depend on it, their innermost stride is 1) copies rows of that loop
+      as `vector.transfer_read`/`transfer_write` (all of a row up to 64
+      elements, else chunks of its largest divisor of 8 to 64 elements): the
+      im2col's rows of output pixels, the padding's interior. So is a
+      `memref.copy` between static memrefs that are not both contiguous
+      (which the memref lowering leaves to the runtime's element-by-element
+      `memrefCopy`), as a `linalg.copy`. Values are moved, never computed,
+      so no bit changes.
+    - With `parallel`, of an operation with at least 8192 iterations that
+      is not already inside an `scf.parallel` or `scf.forall`, the leading
+      parallel loops (as many as make 64 iterations, or all leading parallel
+      ones) are one `scf.parallel`, the loops inside them unchanged: each of
+      its iterations runs the inner loops in their order, so every output
+      element is computed as on one thread, with its reductions in order,
+      and the bits do not depend on the number of threads. Other operations
+      stay sequential: starting the threads would cost more than their work
+      (mp-tile-and-vectorize uses the same sizes for its `scf.forall`
+      loops). Upstream `convert-linalg-to-parallel-loops` makes every
+      parallel loop of every operation one `scf.parallel`, which
+      `convert-scf-to-openmp` collapses into one OpenMP loop that recomputes
+      all its indices by division per element.
+
+    ```mlir
+    // linalg.generic over (n, c, h, w) = 32x16x28x28, all parallel, becomes
+    // scf.parallel (%n, %c) = (0, 0) to (32, 16) { scf.for %h { scf.for %w { ... } } }
+    ```
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Make the leading parallel loops of operations of at least 8192 "
+           "iterations one scf.parallel (default: false)">,
+    Option<"vectorCopies", "vector-copies", "bool", /*default=*/"false",
+           "Copy rows along a unit-stride innermost loop as vectors "
+           "(default: false)">
+  ];
+}
+
 def MPExportEntryPoints : Pass<"mp-export-entry-points", "ModuleOp"> {
   let summary = "Prepare public functions to be called from C by drivers";
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
