@@ -102,8 +102,8 @@ def MPExpandTanh : Pass<"mp-expand-tanh"> {
     [−150, 100], `2^k·e^r` with a Taylor polynomial of degree 11,
     `arith.truncf`; NaN gives `x + x`): vector code instead of one libm
     `expf` call per element, the same bits in vectorised and scalar loops,
-    correctly rounded for all but a few dozen of the f32 inputs (glibc's
-    `expf` misrounds about 170,000; docs/Lowering.md).
+    correctly rounded for all but 2 of the f32 inputs (glibc's `expf`
+    misrounds 170,648; docs/Lowering.md).
   }];
   let options = [
     Option<"exp", "exp", "bool", /*default=*/"false",

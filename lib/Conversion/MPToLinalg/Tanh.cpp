@@ -1,6 +1,6 @@
-//===- Tanh.cpp - f32 tanh as arithmetic, the same on every target --------===//
+//===- Tanh.cpp - f32 tanh and exp as arithmetic --------------------------===//
 //
-// `mp-expand-tanh` and its pattern: rewrite f32 `math.tanh` (scalar or
+// `mp-expand-tanh` and its patterns: rewrite f32 `math.tanh` (scalar or
 // vector) into IEEE arithmetic that every lowering evaluates the same way,
 // so that a tanh (GELU's tanh approximation, mp.tanh) is vector code on the
 // CPU instead of one libm tanhf call per element, gives the same bits in
@@ -25,8 +25,19 @@
 // for 99.9% of the inputs (glibc's tanhf: 2.19 ulp; docs/Lowering.md has the
 // comparison with glibc and PyTorch; test/python/tanh.py checks a sample).
 //
+// With `exp=true` (mp-cpu-pipeline), f32 `math.exp` without fast-math
+// flags is rewritten too, into the same exponential evaluated in f64: x
+// widened (exactly) and clamped to [-150, 100] (e^-150 rounds to 0 in f32,
+// e^100 to infinity), 2^k·e^r with ln 2 as the nearest double and its rest,
+// a Taylor polynomial of degree 11 and 2^k in the exponent field of an i64,
+// rounded once to f32 (arith.truncf, which also rounds overflow and gradual
+// underflow); NaN gives x + x. Over every f32 it is correctly rounded but
+// for 2 inputs, within 0.500001 ulp (glibc's expf misrounds 170,648;
+// docs/Lowering.md, tools/bench/exp_accuracy.c). The GPU lowerings leave
+// exp to libdevice.
+//
 // It assumes f32 operands: run math-extend-to-supported-types first so that
-// f16/bf16 tanh is computed in f32; f64 tanh is left to libm.
+// f16/bf16 tanh and exp are computed in f32; f64 ones are left to libm.
 //
 //===----------------------------------------------------------------------===//
 
@@ -148,14 +159,14 @@ public:
     double factorial = 1.0;
     for (unsigned i = 1, e = wide ? kExpDegree64 : kExpDegree32; i <= e; ++i) {
       factorial *= i;
-      taylor.push_back(wide ? 1.0 / factorial
-                            : static_cast<double>(
-                                  1.0f / static_cast<float>(factorial)));
+      taylor.push_back(
+          wide ? 1.0 / factorial
+               : static_cast<double>(1.0f / static_cast<float>(factorial)));
     }
     Value polynomial = horner(r, taylor);
-    Value exponent =
-        arith::AddIOp::create(b, loc, arith::FPToSIOp::create(b, loc, intType, k),
-                              i(wide ? 1023 : 127));
+    Value exponent = arith::AddIOp::create(
+        b, loc, arith::FPToSIOp::create(b, loc, intType, k),
+        i(wide ? 1023 : 127));
     Value power = fromBits(
         arith::ShLIOp::create(b, loc, exponent, i(wide ? 52 : 23)).getResult());
     return mul(polynomial, power);
@@ -169,16 +180,24 @@ private:
   Type intType;
 };
 
+/// Succeeds when the result of `op` is an f32 scalar or vector.
+static LogicalResult matchF32(Operation *op, PatternRewriter &rewriter) {
+  Type type = op->getResult(0).getType();
+  if (!isa<FloatType>(type) && !isa<VectorType>(type))
+    return rewriter.notifyMatchFailure(op, "not a scalar or vector");
+  if (!getElementTypeOrSelf(type).isF32())
+    return rewriter.notifyMatchFailure(op, "not f32");
+  return success();
+}
+
 struct ExpandTanh : OpRewritePattern<math::TanhOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(math::TanhOp op,
                                 PatternRewriter &rewriter) const override {
     Type type = op.getType();
-    if (!isa<FloatType>(type) && !isa<VectorType>(type))
-      return rewriter.notifyMatchFailure(op, "not a scalar or vector");
-    if (!getElementTypeOrSelf(type).isF32())
-      return rewriter.notifyMatchFailure(op, "not f32");
+    if (failed(matchF32(op, rewriter)))
+      return failure();
     TanhBuilder t(rewriter, op.getLoc(), type);
     Value bits = t.toBits(op.getOperand());
     Value sign = t.bitAnd(bits, t.i(0x80000000u));
@@ -213,16 +232,15 @@ struct ExpandExp : OpRewritePattern<math::ExpOp> {
   LogicalResult matchAndRewrite(math::ExpOp op,
                                 PatternRewriter &rewriter) const override {
     Type type = op.getType();
-    if (!isa<FloatType>(type) && !isa<VectorType>(type))
-      return rewriter.notifyMatchFailure(op, "not a scalar or vector");
-    if (!getElementTypeOrSelf(type).isF32())
-      return rewriter.notifyMatchFailure(op, "not f32");
+    if (failed(matchF32(op, rewriter)))
+      return failure();
     if (op.getFastmath() != arith::FastMathFlags::none)
       return rewriter.notifyMatchFailure(op, "fast-math flags");
     Location loc = op.getLoc();
-    Type wideType = isa<VectorType>(type)
-                        ? Type(cast<VectorType>(type).clone(rewriter.getF64Type()))
-                        : Type(rewriter.getF64Type());
+    Type wideType =
+        isa<VectorType>(type)
+            ? Type(cast<VectorType>(type).clone(rewriter.getF64Type()))
+            : Type(rewriter.getF64Type());
     TanhBuilder d(rewriter, loc, wideType);
     Value x = op.getOperand();
     Value wide = arith::ExtFOp::create(rewriter, loc, wideType, x);
@@ -232,7 +250,8 @@ struct ExpandExp : OpRewritePattern<math::ExpOp> {
         d.select(d.less(arith::CmpFPredicate::OGT, wide, low), wide, low);
     clamped = d.select(d.less(arith::CmpFPredicate::OLT, clamped, high),
                        clamped, high);
-    Value rounded = arith::TruncFOp::create(rewriter, loc, type, d.exp(clamped));
+    Value rounded =
+        arith::TruncFOp::create(rewriter, loc, type, d.exp(clamped));
     // NaN: x + x (quiet, its payload kept), as libm returns it.
     TanhBuilder t(rewriter, loc, type);
     Value isNaN = t.less(arith::CmpFPredicate::UNO, x, x);
@@ -241,8 +260,7 @@ struct ExpandExp : OpRewritePattern<math::ExpOp> {
   }
 };
 
-struct MPExpandTanhPass
-    : mp::impl::MPExpandTanhBase<MPExpandTanhPass> {
+struct MPExpandTanhPass : mp::impl::MPExpandTanhBase<MPExpandTanhPass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -22,6 +22,12 @@ def function_text(ops):
             f"  return {results} : {types}\n}}")
 
 
+def near(value, count):
+    """The 2·count f32 bit patterns around that of `value`."""
+    bits = np.float32(value).view(np.uint32)
+    return np.arange(bits - count, bits + count, dtype=np.uint32)
+
+
 def pad(x):
     """`x` with zeros appended up to a multiple of the compiled size."""
     return np.concatenate([x, np.zeros(-len(x) % N, x.dtype)])

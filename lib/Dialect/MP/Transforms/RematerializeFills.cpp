@@ -15,8 +15,9 @@
 // of one), or its tiled form after mp-tile-and-vectorize: scf.for/scf.forall
 // loops, starting from such a tensor.empty, whose bodies only write
 // constants (vector.transfer_write of a constant, linalg.fill of a
-// constant), take slices, yield and compute indices. It assumes tensors (before bufferization) and runs after the last
-// CSE (which would merge the clones again).
+// constant), take slices, yield and compute indices. It assumes tensors
+// (before bufferization) and runs after the last CSE (which would merge the
+// clones again).
 //
 //===----------------------------------------------------------------------===//
 
