@@ -137,9 +137,12 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
 
   // Exact roundings as integer arithmetic, math on narrow floats in f32;
-  // f32 tanh as arithmetic (vector code, the GPU's bits).
+  // f32 tanh as arithmetic (vector code, the GPU's bits), f32 exp as f64
+  // arithmetic rounded once (vector code).
   pm.addNestedPass<func::FuncOp>(math::createMathExtendToSupportedTypes());
-  pm.addPass(createMPExpandTanh());
+  MPExpandTanhOptions transcendentals;
+  transcendentals.exp = true;
+  pm.addPass(createMPExpandTanh(transcendentals));
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass(expand));

@@ -14,12 +14,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "Inputs"))
-from tanh_engine import pad, tanh_and_gelu  # noqa: E402
-
-
-def near(value, count):
-    bits = np.float32(value).view(np.uint32)
-    return np.arange(bits - count, bits + count, dtype=np.uint32)
+from tanh_engine import near, pad, tanh_and_gelu  # noqa: E402
 
 
 positive = np.concatenate([

@@ -95,7 +95,20 @@ def MPExpandTanh : Pass<"mp-expand-tanh"> {
     sign of `x` is put back, NaN stays NaN. At most 1.03 ulp from the exact
     tanh over every f32 (docs/Lowering.md). Other element types are left
     alone: run `math-extend-to-supported-types` first for f16 and bf16.
+
+    With `exp=true` (mp-cpu-pipeline sets it) every f32 `math.exp` without
+    fast-math flags is rewritten too, into the same exponential evaluated in
+    f64 and rounded once to f32 (`arith.extf`, the operand clamped to
+    [−150, 100], `2^k·e^r` with a Taylor polynomial of degree 11,
+    `arith.truncf`; NaN gives `x + x`): vector code instead of one libm
+    `expf` call per element, the same bits in vectorised and scalar loops,
+    correctly rounded for all but 2 of the f32 inputs (glibc's `expf`
+    misrounds 170,648; docs/Lowering.md).
   }];
+  let options = [
+    Option<"exp", "exp", "bool", /*default=*/"false",
+           "Also expand f32 math.exp (evaluated in f64, rounded once)">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
 }

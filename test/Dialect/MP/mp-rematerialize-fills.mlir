@@ -92,3 +92,67 @@ func.func @not_fills(%x: tensor<32xf32>, %f: f32, %y: tensor<4x8xf32>, %w: tenso
   %n = linalg.matmul ins(%y, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%h : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %a, %b, %m, %n : tensor<32xf32>, tensor<32xf32>, tensor<4x16xf32>, tensor<4x16xf32>
 }
+
+// -----
+
+// A fill reshaped once and the reshape shared (as CSE leaves a packed
+// contraction's expanded accumulators): each further destination gets its
+// own fill and its own reshape, the reader keeps the original.
+// CHECK-LABEL: func.func @shared_reshape(
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<4x16xf32>
+// CHECK-NEXT:    %[[Z:.*]] = linalg.fill ins(%[[C:.*]] : f32) outs(%[[E]] : tensor<4x16xf32>)
+// CHECK-NEXT:    %[[E2:.*]] = tensor.empty() : tensor<4x16xf32>
+// CHECK-NEXT:    %[[Z2:.*]] = linalg.fill ins(%[[C]] : f32) outs(%[[E2]] : tensor<4x16xf32>)
+// CHECK-NEXT:    %[[E3:.*]] = tensor.empty() : tensor<4x16xf32>
+// CHECK-NEXT:    %[[Z3:.*]] = linalg.fill ins(%[[C]] : f32) outs(%[[E3]] : tensor<4x16xf32>)
+// CHECK-NEXT:    %[[R:.*]] = tensor.expand_shape %[[Z]] {{\[\[}}0, 1], [2]] output_shape [2, 2, 16]
+// CHECK-NEXT:    %[[R2:.*]] = tensor.expand_shape %[[Z2]] {{\[\[}}0, 1], [2]] output_shape [2, 2, 16]
+// CHECK-NEXT:    %[[R3:.*]] = tensor.expand_shape %[[Z3]] {{\[\[}}0, 1], [2]] output_shape [2, 2, 16]
+// CHECK-NEXT:    linalg.batch_matmul {{.*}} outs(%[[R2]] : tensor<2x2x16xf32>)
+// CHECK-NEXT:    linalg.batch_matmul {{.*}} outs(%[[R3]] : tensor<2x2x16xf32>)
+// CHECK-NEXT:    linalg.add ins(%[[R]], %{{.*}} : tensor<2x2x16xf32>, tensor<2x2x16xf32>) outs(%{{.*}} : tensor<2x2x16xf32>)
+// BUF-LABEL: func.func @shared_reshape(
+// BUF-NOT:     memref.copy
+// BUF:         return
+func.func @shared_reshape(%x: tensor<2x2x8xf32>, %y: tensor<2x8x16xf32>, %u: tensor<2x2x8xf32>, %o: tensor<2x2x16xf32>) -> (tensor<2x2x16xf32>, tensor<2x2x16xf32>, tensor<2x2x16xf32>) {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %r = tensor.expand_shape %z [[0, 1], [2]] output_shape [2, 2, 16] : tensor<4x16xf32> into tensor<2x2x16xf32>
+  %a = linalg.batch_matmul ins(%x, %y : tensor<2x2x8xf32>, tensor<2x8x16xf32>) outs(%r : tensor<2x2x16xf32>) -> tensor<2x2x16xf32>
+  %b = linalg.batch_matmul ins(%u, %y : tensor<2x2x8xf32>, tensor<2x8x16xf32>) outs(%r : tensor<2x2x16xf32>) -> tensor<2x2x16xf32>
+  %s = linalg.add ins(%r, %a : tensor<2x2x16xf32>, tensor<2x2x16xf32>) outs(%o : tensor<2x2x16xf32>) -> tensor<2x2x16xf32>
+  return %a, %b, %s : tensor<2x2x16xf32>, tensor<2x2x16xf32>, tensor<2x2x16xf32>
+}
+
+// -----
+
+// A tiled fill of a reshaped tensor.empty (the bias-free accumulators of
+// the linear layers): the clone reshapes a tensor.empty of its own.
+// CHECK-LABEL: func.func @fill_of_reshaped_empty(
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<2x16xf32>
+// CHECK-NEXT:    %[[X:.*]] = tensor.expand_shape %[[E]] {{\[\[}}0], [1, 2]] output_shape [2, 2, 8]
+// CHECK-NEXT:    %[[Z:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[X]])
+// CHECK:         %[[E2:.*]] = tensor.empty() : tensor<2x16xf32>
+// CHECK-NEXT:    %[[X2:.*]] = tensor.expand_shape %[[E2]] {{\[\[}}0], [1, 2]] output_shape [2, 2, 8]
+// CHECK-NEXT:    %[[Z2:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[X2]])
+// CHECK:         linalg.add {{.*}} outs(%[[Z]] : tensor<2x2x8xf32>)
+// CHECK-NEXT:    linalg.add {{.*}} outs(%[[Z2]] : tensor<2x2x8xf32>)
+// BUF-LABEL: func.func @fill_of_reshaped_empty(
+// BUF-NOT:     memref.copy
+// BUF:         return
+func.func @fill_of_reshaped_empty(%x: tensor<2x2x8xf32>, %y: tensor<2x2x8xf32>) -> (tensor<2x2x8xf32>, tensor<2x2x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %cst = arith.constant dense<0.0> : vector<2x8xf32>
+  %e = tensor.empty() : tensor<2x16xf32>
+  %r = tensor.expand_shape %e [[0], [1, 2]] output_shape [2, 2, 8] : tensor<2x16xf32> into tensor<2x2x8xf32>
+  %z = scf.for %i = %c0 to %c2 step %c1 iter_args(%t = %r) -> tensor<2x2x8xf32> {
+    %w = vector.transfer_write %cst, %t[%i, %c0, %c0] {in_bounds = [true, true]} : vector<2x8xf32>, tensor<2x2x8xf32>
+    scf.yield %w : tensor<2x2x8xf32>
+  }
+  %a = linalg.add ins(%x, %y : tensor<2x2x8xf32>, tensor<2x2x8xf32>) outs(%z : tensor<2x2x8xf32>) -> tensor<2x2x8xf32>
+  %b = linalg.add ins(%y, %x : tensor<2x2x8xf32>, tensor<2x2x8xf32>) outs(%z : tensor<2x2x8xf32>) -> tensor<2x2x8xf32>
+  return %a, %b : tensor<2x2x8xf32>, tensor<2x2x8xf32>
+}

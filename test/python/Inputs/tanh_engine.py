@@ -1,5 +1,6 @@
-"""mp.tanh and tanh GELU compiled in process (mixedprec.compiler) and run on
-an f32 array, for test/python/tanh.py and tanh_torch.py."""
+"""Elementwise mp functions compiled in process (mixedprec.compiler) and run
+on an f32 array: mp.tanh and tanh GELU for test/python/tanh.py and
+tanh_torch.py, mp.exp and mp.sigmoid for test/python/exp.py."""
 
 import ctypes
 
@@ -8,12 +9,23 @@ import numpy as np
 from mixedprec.compiler import Session, memref_descriptor
 
 N = 1 << 16
-TEXT = f"""
-func.func @f(%x: tensor<{N}xf32>) -> (tensor<{N}xf32>, tensor<{N}xf32>) {{
-  %t = mp.tanh %x : tensor<{N}xf32>
-  %g = mp.gelu %x approximate tanh : tensor<{N}xf32>
-  return %t, %g : tensor<{N}xf32>, tensor<{N}xf32>
-}}"""
+
+
+def function_text(ops):
+    """@f of one tensor<Nxf32> argument returning, for each op text of `ops`
+    (e.g. "mp.tanh %x"), its result."""
+    types = ", ".join([f"tensor<{N}xf32>"] * len(ops))
+    body = "\n".join(f"  %r{i} = {op} : tensor<{N}xf32>"
+                     for i, op in enumerate(ops))
+    results = ", ".join(f"%r{i}" for i in range(len(ops)))
+    return (f"func.func @f(%x: tensor<{N}xf32>) -> ({types}) {{\n{body}\n"
+            f"  return {results} : {types}\n}}")
+
+
+def near(value, count):
+    """The 2·count f32 bit patterns around that of `value`."""
+    bits = np.float32(value).view(np.uint32)
+    return np.arange(bits - count, bits + count, dtype=np.uint32)
 
 
 def pad(x):
@@ -21,26 +33,34 @@ def pad(x):
     return np.concatenate([x, np.zeros(-len(x) % N, x.dtype)])
 
 
-def tanh_and_gelu(x, options_list):
-    """For each mp-cpu-pipeline options string, (tanh(x), gelu(x)) of the
-    compiled function; len(x) must be a multiple of N."""
+def run_elementwise(ops, x, options_list):
+    """For each mp-cpu-pipeline options string, the results of the ops
+    (function_text) on x, a tuple; len(x) must be a multiple of N."""
     session = Session()
-    module = session.parse(TEXT)
+    module = session.parse(function_text(ops))
     results = []
     for options in options_list:
         engine = module.engine(options)
-        tanh, gelu = np.empty_like(x), np.empty_like(x)
+        outputs = tuple(np.empty_like(x) for _ in ops)
         for start in range(0, len(x), N):
-            buffers = [np.ascontiguousarray(x[start:start + N]),
-                       np.empty(N, np.float32), np.empty(N, np.float32)]
+            buffers = [np.ascontiguousarray(x[start:start + N])] + [
+                np.empty(N, np.float32) for _ in ops]
             descriptors = [memref_descriptor(b) for b in buffers]
-            pointers = (ctypes.c_void_p * 3)(*[
+            pointers = (ctypes.c_void_p * len(buffers))(*[
                 ctypes.cast(ctypes.pointer(d), ctypes.c_void_p)
                 for d in descriptors])
             engine.invoke("f", pointers)
-            tanh[start:start + N], gelu[start:start + N] = buffers[1], buffers[2]
+            for output, buffer in zip(outputs, buffers[1:]):
+                output[start:start + N] = buffer
         engine.close()
-        results.append((tanh, gelu))
+        results.append(outputs)
     module.close()
     session.close()
     return results
+
+
+def tanh_and_gelu(x, options_list):
+    """For each mp-cpu-pipeline options string, (tanh(x), gelu(x)) of the
+    compiled function; len(x) must be a multiple of N."""
+    return run_elementwise(["mp.tanh %x", "mp.gelu %x approximate tanh"], x,
+                           options_list)

@@ -6,16 +6,18 @@
 // with several uses, and one-shot bufferization allocates and copies that
 // buffer for every further use that writes into it. Each use that may write
 // (a destination operand: a DPS init, an scf.for or scf.forall initial
-// value, possibly through a reshape) gets a clone of the fill instead,
-// placed right after the original (outside any loop of its users): writing
-// a constant again costs half a copy, and the values are the same.
+// value, directly or through reshapes, which CSE may share too) gets a
+// clone of the fill (and of the reshapes) instead, placed right after the
+// original (outside any loop of its users): writing a constant again costs
+// half a copy, and the values are the same.
 //
-// A fill is a linalg.fill of a constant into a tensor.empty, or its tiled
-// form after mp-tile-and-vectorize: scf.for/scf.forall loops, starting from
-// a tensor.empty, whose bodies only write constants (vector.transfer_write
-// of a constant, linalg.fill of a constant), take slices, yield and compute
-// indices. It assumes tensors (before bufferization) and runs after the last
-// CSE (which would merge the clones again).
+// A fill is a linalg.fill of a constant into a tensor.empty (or a reshape
+// of one), or its tiled form after mp-tile-and-vectorize: scf.for/scf.forall
+// loops, starting from such a tensor.empty, whose bodies only write
+// constants (vector.transfer_write of a constant, linalg.fill of a
+// constant), take slices, yield and compute indices. It assumes tensors
+// (before bufferization) and runs after the last CSE (which would merge the
+// clones again).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,9 +43,30 @@ using namespace mlir::mp;
 
 namespace {
 
-/// True when `value` is the result of a tensor.empty.
+/// True for the reshapes a destination may be reached through.
+static bool isReshape(Operation *op) {
+  return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op);
+}
+
+/// True when `value` is the result of a tensor.empty, or a reshape of one.
 static bool isEmptyTensor(Value value) {
-  return value.getDefiningOp<tensor::EmptyOp>() != nullptr;
+  Operation *def = value.getDefiningOp();
+  while (def && isReshape(def))
+    def = def->getOperand(0).getDefiningOp();
+  return isa_and_nonnull<tensor::EmptyOp>(def);
+}
+
+/// Clones at the insertion point of `builder` the tensor.empty `value` is,
+/// with the reshapes of it that `value` is (isEmptyTensor); returns the
+/// clone of `value`.
+static Value cloneEmptyTensor(OpBuilder &builder, Value value) {
+  Operation *def = value.getDefiningOp();
+  if (isa<tensor::EmptyOp>(def))
+    return builder.clone(*def)->getResult(0);
+  IRMapping mapping;
+  mapping.map(def->getOperand(0),
+              cloneEmptyTensor(builder, def->getOperand(0)));
+  return builder.clone(*def, mapping)->getResult(0);
 }
 
 /// True when `op`, nested in a fill, only writes constants, takes slices,
@@ -95,15 +118,9 @@ static bool isFill(Operation *op) {
 }
 
 /// True when `use` may be written into in place by its owner: a
-/// destination operand or a loop's initial value, or a reshape whose result
-/// is only used so (a packed contraction writes its accumulator through
-/// tensor.expand_shape).
+/// destination operand or a loop's initial value.
 static bool isDestination(OpOperand &use) {
   Operation *owner = use.getOwner();
-  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(owner))
-    return !owner->getResult(0).use_empty() &&
-           llvm::all_of(owner->getResult(0).getUses(),
-                        [](OpOperand &use) { return isDestination(use); });
   if (auto dps = dyn_cast<DestinationStyleOpInterface>(owner))
     return dps.isDpsInit(&use);
   if (auto loop = dyn_cast<scf::ForOp>(owner))
@@ -113,40 +130,78 @@ static bool isDestination(OpOperand &use) {
   return false;
 }
 
+/// A destination use of a fill and the reshapes between the fill and it.
+struct Destination {
+  OpOperand *use;
+  SmallVector<Operation *> reshapes;
+};
+
+/// Appends to `destinations` the destination uses of `value`, directly or
+/// through reshapes (a packed contraction writes its accumulator through
+/// tensor.expand_shape, and CSE shares one reshape of a fill among several
+/// contractions), in the order of their creation (use lists are newest
+/// first). Clears `onlyDestinations` when a use only reads.
+static void collectDestinations(Value value, SmallVectorImpl<Operation *> &path,
+                                SmallVectorImpl<Destination> &destinations,
+                                bool &onlyDestinations) {
+  SmallVector<OpOperand *> uses = llvm::to_vector(
+      llvm::map_range(value.getUses(), [](OpOperand &use) { return &use; }));
+  for (OpOperand *use : llvm::reverse(uses)) {
+    Operation *owner = use->getOwner();
+    if (isReshape(owner)) {
+      path.push_back(owner);
+      collectDestinations(owner->getResult(0), path, destinations,
+                          onlyDestinations);
+      path.pop_back();
+    } else if (isDestination(*use)) {
+      destinations.push_back({use, llvm::to_vector(path)});
+    } else {
+      onlyDestinations = false;
+    }
+  }
+}
+
 struct RematerializeFills
     : public mp::impl::MPRematerializeFillsBase<RematerializeFills> {
   void runOnOperation() override {
     SmallVector<Operation *> fills;
     getOperation().walk([&](Operation *op) {
-      if (isFill(op) && !op->getResult(0).hasOneUse())
+      if (isFill(op))
         fills.push_back(op);
     });
     for (Operation *fill : fills) {
-      Value value = fill->getResult(0);
-      SmallVector<OpOperand *> destinations;
+      SmallVector<Operation *> path;
+      SmallVector<Destination> destinations;
       bool onlyDestinations = true;
-      for (OpOperand &use : value.getUses()) {
-        if (isDestination(use))
-          destinations.push_back(&use);
-        else
-          onlyDestinations = false;
-      }
-      // In the order of the uses' creation (use lists are newest first); one
-      // destination keeps the fill when nothing else reads it.
-      std::reverse(destinations.begin(), destinations.end());
-      ArrayRef<OpOperand *> cloned = destinations;
+      collectDestinations(fill->getResult(0), path, destinations,
+                          onlyDestinations);
+      // One destination keeps the fill when nothing else reads it.
+      ArrayRef<Destination> cloned = destinations;
       if (onlyDestinations && !cloned.empty())
         cloned = cloned.drop_front();
+      // The clones in the order of their uses, the fills right after the
+      // original, each reshape right after the one it copies (where its other
+      // operands are defined) and the earlier copies of it.
       OpBuilder builder(fill->getContext());
       builder.setInsertionPointAfter(fill);
-      for (OpOperand *use : cloned) {
+      DenseMap<Operation *, Operation *> lastCopy;
+      for (const Destination &destination : cloned) {
         IRMapping mapping;
         for (Value operand : fill->getOperands())
-          if (auto empty = operand.getDefiningOp<tensor::EmptyOp>();
-              empty && !mapping.contains(operand))
-            mapping.map(operand, builder.clone(*empty)->getResult(0));
-        Operation *clone = builder.clone(*fill, mapping);
-        use->set(clone->getResult(0));
+          if (isa<TensorType>(operand.getType()) && isEmptyTensor(operand) &&
+              !mapping.contains(operand))
+            mapping.map(operand, cloneEmptyTensor(builder, operand));
+        Value value = builder.clone(*fill, mapping)->getResult(0);
+        for (Operation *reshape : destination.reshapes) {
+          Operation *&last = lastCopy[reshape];
+          OpBuilder reshapeBuilder(fill->getContext());
+          reshapeBuilder.setInsertionPointAfter(last ? last : reshape);
+          IRMapping reshapeMapping;
+          reshapeMapping.map(reshape->getOperand(0), value);
+          last = reshapeBuilder.clone(*reshape, reshapeMapping);
+          value = last->getResult(0);
+        }
+        destination.use->set(value);
       }
     }
   }

@@ -291,13 +291,14 @@ def MPRematerializeFills : Pass<"mp-rematerialize-fills", "func::FuncOp"> {
     use). This pass, run just before bufferization (after the last CSE,
     which would merge the fills again), gives every use of such a fill that
     may write into it (a destination operand: a DPS init, an `scf.for` or
-    `scf.forall` initial value, also through a `tensor.expand_shape` or
-    `collapse_shape` used only so) a clone of the fill, placed right after it:
+    `scf.forall` initial value, also through `tensor.expand_shape` and
+    `collapse_shape` ops, which CSE shares as well and which are cloned with
+    it) a clone of the fill, placed right after it:
     writing the constant again costs half a copy (no reads), and the values
     are the same. A fill is a `linalg.fill` of a constant into a
-    `tensor.empty`, or its tiled form after `mp-tile-and-vectorize`: a nest
+    `tensor.empty` (or a reshape of one), or its tiled form after `mp-tile-and-vectorize`: a nest
     of `scf.for`/`scf.forall` loops whose bodies only write constants (and
-    slice, yield and compute indices), its initial value a `tensor.empty`.
+    slice, yield and compute indices), its initial value such a `tensor.empty`.
     One destination use keeps the original fill when no other use only
     reads it. Nothing else changes.
 
