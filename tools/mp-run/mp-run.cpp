@@ -304,11 +304,15 @@ static llvm::Error run(MLIRContext &context) {
     if (entry->skippedResult >= 0)
       stagedResults.push_back(entry->skippedResult);
     SmallVector<size_t> stagedArguments;
-    for (auto [i, argument] : llvm::enumerate(entry->arguments))
+    SmallVector<size_t> batchArguments;
+    for (auto [i, argument] : llvm::enumerate(entry->arguments)) {
       if (isLossScaleState(argument.stateKind))
         stagedArguments.push_back(i);
-    deviceBuffers =
-        std::make_unique<DeviceBuffers>(call, stagedResults, stagedArguments);
+      if (argument.role == ArgumentRole::Data)
+        batchArguments.push_back(i);
+    }
+    deviceBuffers = std::make_unique<DeviceBuffers>(
+        call, stagedResults, stagedArguments, batchArguments);
   }
   double compileSeconds = std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - compileStart)
@@ -407,10 +411,9 @@ static llvm::Error run(MLIRContext &context) {
     (*data)->fill(call);
     std::optional<double> scale;
     if (deviceBuffers) {
-      // The batch goes on the stream of the step, behind the previous one.
-      for (auto [i, argument] : llvm::enumerate(entry->arguments))
-        if (argument.role == ArgumentRole::Data)
-          deviceBuffers->copyArgumentIn(i);
+      // The batch goes on the stream of the step, behind the previous one,
+      // from page-locked memory.
+      deviceBuffers->copyBatchIn();
       auto callStart = std::chrono::steady_clock::now();
       std::clock_t callCPUStart = std::clock();
       {
