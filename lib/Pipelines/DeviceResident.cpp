@@ -55,6 +55,7 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -226,6 +227,36 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
       return WalkResult::advance();
     });
     return failure(result.wasInterrupted());
+  }
+
+  /// Turns each memref.copy of `function` whose source or target is not a
+  /// contiguous buffer at offset 0 (a subview: amax_history_push's shift
+  /// writes a history from its second element on) into a linalg.copy, a
+  /// kernel once lowered: the gpu.memcpy that mp-device-buffers makes of a
+  /// copy is lowered by gpu-to-llvm to mgpuMemcpy of the descriptors'
+  /// aligned pointers, without their offsets or strides.
+  static void copyViewsWithKernels(func::FuncOp function,
+                                   IRRewriter &rewriter) {
+    auto isWholeBuffer = [](Type type) {
+      auto memref = cast<MemRefType>(type);
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      return memref::isStaticShapeAndContiguousRowMajor(memref) &&
+             succeeded(memref.getStridesAndOffset(strides, offset)) &&
+             offset == 0;
+    };
+    SmallVector<memref::CopyOp> copies;
+    function.walk([&](memref::CopyOp copy) {
+      if (!isWholeBuffer(copy.getSource().getType()) ||
+          !isWholeBuffer(copy.getTarget().getType()))
+        copies.push_back(copy);
+    });
+    for (memref::CopyOp copy : copies) {
+      rewriter.setInsertionPoint(copy);
+      linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
+                             copy.getTarget());
+      rewriter.eraseOp(copy);
+    }
   }
 
   /// Lowers every linalg op of `function` to an scf.parallel over its
@@ -594,6 +625,7 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
              << "cannot run on the device: its body has several blocks"
              << kRefusal;
     IRRewriter rewriter(function.getContext());
+    copyViewsWithKernels(function, rewriter);
     if (failed(lowerLinalg(function, rewriter)))
       return failure();
 
