@@ -92,17 +92,23 @@ static llvm::Error lowerModule(ModuleOp module) {
   mp::HostLowering lowering;
   lowering.prePipeline = pre;
   lowering.prePipelineName = "--pipeline";
+  // A data-parallel step's grid gets the processes of the launch (on CUDA
+  // the host's MPI calls of device-resident=false; the device-resident
+  // lowering refuses collectives).
+  auto gridSize = [](StringRef options) {
+    return options.contains("grid-size")
+               ? std::string()
+               : "grid-size=" + std::to_string(getLaunchSize());
+  };
   if (device == Device::CUDA) {
     lowering.pipeline = "mp-gpu-pipeline";
     lowering.cpuPipelineOptions = gpuPipelineOptions;
+    lowering.extraCpuPipelineOptions = gridSize(gpuPipelineOptions);
     lowering.cpuPipelineOptionsName = "--gpu-pipeline";
     return mp::lowerForHost(module, lowering, "'" + inputFilename + "'");
   }
   lowering.cpuPipelineOptions = cpuPipelineOptions;
-  // A data-parallel step's grid gets the processes of the launch.
-  if (StringRef(cpuPipelineOptions).find("grid-size") == StringRef::npos)
-    lowering.extraCpuPipelineOptions =
-        "grid-size=" + std::to_string(getLaunchSize());
+  lowering.extraCpuPipelineOptions = gridSize(cpuPipelineOptions);
   if (unsigned threads = getNumThreads(); threads != 1)
     lowering.extraCpuPipelineOptions += " threads=" + std::to_string(threads);
   lowering.cpuPipelineOptionsName = "--cpu-pipeline-options";
