@@ -158,12 +158,9 @@ MLIR_CAPI_EXPORTED MpStatus mpEngineStagingAcquire(MpSession session,
 /// Enqueues the copy of `bytes` at `offset` of the acquired slot to the
 /// device memory `destination`. No acquired slot, or a range past the
 /// slot's end, is MP_STATUS_INVALID_ARGUMENT.
-MLIR_CAPI_EXPORTED MpStatus mpEngineStagingCopy(MpSession session,
-                                                MpEngine engine,
-                                                MpEngineStaging staging,
-                                                void *destination,
-                                                uint64_t offset,
-                                                uint64_t bytes);
+MLIR_CAPI_EXPORTED MpStatus
+mpEngineStagingCopy(MpSession session, MpEngine engine, MpEngineStaging staging,
+                    void *destination, uint64_t offset, uint64_t bytes);
 /// Records the acquired slot's event after its copies; the other slot is
 /// the next one. No acquired slot is MP_STATUS_INVALID_ARGUMENT.
 MLIR_CAPI_EXPORTED MpStatus mpEngineStagingRelease(MpSession session,

@@ -422,11 +422,9 @@ void *mp::PinnedStaging::acquire() {
   return slots[next];
 }
 
-void mp::PinnedStaging::copyToDevice(void *device, size_t offset,
-                                     size_t size) {
+void mp::PinnedStaging::copyToDevice(void *device, size_t offset, size_t size) {
   if (slots[next] && size)
-    mgpuMemcpy(device, static_cast<char *>(slots[next]) + offset, size,
-               stream);
+    mgpuMemcpy(device, static_cast<char *>(slots[next]) + offset, size, stream);
 }
 
 void mp::PinnedStaging::release() {

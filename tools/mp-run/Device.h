@@ -6,10 +6,10 @@
 // device buffer per argument and result (through the CUDA runtime wrappers'
 // caching allocator), copies the initial parameters and state in once,
 // and then per step copies in only the data arguments (the batch, through
-// page-locked staging) and out only the results and state the runner reads (the loss, the skipped flag, the
-// loss-scale state); results fed back swap device buffers. The host tensors
-// of the Invocation hold the initial values and, after copyAllToHost, the
-// final ones.
+// page-locked staging) and out only the results and state the runner reads (the
+// loss, the skipped flag, the loss-scale state); results fed back swap device
+// buffers. The host tensors of the Invocation hold the initial values and,
+// after copyAllToHost, the final ones.
 //
 // Everything goes on one stream that DeviceBuffers owns, and the step is
 // called with it as the step stream (CudaRuntime.h): the step enqueues its
