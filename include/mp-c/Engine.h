@@ -129,6 +129,47 @@ MLIR_CAPI_EXPORTED MpStatus mpEngineEventSynchronize(MpSession session,
                                                      MpEngineEvent event);
 MLIR_CAPI_EXPORTED void mpEngineEventDestroy(MpEngineEvent event);
 
+/// Double-buffered page-locked staging of a "cuda" engine's inputs, such as
+/// each train step's batch (mp::PinnedStaging of CudaRuntime.h, what mp-run
+/// uses): two slots of `bytes` page-locked bytes, allocated once. Per call,
+/// write the inputs into the slot mpEngineStagingAcquire returns, queue
+/// their copies to device memory with mpEngineStagingCopy (asynchronous:
+/// the driver does not wait for the stream, as it may from pageable
+/// memory), and mpEngineStagingRelease the slot, which records its event
+/// after the copies. The next acquire returns the other slot, so the next
+/// batch is written while the copies out of this one may be in flight; a
+/// slot is returned only once the copies out of it have completed (a host
+/// wait only where they have not).
+typedef struct MpEngineStaging {
+  void *ptr;
+} MpEngineStaging;
+
+/// `*staging` = two page-locked slots of `bytes` bytes on `engine`'s stream.
+MLIR_CAPI_EXPORTED MpStatus mpEngineStagingCreate(MpSession session,
+                                                  MpEngine engine,
+                                                  uint64_t bytes,
+                                                  MpEngineStaging *staging);
+/// `*slot` = the next slot to write, once the copies out of it are done. An
+/// acquired slot not yet released is MP_STATUS_INVALID_ARGUMENT.
+MLIR_CAPI_EXPORTED MpStatus mpEngineStagingAcquire(MpSession session,
+                                                   MpEngine engine,
+                                                   MpEngineStaging staging,
+                                                   void **slot);
+/// Enqueues the copy of `bytes` at `offset` of the acquired slot to the
+/// device memory `destination`. No acquired slot, or a range past the
+/// slot's end, is MP_STATUS_INVALID_ARGUMENT.
+MLIR_CAPI_EXPORTED MpStatus
+mpEngineStagingCopy(MpSession session, MpEngine engine, MpEngineStaging staging,
+                    void *destination, uint64_t offset, uint64_t bytes);
+/// Records the acquired slot's event after its copies; the other slot is
+/// the next one. No acquired slot is MP_STATUS_INVALID_ARGUMENT.
+MLIR_CAPI_EXPORTED MpStatus mpEngineStagingRelease(MpSession session,
+                                                   MpEngine engine,
+                                                   MpEngineStaging staging);
+/// Frees the slots once the copies out of them are done (null is ignored).
+/// Destroy every staging of an engine before the engine.
+MLIR_CAPI_EXPORTED void mpEngineStagingDestroy(MpEngineStaging staging);
+
 /// Waits for all work queued on the engine's stream (MP_STATUS_SUCCESS at
 /// once on a "cpu" engine).
 MLIR_CAPI_EXPORTED MpStatus mpEngineSynchronize(MpSession session,

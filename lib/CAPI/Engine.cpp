@@ -316,6 +316,63 @@ void mpEngineEventDestroy(MpEngineEvent event) {
     mgpuEventDestroy(static_cast<MgpuEvent>(event.ptr));
 }
 
+static mp::PinnedStaging *unwrap(MpEngineStaging staging) {
+  return static_cast<mp::PinnedStaging *>(staging.ptr);
+}
+
+MpStatus mpEngineStagingCreate(MpSession session, MpEngine engine,
+                               uint64_t bytes, MpEngineStaging *staging) {
+  return onDevice(session, engine, [&](Engine &state) -> const char * {
+    if (!staging)
+      return "null pointer";
+    *staging = MpEngineStaging{new mp::PinnedStaging(state.stream, bytes)};
+    return nullptr;
+  });
+}
+
+MpStatus mpEngineStagingAcquire(MpSession session, MpEngine engine,
+                                MpEngineStaging staging, void **slot) {
+  return onDevice(session, engine, [&](Engine &) -> const char * {
+    if (!staging.ptr || !slot)
+      return "null staging or pointer";
+    if (unwrap(staging)->isAcquired())
+      return "the staging's slot is acquired and not released";
+    *slot = unwrap(staging)->acquire();
+    return nullptr;
+  });
+}
+
+MpStatus mpEngineStagingCopy(MpSession session, MpEngine engine,
+                             MpEngineStaging staging, void *destination,
+                             uint64_t offset, uint64_t bytes) {
+  return onDevice(session, engine, [&](Engine &) -> const char * {
+    mp::PinnedStaging *state = unwrap(staging);
+    if (!state || (bytes && !destination))
+      return "null staging or pointer";
+    if (!state->isAcquired())
+      return "no slot of the staging is acquired";
+    if (offset > state->getSlotBytes() ||
+        bytes > state->getSlotBytes() - offset)
+      return "the range is outside the staging's slot";
+    state->copyToDevice(destination, offset, bytes);
+    return nullptr;
+  });
+}
+
+MpStatus mpEngineStagingRelease(MpSession session, MpEngine engine,
+                                MpEngineStaging staging) {
+  return onDevice(session, engine, [&](Engine &) -> const char * {
+    if (!staging.ptr)
+      return "null staging";
+    if (!unwrap(staging)->isAcquired())
+      return "no slot of the staging is acquired";
+    unwrap(staging)->release();
+    return nullptr;
+  });
+}
+
+void mpEngineStagingDestroy(MpEngineStaging staging) { delete unwrap(staging); }
+
 MpStatus mpEngineSynchronize(MpSession mpSession, MpEngine mpEngine) {
   Session *session;
   Engine *engine;

@@ -41,6 +41,8 @@ constexpr int kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6,
 constexpr int kFuncMaxDynamicSharedSize = 8;
 constexpr unsigned kStreamNonBlocking = 1, kEventDisableTiming = 2,
                    kMemAttachGlobal = 1;
+/// CUDA_ERROR_NOT_READY: cuEventQuery of work not yet complete.
+constexpr CUresult kErrorNotReady = 600;
 
 /// The driver's entry points, by the symbol names libcuda exports (the _v2
 /// names are what cuda.h's macros resolve to).
@@ -66,6 +68,7 @@ struct Driver {
   CUresult (*cuEventCreate)(MgpuEvent *, unsigned);
   CUresult (*cuEventDestroy)(MgpuEvent);
   CUresult (*cuEventSynchronize)(MgpuEvent);
+  CUresult (*cuEventQuery)(MgpuEvent);
   CUresult (*cuEventRecord)(MgpuEvent, MgpuStream);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemAllocManaged)(CUdeviceptr *, size_t, unsigned);
@@ -305,6 +308,7 @@ llvm::Error mp::loadCudaDriver(llvm::StringRef path) {
   resolve(loaded.cuEventCreate, "cuEventCreate");
   resolve(loaded.cuEventDestroy, "cuEventDestroy_v2");
   resolve(loaded.cuEventSynchronize, "cuEventSynchronize");
+  resolve(loaded.cuEventQuery, "cuEventQuery");
   resolve(loaded.cuEventRecord, "cuEventRecord");
   resolve(loaded.cuMemAlloc, "cuMemAlloc_v2");
   resolve(loaded.cuMemAllocManaged, "cuMemAllocManaged");
@@ -380,6 +384,54 @@ void *mp::allocatePinnedHost(size_t bytes) {
 void mp::freePinnedHost(void *pointer) {
   if (pointer)
     CUDA_CHECK(cuMemFreeHost(pointer));
+}
+
+bool mp::isEventComplete(MgpuEvent event) {
+  CUresult result = driver.cuEventQuery(event);
+  if (result == kErrorNotReady)
+    return false;
+  check(result, "cuEventQuery(event)");
+  return true;
+}
+
+mp::PinnedStaging::PinnedStaging(MgpuStream stream, size_t bytes)
+    : stream(stream), bytes(bytes) {
+  for (unsigned s = 0; s < 2; ++s) {
+    slots[s] = allocatePinnedHost(bytes);
+    events[s] = mgpuEventCreate();
+  }
+}
+
+mp::PinnedStaging::~PinnedStaging() {
+  for (unsigned s = 0; s < 2; ++s) {
+    waitFor(s);
+    freePinnedHost(slots[s]);
+    mgpuEventDestroy(events[s]);
+  }
+}
+
+void mp::PinnedStaging::waitFor(unsigned slot) {
+  if (pending[slot] && !isEventComplete(events[slot]))
+    mgpuEventSynchronize(events[slot]);
+  pending[slot] = false;
+}
+
+void *mp::PinnedStaging::acquire() {
+  waitFor(next);
+  acquired = true;
+  return slots[next];
+}
+
+void mp::PinnedStaging::copyToDevice(void *device, size_t offset, size_t size) {
+  if (slots[next] && size)
+    mgpuMemcpy(device, static_cast<char *>(slots[next]) + offset, size, stream);
+}
+
+void mp::PinnedStaging::release() {
+  mgpuEventRecord(events[next], stream);
+  pending[next] = true;
+  acquired = false;
+  next ^= 1;
 }
 
 void mp::registerCudaRuntimeSymbols(ExecutionEngine &engine) {

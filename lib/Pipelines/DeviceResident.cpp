@@ -55,6 +55,7 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -226,6 +227,36 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
       return WalkResult::advance();
     });
     return failure(result.wasInterrupted());
+  }
+
+  /// Turns each memref.copy of `function` whose source or target is not a
+  /// contiguous buffer at offset 0 (a subview: amax_history_push's shift
+  /// writes a history from its second element on) into a linalg.copy, a
+  /// kernel once lowered: the gpu.memcpy that mp-device-buffers makes of a
+  /// copy is lowered by gpu-to-llvm to mgpuMemcpy of the descriptors'
+  /// aligned pointers, without their offsets or strides.
+  static void copyViewsWithKernels(func::FuncOp function,
+                                   IRRewriter &rewriter) {
+    auto isWholeBuffer = [](Type type) {
+      auto memref = cast<MemRefType>(type);
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      return memref::isStaticShapeAndContiguousRowMajor(memref) &&
+             succeeded(memref.getStridesAndOffset(strides, offset)) &&
+             offset == 0;
+    };
+    SmallVector<memref::CopyOp> copies;
+    function.walk([&](memref::CopyOp copy) {
+      if (!isWholeBuffer(copy.getSource().getType()) ||
+          !isWholeBuffer(copy.getTarget().getType()))
+        copies.push_back(copy);
+    });
+    for (memref::CopyOp copy : copies) {
+      rewriter.setInsertionPoint(copy);
+      linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
+                             copy.getTarget());
+      rewriter.eraseOp(copy);
+    }
   }
 
   /// Lowers every linalg op of `function` to an scf.parallel over its
@@ -594,6 +625,7 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
              << "cannot run on the device: its body has several blocks"
              << kRefusal;
     IRRewriter rewriter(function.getContext());
+    copyViewsWithKernels(function, rewriter);
     if (failed(lowerLinalg(function, rewriter)))
       return failure();
 
@@ -726,8 +758,9 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
   /// loops of a level are independent, and moving each loop after the loops
   /// of lower levels keeps every dependence. With `iterations` (the count of
   /// each one-dimensional loop, [0, count) step 1), the loops of a level
-  /// become one (mergeLoops): the casts of all parameters, the optimizer
-  /// updates of all parameters, the first levels of several reductions.
+  /// become one (mergeLoops: the casts of all parameters, the optimizer
+  /// updates of all parameters, the first levels of several reductions),
+  /// in chunks whose kernel parameters fit kParameterBudget.
   void scheduleLoops(Block &body,
                      const DenseMap<Operation *, int64_t> *iterations,
                      IRRewriter &rewriter) {
@@ -753,12 +786,33 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
           if (levels[i] == level)
             group.emplace_back(run[i],
                                iterations ? iterations->lookup(run[i]) : 0);
-        if (iterations && group.size() > 1) {
-          mergeLoops(group, end, rewriter);
+        if (!iterations) {
+          for (auto [loop, count] : group)
+            loop->moveBefore(end);
           continue;
         }
-        for (auto [loop, count] : group)
-          loop->moveBefore(end);
+        // Merged in chunks whose kernels' parameters fit (a chunk of one
+        // loop is that loop).
+        SmallVector<std::pair<scf::ParallelOp, int64_t>> chunk;
+        llvm::SetVector<Value> captured;
+        auto emit = [&]() {
+          if (chunk.size() > 1)
+            mergeLoops(chunk, end, rewriter);
+          else
+            for (auto [loop, count] : chunk)
+              loop->moveBefore(end);
+          chunk.clear();
+          captured.clear();
+        };
+        for (auto entry : group) {
+          llvm::SetVector<Value> more = captured;
+          getUsedValuesDefinedAbove(entry.first.getRegion(), more);
+          if (!chunk.empty() && getParameterBytes(more) > kParameterBudget)
+            emit();
+          getUsedValuesDefinedAbove(entry.first.getRegion(), captured);
+          chunk.push_back(entry);
+        }
+        emit();
       }
       run.clear();
       accesses.clear();
@@ -777,6 +831,25 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
         continue;
       flush(&op);
     }
+  }
+
+  /// The kernel parameter bytes PTX allows below ISA 8.1 (4352), less room
+  /// for the launch bounds that outlining adds: merged loops whose kernel
+  /// would take more stay apart (a transformer block's optimizer updates
+  /// of every parameter would pass some 5.7 KB of memref descriptors).
+  static constexpr int64_t kParameterBudget = 4352 - 64;
+
+  /// The bytes of the kernel parameters that `values` (defined outside a
+  /// loop and used in it) become once outlined: a memref descriptor (two
+  /// pointers, the offset, the sizes and strides) or one scalar of at most
+  /// 8 bytes each.
+  static int64_t getParameterBytes(const llvm::SetVector<Value> &values) {
+    int64_t bytes = 0;
+    for (Value value : values) {
+      auto memref = dyn_cast<MemRefType>(value.getType());
+      bytes += memref ? 8 * (3 + 2 * memref.getRank()) : 8;
+    }
+    return bytes;
   }
 
   /// Replaces the loops of `group` (one-dimensional, [0, iterations), step

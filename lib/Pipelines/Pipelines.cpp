@@ -240,6 +240,7 @@ void mlir::mp::buildGPUPipeline(OpPassManager &pm,
     // The rest of the functions, as on the CPU; then the launches.
     CPUPipelineOptions host;
     host.vectorize = options.hostVectorize;
+    host.gridSize = options.gridSize;
     buildCPUPipeline(pm, host);
     pm.addPass(createGpuToLLVMConversionPass());
     pm.addPass(createReconcileUnrealizedCastsPass());

@@ -35,6 +35,7 @@ def _handle(name):
 MpSession = _handle("MpSession")
 MpEngine = _handle("MpEngine")
 MpEngineEvent = _handle("MpEngineEvent")
+MpEngineStaging = _handle("MpEngineStaging")
 MlirContext = _handle("MlirContext")
 MlirModule = _handle("MlirModule")
 MlirOperation = _handle("MlirOperation")
@@ -115,6 +116,15 @@ def lib():
         "mpEngineEventRecord": (ctypes.c_int, [MpSession, MpEngine, MpEngineEvent]),
         "mpEngineEventSynchronize": (ctypes.c_int, [MpSession, MpEngine, MpEngineEvent]),
         "mpEngineEventDestroy": (None, [MpEngineEvent]),
+        "mpEngineStagingCreate": (ctypes.c_int, [MpSession, MpEngine, ctypes.c_uint64,
+                                                 ctypes.POINTER(MpEngineStaging)]),
+        "mpEngineStagingAcquire": (ctypes.c_int, [MpSession, MpEngine, MpEngineStaging,
+                                                  ctypes.POINTER(ctypes.c_void_p)]),
+        "mpEngineStagingCopy": (ctypes.c_int, [MpSession, MpEngine, MpEngineStaging,
+                                               ctypes.c_void_p, ctypes.c_uint64,
+                                               ctypes.c_uint64]),
+        "mpEngineStagingRelease": (ctypes.c_int, [MpSession, MpEngine, MpEngineStaging]),
+        "mpEngineStagingDestroy": (None, [MpEngineStaging]),
         "mpEngineSynchronize": (ctypes.c_int, [MpSession, MpEngine]),
         "mlirModuleDestroy": (None, [MlirModule]),
         "mlirModuleGetBody": (MlirBlock, [MlirModule]),

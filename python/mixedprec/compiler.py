@@ -272,6 +272,32 @@ class Engine:
     def event_destroy(self, event):
         self._session._lib.mpEngineEventDestroy(event)
 
+    def staging(self, size):
+        """Double-buffered page-locked staging of inputs (MpEngineStaging):
+        two slots of `size` bytes; destroy with staging_destroy."""
+        staging = _capi.MpEngineStaging()
+        self._call("mpEngineStagingCreate", size, ctypes.byref(staging))
+        return staging
+
+    def staging_acquire(self, staging):
+        """The address of `staging`'s next slot, once the copies out of it
+        are done."""
+        pointer = ctypes.c_void_p()
+        self._call("mpEngineStagingAcquire", staging, ctypes.byref(pointer))
+        return pointer.value
+
+    def staging_copy(self, staging, destination, offset, size):
+        """Enqueues the copy of `size` bytes at `offset` of the acquired slot
+        to the device address `destination`."""
+        self._call("mpEngineStagingCopy", staging, destination, offset, size)
+
+    def staging_release(self, staging):
+        """Records the slot's event after its copies; the other slot is next."""
+        self._call("mpEngineStagingRelease", staging)
+
+    def staging_destroy(self, staging):
+        self._session._lib.mpEngineStagingDestroy(staging)
+
     def synchronize(self):
         """Waits for all the engine's queued work."""
         self._call("mpEngineSynchronize")

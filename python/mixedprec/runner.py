@@ -417,6 +417,52 @@ class DeviceStaging:
             self.engine = None
 
 
+class BatchStaging:
+    """The data arguments `indices` of a DeviceBuffers, copied in through
+    page-locked memory (MpEngineStaging: two slots, each guarded by an
+    event): `upload({index: array})` writes each batch array into the next
+    slot and enqueues its asynchronous copy to the device, so that the copy
+    never waits for the stream (as one from pageable memory may) and the
+    next batch is written into the other slot meanwhile."""
+
+    def __init__(self, buffers, indices):
+        self.buffers = buffers
+        self.engine = buffers.engine
+        self._layout = {}
+        size = 0
+        for index in indices:
+            nbytes = buffers.host.arguments[index].nbytes
+            self._layout[index] = (size, nbytes)
+            size += (nbytes + 15) & ~15
+        self._size = size
+        self._staging = self.engine.staging(size) if size else None
+
+    def upload(self, arrays):
+        """Copies `arrays` ({argument index: array of its storage dtype},
+        every index of the staging) to the device."""
+        if self._staging is None:
+            return
+        slot = self.engine.staging_acquire(self._staging)
+        raw = (ctypes.c_char * self._size).from_address(slot)
+        for index, array in arrays.items():
+            offset, nbytes = self._layout[index]
+            array = np.ascontiguousarray(array)
+            if array.nbytes != nbytes:
+                raise ValueError("argument %d takes %d bytes, got %d"
+                                 % (index, nbytes, array.nbytes))
+            np.frombuffer(raw, dtype=np.uint8, count=nbytes, offset=offset)[...] = \
+                array.reshape(-1).view(np.uint8)
+            self.engine.staging_copy(self._staging, self.buffers.addresses[index],
+                                     offset, nbytes)
+        self.engine.staging_release(self._staging)
+
+    def close(self):
+        if self._staging is not None and self.engine is not None:
+            self.engine.staging_destroy(self._staging)
+        self._staging = None
+        self.engine = None
+
+
 def device_step_slots(step):
     """The DeviceBuffers slots a train step's runner reads after each step:
     the loss, the skipped flag and the loss-scale state arguments (after
@@ -819,12 +865,13 @@ def _run_on_device(engine, train, step, steps, fill, scale_argument, hysteresis,
     in, the step is queued, and the previous step's staged values are read;
     the final arguments come back into `train` at the end."""
     device = DeviceBuffers(engine, train)
-    staging = None
+    staging = batch = None
     try:
         device.copy_all_in()
         engine.synchronize()
         staging = DeviceStaging(device, device_step_slots(step))
         data = [a.index for a in step.arguments if a.role == "data"]
+        batch = BatchStaging(device, data)
         n = len(step.arguments)
         loss_dtype = step.results[step.loss_result].dtype
 
@@ -851,8 +898,7 @@ def _run_on_device(engine, train, step, steps, fill, scale_argument, hysteresis,
         pending = None
         for number in range(1, steps + 1):
             fill(train)
-            for index in data:
-                device.copy_in(index)
+            batch.upload({index: train.arguments[index] for index in data})
             engine.invoke(step.name, device.pointers)
             device.feed_back()
             queued = staging.stage()
@@ -864,6 +910,8 @@ def _run_on_device(engine, train, step, steps, fill, scale_argument, hysteresis,
             finish(steps, pending, scale)
         device.copy_arguments_to_host()
     finally:
+        if batch is not None:
+            batch.close()
         if staging is not None:
             staging.close()
         device.close()

@@ -392,10 +392,19 @@ static void testEngine(void) {
 // SIM-NEXT: call 1: -0.5 -1.75 -3 -5
 // SIM-NEXT: null event: invalid argument
 // SIM-NEXT: message: null event
+// SIM-NEXT: staging copy without a slot: invalid argument
+// SIM-NEXT: message: no slot of the staging is acquired
+// SIM-NEXT: staging acquired twice: invalid argument
+// SIM-NEXT: message: the staging's slot is acquired and not released
+// SIM-NEXT: staging copy past the slot: invalid argument
+// SIM-NEXT: message: the range is outside the staging's slot
 // The simulated driver's counts at exit: the calls made no stream
 // synchronisation (the one is the engine's destruction), one event wait
-// each; the results came back only to page-locked memory.
-// SIM: mp-cuda-sim: {{[0-9]+}} launches, 1 cuStreamSynchronize, 2 cuEventSynchronize, 2 cuEventRecord; copies: 4 host to device, 0 device to pageable host, 2 device to pinned host
+// each (the staging's slots were free: no wait); only x and y came from
+// pageable memory, each call's `a` from a page-locked slot (3 page-locked
+// allocations: the result staging, the two slots); the results came back
+// only to page-locked memory.
+// SIM: mp-cuda-sim: {{[0-9]+}} launches, 1 cuStreamSynchronize, 2 cuEventSynchronize, 5 cuEventRecord; copies: 2 pageable host to device, 2 pinned host to device, 0 device to pageable host, 2 device to pinned host, 0 device to device; 3 cuMemHostAlloc
 /* mp-c/Engine.h on a device: the errors, then (with a driver) axpy lowered
  * device-resident and called twice, the second call queued before the
  * first one's result is read (staged in page-locked memory behind an
@@ -443,6 +452,7 @@ static void testDevice(void) {
   float a = 2.0f, x[4] = {1, 2, 3, 4}, y[4] = {0.5f, 0.25f, 0, -1};
   void *da = NULL, *dx = NULL, *dy = NULL, *dr = NULL, *staging = NULL;
   MpEngineEvent events[2] = {{NULL}, {NULL}};
+  MpEngineStaging inputs = {NULL};
   status = MP_STATUS_SUCCESS;
 #define TRY(call)                                                              \
   if (status == MP_STATUS_SUCCESS)                                             \
@@ -454,6 +464,7 @@ static void testDevice(void) {
   TRY(mpEngineHostAlloc(session, engine, 32, &staging));
   TRY(mpEngineEventCreate(session, engine, &events[0]));
   TRY(mpEngineEventCreate(session, engine, &events[1]));
+  TRY(mpEngineStagingCreate(session, engine, 4, &inputs));
   TRY(mpEngineCopy(session, engine, dx, x, 16));
   TRY(mpEngineCopy(session, engine, dy, y, 16));
   MemRef1D xd = viewOf(dx, 4), yd = viewOf(dy, 4), rd = viewOf(dr, 4);
@@ -463,8 +474,14 @@ static void testDevice(void) {
   } ad = {da, da, 0};
   void *descriptors[] = {&ad, &xd, &yd, &rd};
   for (int call = 0; call < 2; ++call) {
-    /* `a` is read when the copy returns: the next call may change it. */
-    TRY(mpEngineCopy(session, engine, da, &a, 4));
+    /* Each call's input `a` goes through a page-locked slot of `inputs`:
+     * the next call writes the other slot while this copy may be pending. */
+    void *slot = NULL;
+    TRY(mpEngineStagingAcquire(session, engine, inputs, &slot));
+    if (status == MP_STATUS_SUCCESS)
+      memcpy(slot, &a, 4);
+    TRY(mpEngineStagingCopy(session, engine, inputs, da, 0, 4));
+    TRY(mpEngineStagingRelease(session, engine, inputs));
     TRY(mpEngineInvoke(session, engine, ref("axpy"), descriptors));
     TRY(mpEngineCopy(session, engine, (float *)staging + 4 * call, dr, 16));
     TRY(mpEngineEventRecord(session, engine, events[call]));
@@ -484,6 +501,16 @@ static void testDevice(void) {
   MpEngineEvent none = {NULL};
   status = mpEngineEventRecord(session, engine, none);
   printFailure(session, "null event", status);
+  status = mpEngineStagingCopy(session, engine, inputs, da, 0, 4);
+  printFailure(session, "staging copy without a slot", status);
+  void *slot = NULL;
+  mpEngineStagingAcquire(session, engine, inputs, &slot);
+  status = mpEngineStagingAcquire(session, engine, inputs, &slot);
+  printFailure(session, "staging acquired twice", status);
+  status = mpEngineStagingCopy(session, engine, inputs, da, 2, 4);
+  printFailure(session, "staging copy past the slot", status);
+  mpEngineStagingRelease(session, engine, inputs);
+  mpEngineStagingDestroy(inputs);
   for (int i = 0; i < 2; ++i)
     mpEngineEventDestroy(events[i]);
   void *blocks[] = {da, dx, dy, dr};

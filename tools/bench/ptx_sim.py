@@ -69,7 +69,8 @@ exactly and rounded once (round_dyadic); .ftz on f32; ex2.approx,
 sqrt.approx and rcp.approx.ftz.f64, whose bits the ISA leaves unspecified
 (see their handlers for the value chosen); cvt between f32, f64 and
 integers with .rn/.rz/.rm/.rp, .rni/.rzi/.rmi/.rpi, .sat and .ftz; setp on
-f64; bfe as the ISA defines it (signed fields sign-extend).
+f16, bf16 (each decoded in its format), f32 (.ftz too) and f64; bfe as
+the ISA defines it (signed fields sign-extend).
 
 Only the instruction forms LLVM's NVPTX back end emits for these kernels are
 supported; anything else stops the simulation with an error naming the
@@ -1086,9 +1087,17 @@ class BlockSimulator:
         width = int(re.sub(r"\D", "", type_name) or 32)
         a = self.value(thread, o[1], width)
         b = self.value(thread, o[2], width)
-        if type_name.startswith("f"):
-            decode = f64_from_bits if width == 64 else f32_from_bits
+        if type_name[0] in "fb" and type_name not in ("b16", "b32", "b64"):
+            # Each operand decoded in its own format: a 16-bit register of
+            # setp.f16 (LLVM folds extf, max/min, truncf of f16 into it) or
+            # setp.bf16 is no f32 bit pattern.
+            decode = {"f16": f16_from_bits, "bf16": bf16_from_bits,
+                      "f32": f32_from_bits, "f64": f64_from_bits}.get(type_name)
+            if decode is None or "x2" in parts:
+                raise SimulationError(f"unsupported instruction: {ins.text}")
             a, b = decode(a), decode(b)
+            if "ftz" in parts:  # .ftz (f32 only): subnormal inputs are zeros
+                a, b = flush_subnormal(a, F32_FORMAT), flush_subnormal(b, F32_FORMAT)
             unordered = math.isnan(a) or math.isnan(b)
             table = {"eq": a == b, "ne": a != b and not unordered, "lt": a < b,
                      "le": a <= b, "gt": a > b, "ge": a >= b, "num": not unordered,

@@ -92,17 +92,23 @@ static llvm::Error lowerModule(ModuleOp module) {
   mp::HostLowering lowering;
   lowering.prePipeline = pre;
   lowering.prePipelineName = "--pipeline";
+  // A data-parallel step's grid gets the processes of the launch (on CUDA
+  // the host's MPI calls of device-resident=false; the device-resident
+  // lowering refuses collectives).
+  auto gridSize = [](StringRef options) {
+    return options.contains("grid-size")
+               ? std::string()
+               : "grid-size=" + std::to_string(getLaunchSize());
+  };
   if (device == Device::CUDA) {
     lowering.pipeline = "mp-gpu-pipeline";
     lowering.cpuPipelineOptions = gpuPipelineOptions;
+    lowering.extraCpuPipelineOptions = gridSize(gpuPipelineOptions);
     lowering.cpuPipelineOptionsName = "--gpu-pipeline";
     return mp::lowerForHost(module, lowering, "'" + inputFilename + "'");
   }
   lowering.cpuPipelineOptions = cpuPipelineOptions;
-  // A data-parallel step's grid gets the processes of the launch.
-  if (StringRef(cpuPipelineOptions).find("grid-size") == StringRef::npos)
-    lowering.extraCpuPipelineOptions =
-        "grid-size=" + std::to_string(getLaunchSize());
+  lowering.extraCpuPipelineOptions = gridSize(cpuPipelineOptions);
   if (unsigned threads = getNumThreads(); threads != 1)
     lowering.extraCpuPipelineOptions += " threads=" + std::to_string(threads);
   lowering.cpuPipelineOptionsName = "--cpu-pipeline-options";
@@ -304,11 +310,15 @@ static llvm::Error run(MLIRContext &context) {
     if (entry->skippedResult >= 0)
       stagedResults.push_back(entry->skippedResult);
     SmallVector<size_t> stagedArguments;
-    for (auto [i, argument] : llvm::enumerate(entry->arguments))
+    SmallVector<size_t> batchArguments;
+    for (auto [i, argument] : llvm::enumerate(entry->arguments)) {
       if (isLossScaleState(argument.stateKind))
         stagedArguments.push_back(i);
-    deviceBuffers =
-        std::make_unique<DeviceBuffers>(call, stagedResults, stagedArguments);
+      if (argument.role == ArgumentRole::Data)
+        batchArguments.push_back(i);
+    }
+    deviceBuffers = std::make_unique<DeviceBuffers>(
+        call, stagedResults, stagedArguments, batchArguments);
   }
   double compileSeconds = std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - compileStart)
@@ -407,10 +417,9 @@ static llvm::Error run(MLIRContext &context) {
     (*data)->fill(call);
     std::optional<double> scale;
     if (deviceBuffers) {
-      // The batch goes on the stream of the step, behind the previous one.
-      for (auto [i, argument] : llvm::enumerate(entry->arguments))
-        if (argument.role == ArgumentRole::Data)
-          deviceBuffers->copyArgumentIn(i);
+      // The batch goes on the stream of the step, behind the previous one,
+      // from page-locked memory.
+      deviceBuffers->copyBatchIn();
       auto callStart = std::chrono::steady_clock::now();
       std::clock_t callCPUStart = std::clock();
       {

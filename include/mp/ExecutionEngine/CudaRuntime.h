@@ -122,6 +122,58 @@ void *allocatePinnedHost(size_t bytes);
 /// Frees what allocatePinnedHost returned (null is ignored).
 void freePinnedHost(void *pointer);
 
+/// True when the work recorded before `event` has completed (cuEventQuery;
+/// never waits). A driver error other than "not ready" is recorded and
+/// counts as complete.
+bool isEventComplete(MgpuEvent event);
+
+/// Double-buffered page-locked staging of what a stream's work reads from
+/// host memory, such as each train step's batch. A copy to the device from
+/// pageable memory may make the driver wait for the stream before it
+/// returns (CUDA's "API synchronization behavior"); from page-locked memory
+/// it is asynchronous. So the host writes the next inputs into a slot of
+/// `bytes` page-locked bytes (allocated once, two of them), queues their
+/// copies to the device on `stream` and releases the slot, which records the
+/// slot's event after the copies; the next inputs go into the other slot
+/// while the copies out of the first one may still be in flight. acquire()
+/// returns a slot only once the copies out of it have completed: it asks
+/// the slot's event (isEventComplete) and waits for it (cuEventSynchronize)
+/// only while they are still pending, i.e. when the host runs two uploads
+/// ahead of the stream.
+class PinnedStaging {
+public:
+  PinnedStaging(MgpuStream stream, size_t bytes);
+  ~PinnedStaging();
+  PinnedStaging(const PinnedStaging &) = delete;
+  PinnedStaging &operator=(const PinnedStaging &) = delete;
+
+  /// The bytes of one slot.
+  size_t getSlotBytes() const { return bytes; }
+  /// True between acquire() and release().
+  bool isAcquired() const { return acquired; }
+  /// The slot to write next, once the copies out of it have completed (null
+  /// where the page-locked allocation failed: a recorded driver error).
+  void *acquire();
+  /// Queues the copy of `size` bytes at `offset` of the acquired slot to the
+  /// device memory `device` on the stream (offset + size <= getSlotBytes()).
+  void copyToDevice(void *device, size_t offset, size_t size);
+  /// Records the acquired slot's event after its copies; the other slot is
+  /// the next one.
+  void release();
+
+private:
+  MgpuStream stream;
+  size_t bytes;
+  void *slots[2] = {nullptr, nullptr};
+  MgpuEvent events[2] = {nullptr, nullptr};
+  /// The slot's event was recorded and not yet seen complete.
+  bool pending[2] = {false, false};
+  unsigned next = 0;
+  bool acquired = false;
+
+  void waitFor(unsigned slot);
+};
+
 } // namespace mlir::mp
 
 extern "C" {

@@ -219,6 +219,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "vectorize option of mp-cpu-pipeline)"
                      " (default: true)"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> gridSize{
+      *this, "grid-size",
+      llvm::cl::desc("device-resident=false: the processes of a "
+                     "data-parallel grid of dynamic size, for the host's "
+                     "MPI calls (mp-cpu-pipeline's grid-size; mp-run sets "
+                     "the number of MPI processes); 0: none (default: 0)"),
+      llvm::cl::init(0)};
 };
 
 /// Adds to `pm` (anchored on `builtin.module`) the passes that lower a

@@ -24,7 +24,8 @@ import numpy as np
 import torch
 
 from .. import compiler
-from ..runner import Buffers, DeviceBuffers, DeviceStaging, _cpu_options, device_step_slots
+from ..runner import (BatchStaging, Buffers, DeviceBuffers, DeviceStaging, _cpu_options,
+                      device_step_slots)
 
 TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
                 "i64": torch.int64, "i32": torch.int32, "i1": torch.bool}
@@ -120,7 +121,7 @@ class Trainer:
         self.cpu_pipeline_options = (_cpu_options(cpu_pipeline_options, threads)
                                      if device == "cpu" else cpu_pipeline_options)
         self._engine = None
-        self._device_train = self._device_predict = self._staging = None
+        self._device_train = self._device_predict = self._staging = self._batch = None
         self._session = compiler.Session()
         with self._session.parse(step.mlir, "<mixedprec.torch>") as module:
             module.run(self.pipeline)
@@ -139,6 +140,8 @@ class Trainer:
             self._engine.synchronize()
             self._staging = DeviceStaging(self._device_train,
                                           device_step_slots(self._train.signature))
+            # Each step's batch goes in through page-locked memory.
+            self._batch = BatchStaging(self._device_train, self._data)
             # Where host copies of the state are current (after the last step).
             self._host_current = True
 
@@ -173,18 +176,27 @@ class Trainer:
         self._loss_scale = next((a.index for a in signature.arguments
                                  if a.state_kind == "loss_scale"), None)
 
-    def _bind_data(self, function, indices, tensors, device=None):
-        """Binds the batch `tensors` to arguments `indices` of `function`
-        (Buffers), or copies them to its DeviceBuffers `device`."""
+    @staticmethod
+    def _storage(function, indices, tensors):
+        """{argument index: storage array} of the batch `tensors` for
+        arguments `indices` of `function` (Buffers), their shapes checked."""
+        arrays = {}
         for index, tensor in zip(indices, tensors):
             spec = function.signature.arguments[index].spec
             if tuple(tensor.shape) != tuple(spec.shape):
                 raise ValueError(f"argument {index} of @{function.signature.name} has shape "
                                  f"{tuple(spec.shape)}, got {tuple(tensor.shape)}")
+            arrays[index] = _to_storage(tensor, spec.dtype)
+        return arrays
+
+    def _bind_data(self, function, indices, tensors, device=None):
+        """Binds the batch `tensors` to arguments `indices` of `function`
+        (Buffers), or copies them to its DeviceBuffers `device`."""
+        for index, array in self._storage(function, indices, tensors).items():
             if device is None:
-                function.set_argument(index, _to_storage(tensor, spec.dtype))
+                function.set_argument(index, array)
             else:
-                device.copy_in(index, _to_storage(tensor, spec.dtype))
+                device.copy_in(index, array)
 
     def step(self, inputs, target):
         """Runs one train step on a batch; returns {"loss": float,
@@ -210,7 +222,8 @@ class Trainer:
 
     def _device_step(self, tensors):
         device = self._device_train
-        self._bind_data(self._train, self._data, tensors, device)
+        # Through page-locked memory (BatchStaging).
+        self._batch.upload(self._storage(self._train, self._data, tensors))
         self._engine.invoke("train_step", device.pointers)
         device.feed_back()
         self._host_current = False
@@ -377,10 +390,10 @@ class Trainer:
         return {"state": state, "param_groups": [dict(g) for g in self.imported.param_groups]}
 
     def close(self):
-        for resource in (self._staging, self._device_predict, self._device_train):
+        for resource in (self._batch, self._staging, self._device_predict, self._device_train):
             if resource is not None:
                 resource.close()
-        self._staging = self._device_predict = self._device_train = None
+        self._batch = self._staging = self._device_predict = self._device_train = None
         if self._engine is not None:
             self._engine.close()
             self._engine = None

@@ -20,8 +20,9 @@
 // MP_CUDA_SIM_PYTHON (default /usr/bin/python3) and MP_CUDA_SIM_LAUNCHER
 // (default the source tree's tools/bench/ptx_sim_launch.py) locate the
 // simulator. MP_CUDA_SIM_LOG=1 prints each driver allocation and launch on
-// stderr, with each copy (its direction: to pinned or pageable host memory)
-// and synchronisation; MP_CUDA_SIM_STATS=1 prints their counts at exit.
+// stderr, with each copy (its direction, and whether its host side is
+// page-locked, cuMemHostAlloc, or pageable) and synchronisation;
+// MP_CUDA_SIM_STATS=1 prints their counts at exit.
 // Only what the wrappers use is implemented; cubins are rejected.
 //
 //===----------------------------------------------------------------------===//
@@ -75,8 +76,9 @@ struct Simulator {
   struct {
     unsigned long long launches = 0, streamSynchronizes = 0,
                        eventSynchronizes = 0, eventRecords = 0,
-                       hostToDevice = 0, deviceToHost = 0, deviceToPinned = 0,
-                       deviceToDevice = 0;
+                       hostToDevice = 0, pinnedToDevice = 0, deviceToHost = 0,
+                       deviceToPinned = 0, deviceToDevice = 0,
+                       pinnedAllocations = 0;
   } counts;
 };
 
@@ -91,11 +93,13 @@ void printStats() {
   auto &c = s.counts;
   fprintf(stderr,
           "mp-cuda-sim: %llu launches, %llu cuStreamSynchronize, %llu "
-          "cuEventSynchronize, %llu cuEventRecord; copies: %llu host to "
-          "device, %llu device to pageable host, %llu device to pinned host, "
-          "%llu device to device\n",
+          "cuEventSynchronize, %llu cuEventRecord; copies: %llu pageable host "
+          "to device, %llu pinned host to device, %llu device to pageable "
+          "host, %llu device to pinned host, %llu device to device; %llu "
+          "cuMemHostAlloc\n",
           c.launches, c.streamSynchronizes, c.eventSynchronizes, c.eventRecords,
-          c.hostToDevice, c.deviceToHost, c.deviceToPinned, c.deviceToDevice);
+          c.hostToDevice, c.pinnedToDevice, c.deviceToHost, c.deviceToPinned,
+          c.deviceToDevice, c.pinnedAllocations);
 }
 
 void fail(const std::string &message) {
@@ -210,6 +214,13 @@ bool exchange(Simulator &s, const std::string &request,
 bool inArena(Simulator &s, uintptr_t address) {
   uintptr_t base = reinterpret_cast<uintptr_t>(s.arena);
   return address >= base && address < base + s.arenaSize;
+}
+
+/// True when [address, address + size) lies in one page-locked host block.
+bool isPinned(Simulator &s, uintptr_t address, size_t size) {
+  auto it = s.pinned.upper_bound(address);
+  return it != s.pinned.begin() &&
+         address + size <= std::prev(it)->first + std::prev(it)->second;
 }
 
 CUresult loadModule(int **module, const void *image) {
@@ -415,6 +426,9 @@ CUresult cuEventSynchronize(void *) {
     fprintf(stderr, "mp-cuda-sim: cuEventSynchronize\n");
   return kSuccess;
 }
+// Launches and copies complete before their call returns: every recorded
+// event has completed.
+CUresult cuEventQuery(void *) { return kSuccess; }
 CUresult cuEventRecord(void *, void *) {
   Simulator &s = sim();
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -431,6 +445,9 @@ CUresult cuMemHostAlloc(void **pointer, size_t size, unsigned) {
   if (!block)
     return kOutOfMemory;
   s.pinned[reinterpret_cast<uintptr_t>(block)] = std::max<size_t>(size, 1);
+  ++s.counts.pinnedAllocations;
+  if (s.log)
+    fprintf(stderr, "mp-cuda-sim: cuMemHostAlloc %zu bytes\n", size);
   *pointer = block;
   return kSuccess;
 }
@@ -500,12 +517,11 @@ CUresult cuMemcpyAsync(unsigned long long dst, unsigned long long src,
     if (fromDevice && toDevice) {
       ++s.counts.deviceToDevice;
     } else if (toDevice) {
-      ++s.counts.hostToDevice;
-      kind = "host to device";
+      bool pinned = isPinned(s, src, size);
+      ++(pinned ? s.counts.pinnedToDevice : s.counts.hostToDevice);
+      kind = pinned ? "pinned host to device" : "pageable host to device";
     } else if (fromDevice) {
-      auto it = s.pinned.upper_bound(dst);
-      bool pinned = it != s.pinned.begin() &&
-                    dst + size <= std::prev(it)->first + std::prev(it)->second;
+      bool pinned = isPinned(s, dst, size);
       ++(pinned ? s.counts.deviceToPinned : s.counts.deviceToHost);
       kind = pinned ? "device to pinned host" : "device to pageable host";
     } else {

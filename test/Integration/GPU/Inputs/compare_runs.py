@@ -3,7 +3,8 @@
     compare_runs.py A.json A_DIR B.json B_DIR [--loss-rtol R] [--param-atol T]
 
 Prints, per step, both losses and whether they are equal bit for bit (or
-within the relative bound R), and per saved argument the largest absolute
+within the relative bound R) with the loss scale it ran with and its
+skipped flag (both must be equal), and per saved argument the largest absolute
 difference (within T; 0 asks for equality bit for bit), then MATCH or
 MISMATCH. Used by the --device=cuda tests on the simulated driver against
 --device=cpu. numpy for the .npy files.
@@ -33,9 +34,14 @@ def main():
         la, lb = sa["loss"], sb["loss"]
         same = np.float64(la).tobytes() == np.float64(lb).tobytes()
         good = same or abs(la - lb) <= args.loss_rtol * abs(la)
-        ok &= good and sa["skipped"] == sb["skipped"]
+        # The loss scale each step ran with and the skip decision: equal.
+        state = (sa["skipped"] == sb["skipped"] and
+                 sa.get("loss_scale") == sb.get("loss_scale"))
+        ok &= good and state
         print(f"step {sa['step']} loss {la:.9g} {lb:.9g} "
-              f"{'equal' if same else 'differs'} {'ok' if good else 'FAIL'}")
+              f"{'equal' if same else 'differs'} {'ok' if good else 'FAIL'}"
+              f" scale {sa.get('loss_scale')} skipped {sa['skipped']}"
+              f"{'' if state else ' FAIL'}")
     names = sorted(os.listdir(args.a_dir))
     ok &= names == sorted(os.listdir(args.b_dir)) and bool(names)
     for name in names:

@@ -4,7 +4,9 @@ use: a .func call with .param arguments and a return value, f64 fma, fma.rm
 and fma.rn on f32 just above a tie (exact, rounded once: a double would
 round to the tie), cvt.rn.f32.f64, cvt.rn.f64.s64, cvt.rzi.s32.f32,
 cvt.sat.f32.f32, bfe.s32 and bfe.u32, ex2.approx.ftz.f32 on a subnormal
-result, rcp.approx.ftz.f64 and setp on f64. Standard library only.
+result, rcp.approx.ftz.f64, setp on f64, setp on f16 and bf16 registers
+(what LLVM makes of an f16 ReLU: extf, maximumf, truncf) and setp.ftz.f32.
+Standard library only.
 
     ptx_sim_scalar.py SRC_ROOT
 """
@@ -32,7 +34,8 @@ PTX = r"""
 }
 .visible .entry scalar(.param .u64 scalar_param_0)
 {
-  .reg .pred %p<3>;
+  .reg .pred %p<8>;
+  .reg .b16 %rs<8>;
   .reg .b32 %r<20>;
   .reg .b64 %rd<20>;
   ld.param.b64 %rd1, [scalar_param_0];
@@ -70,13 +73,29 @@ PTX = r"""
   setp.lt.f64 %p1, 0dBFF0000000000000, 0d0000000000000000;
   selp.b32 %r9, 1, 0, %p1;
   st.global.b32 [%rd1+64], %r9;
+  mov.b16 %rs1, 0xBC00;
+  mov.b16 %rs2, 0x0000;
+  setp.le.f16 %p2, %rs1, %rs2;
+  selp.b16 %rs3, 0x0000, %rs1, %p2;
+  st.global.b16 [%rd1+68], %rs3;
+  mov.b16 %rs4, 0x3C00;
+  setp.gt.f16 %p3, %rs4, %rs2;
+  selp.b32 %r10, 1, 0, %p3;
+  st.global.b32 [%rd1+72], %r10;
+  mov.b16 %rs5, 0xBF80;
+  setp.lt.bf16 %p4, %rs5, %rs2;
+  selp.b32 %r11, 1, 0, %p4;
+  st.global.b32 [%rd1+76], %r11;
+  setp.eq.ftz.f32 %p5, 0f00000001, 0f80000000;
+  selp.b32 %r12, 1, 0, %p5;
+  st.global.b32 [%rd1+80], %r12;
   ret;
 }
 """
 
 kernels, shared = ptx_sim.parse_ptx(PTX)
 memory = ptx_sim.GlobalMemory()
-out = memory.allocate(bytes(72))
+out = memory.allocate(bytes(88))
 ptx_sim.simulate_grid(kernels["scalar"], shared, memory, [out], 1, (1, 1, 1), 0)
 data = memory.buffer(out)
 f64 = lambda offset: struct.unpack_from("<d", data, offset)[0]
@@ -94,3 +113,7 @@ print(f"bfe.u32 {u32(44)}")
 print(f"ex2.approx.ftz.f32 {u32(48):#010x}")
 print(f"rcp.approx.ftz.f64 {struct.unpack_from('<Q', data, 56)[0]:#018x}")
 print(f"setp.lt.f64 {u32(64)}")
+print(f"relu.f16(-1) {struct.unpack_from('<H', data, 68)[0]:#06x}")
+print(f"setp.gt.f16 {u32(72)}")
+print(f"setp.lt.bf16 {u32(76)}")
+print(f"setp.eq.ftz.f32 {u32(80)}")
