@@ -1,5 +1,6 @@
 // RUN: mp-opt %s --mp-rematerialize-fills -split-input-file | FileCheck %s
 // RUN: mp-opt %s --mp-rematerialize-fills --one-shot-bufferize -split-input-file | FileCheck %s --check-prefix=BUF
+// RUN: mp-opt %s --mp-rematerialize-fills=destinations-per-empty=2 -split-input-file | FileCheck %s --check-prefix=RUN2
 
 // A zero accumulator CSE shared between two contractions: the second gets
 // its own fill (of its own tensor.empty) right after the first, so
@@ -155,4 +156,39 @@ func.func @fill_of_reshaped_empty(%x: tensor<2x2x8xf32>, %y: tensor<2x2x8xf32>) 
   %a = linalg.add ins(%x, %y : tensor<2x2x8xf32>, tensor<2x2x8xf32>) outs(%z : tensor<2x2x8xf32>) -> tensor<2x2x8xf32>
   %b = linalg.add ins(%y, %x : tensor<2x2x8xf32>, tensor<2x2x8xf32>) outs(%z : tensor<2x2x8xf32>) -> tensor<2x2x8xf32>
   return %a, %b : tensor<2x2x8xf32>, tensor<2x2x8xf32>
+}
+
+
+// -----
+
+// A tensor.empty CSE shared as the destination of several ops (the trivial
+// fill): runs of `destinations-per-empty` (default 64) consecutive
+// destinations share one clone, so that one-shot bufferization's pairwise
+// analysis of a tensor's writers stays linear in the model's size while it
+// may still reuse a buffer within a run. Three destinations: unchanged by
+// default; with runs of 2, the third writes into a clone placed after the
+// empty. A use that only reads (tensor.dim) stays.
+// CHECK-LABEL: func.func @shared_empty(
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NOT:     tensor.empty
+// CHECK:         linalg.copy ins(%{{.*}} : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>)
+// CHECK:         linalg.copy ins(%{{.*}} : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>)
+// CHECK:         linalg.copy ins(%{{.*}} : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>)
+// RUN2-LABEL: func.func @shared_empty(
+// RUN2:         %[[E:.*]] = tensor.empty() : tensor<4xf32>
+// RUN2-NEXT:    %[[E2:.*]] = tensor.empty() : tensor<4xf32>
+// RUN2-NOT:     tensor.empty
+// RUN2:         %[[A:.*]] = linalg.copy ins(%{{.*}} : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>)
+// RUN2:         %[[B:.*]] = linalg.copy ins(%[[A]] : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>)
+// RUN2:         linalg.copy ins(%[[B]] : tensor<4xf32>) outs(%[[E2]] : tensor<4xf32>)
+// RUN2:         tensor.dim %[[E]]
+func.func @shared_empty(%x: tensor<4xf32>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, index) {
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<4xf32>
+  %a = linalg.copy ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %b = linalg.copy ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %c = linalg.copy ins(%b : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %d = tensor.dim %e, %c0 : tensor<4xf32>
+  return %a, %b, %c, %d : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, index
 }

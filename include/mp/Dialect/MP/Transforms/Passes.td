@@ -295,12 +295,17 @@ def MPRematerializeFills : Pass<"mp-rematerialize-fills", "func::FuncOp"> {
     `collapse_shape` ops, which CSE shares as well and which are cloned with
     it) a clone of the fill, placed right after it:
     writing the constant again costs half a copy (no reads), and the values
-    are the same. A fill is a `linalg.fill` of a constant into a
-    `tensor.empty` (or a reshape of one), or its tiled form after `mp-tile-and-vectorize`: a nest
-    of `scf.for`/`scf.forall` loops whose bodies only write constants (and
-    slice, yield and compute indices), its initial value such a `tensor.empty`.
-    One destination use keeps the original fill when no other use only
-    reads it. Nothing else changes.
+    are the same. A fill is a `tensor.empty` (the trivial fill: CSE shares
+    the empties of one shape among hundreds of loops, and one-shot
+    bufferization's analysis then compares every pair of their writers,
+    quadratic in the model's size; runs of `destinations-per-empty`
+    consecutive destinations share one clone, so that bufferization may
+    still reuse a buffer within a run), a `linalg.fill` of a constant into a
+    `tensor.empty` (or a reshape of one), or its tiled form after
+    `mp-tile-and-vectorize`: a nest of `scf.for`/`scf.forall` loops whose
+    bodies only write constants (and slice, yield and compute indices), its
+    initial value such a `tensor.empty`. One destination use keeps the
+    original fill when no other use only reads it. Nothing else changes.
 
     ```mlir
     %e = tensor.empty() : tensor<4x16xf32>
@@ -310,6 +315,13 @@ def MPRematerializeFills : Pass<"mp-rematerialize-fills", "func::FuncOp"> {
     // becomes: %b writes into its own %z2 = linalg.fill ... outs(%e2)
     ```
   }];
+  let options = [
+    Option<"destinationsPerEmpty", "destinations-per-empty", "unsigned",
+           /*default=*/"64",
+           "Consecutive destination uses of a shared tensor.empty that keep "
+           "one clone of it (one-shot bufferization compares the writers of "
+           "one tensor pairwise)">,
+  ];
 }
 
 def MPLinalgToLoops : Pass<"mp-linalg-to-loops", "func::FuncOp"> {
