@@ -35,6 +35,7 @@
 #include <cstring>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <spawn.h>
 #include <string>
@@ -69,6 +70,9 @@ struct Simulator {
   FILE *requests = nullptr, *replies = nullptr;
   int nextModule = 1;
   std::map<int, std::map<std::string, std::vector<size_t>>> modules;
+  /// The functions handed out per module and kernel name (one handle each, as
+  /// the driver's; freed with their module).
+  std::map<std::pair<int, std::string>, std::unique_ptr<Function>> functions;
   bool log = false;
   /// Page-locked host blocks (cuMemHostAlloc): address -> size.
   std::map<uintptr_t, size_t> pinned;
@@ -339,6 +343,9 @@ CUresult cuModuleUnload(int *module) {
   Simulator &s = sim();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.modules.erase(*module);
+  for (auto it = s.functions.lower_bound({*module, std::string()});
+       it != s.functions.end() && it->first.first == *module;)
+    it = s.functions.erase(it);
   delete module;
   return kSuccess;
 }
@@ -355,7 +362,10 @@ CUresult cuModuleGetFunction(Function **function, int *module,
     fail(std::string("cuModuleGetFunction: no kernel '") + name + "'");
     return kNotFound;
   }
-  *function = new Function{*module, name, kernel->second};
+  std::unique_ptr<Function> &handle = s.functions[{*module, name}];
+  if (!handle)
+    handle.reset(new Function{*module, name, kernel->second});
+  *function = handle.get();
   return kSuccess;
 }
 
