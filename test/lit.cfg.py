@@ -96,6 +96,14 @@ if subprocess.run(["/usr/bin/python3", "-c", "import torch"],
     config.available_features.add("torch")
 if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
     config.available_features.add("fashion-mnist")
+# Tests of the AVX512_BF16 kernels (mp-bf16-dot-products) need a host with
+# vdpbf16ps.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        if " avx512_bf16" in cpuinfo.read():
+            config.available_features.add("avx512bf16")
+except OSError:
+    pass
 # The text of --data=text tests (Debian base-files ships it everywhere).
 if os.path.exists("/usr/share/common-licenses/GPL-3"):
     config.available_features.add("gpl-3")

@@ -3,7 +3,9 @@
 // The step of mp-cpu-pipeline that keeps LLVM's cost linear in the number of
 // operations: after bufferization, every top-level loop nest (scf.for,
 // scf.parallel) and linalg operation of a function body with more than one of
-// them becomes a private function of its own, marked noinline, called in
+// them, those in the branches of its scf.if operations included (the
+// guarded kernels of mp-bf16-dot-products), becomes a private function of
+// its own, marked noinline, called in
 // its place with the values it uses from outside as arguments (constants are
 // cloned into it). A train step of N layers thus reaches LLVM as some
 // hundreds of small functions per layer instead of one function whose size
@@ -51,6 +53,21 @@ static Type getBoundaryType(Type type) {
   return type;
 }
 
+/// Appends to `nests` the loop nests of `block` in order, those of the
+/// branches of its scf.if operations included (recursively).
+static void collectLoopNests(Block &block,
+                             SmallVectorImpl<Operation *> &nests) {
+  for (Operation &op : block) {
+    if (isLoopNest(op)) {
+      nests.push_back(&op);
+    } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      collectLoopNests(*branch.thenBlock(), nests);
+      if (Block *otherwise = branch.elseBlock())
+        collectLoopNests(*otherwise, nests);
+    }
+  }
+}
+
 struct OutlineLoopNests
     : public PassWrapper<OutlineLoopNests, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(OutlineLoopNests)
@@ -73,9 +90,7 @@ struct OutlineLoopNests
       if (function.isExternal() || !function.getBody().hasOneBlock())
         continue;
       SmallVector<Operation *> nests;
-      for (Operation &op : function.getBody().front())
-        if (isLoopNest(op))
-          nests.push_back(&op);
+      collectLoopNests(function.getBody().front(), nests);
       if (nests.size() < 2)
         continue;
       unsigned index = 0;

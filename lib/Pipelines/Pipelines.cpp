@@ -42,6 +42,7 @@
 #include "mp/Conversion/Passes.h"
 #include "mp/Dialect/MP/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <cstdlib>
 
@@ -81,12 +82,21 @@ void mlir::mp::buildCallerAllocatedBuffers(
   pm.addPass(createCanonicalizerPass());
 }
 
+bool mlir::mp::hostHasAVX512BF16() {
+  return llvm::sys::getHostCPUFeatures().lookup("avx512bf16");
+}
+
 void mlir::mp::buildCPUPipeline(OpPassManager &pm,
                                 const CPUPipelineOptions &options) {
   buildMPToLinalgOnTensors(pm);
 
   // Tiles and vectors, still on tensors.
   if (options.vectorize) {
+    if (options.bf16DotProducts) {
+      MPBF16DotProductsOptions dotProducts;
+      dotProducts.parallel = options.threads != 1;
+      pm.addNestedPass<func::FuncOp>(createMPBF16DotProducts(dotProducts));
+    }
     MPTileAndVectorizeOptions tiling;
     tiling.matmulTileSizes.assign(options.matmulTileSizes.begin(),
                                   options.matmulTileSizes.end());
@@ -154,6 +164,8 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
       vector::VectorContractLowering::OuterProduct;
   vectorToLLVM.vectorTransposeLowering =
       vector::VectorTransposeLowering::Shuffle16x16;
+  // mp-bf16-dot-products' x86vector.avx512.dot.
+  vectorToLLVM.x86Vector = true;
   // Math first: what has no LLVM intrinsic (erf) becomes libm calls, which
   // unrolls vectors into vector.extract/from_elements for the vector
   // conversion to lower.

@@ -21,6 +21,9 @@ namespace mlir::mp {
 // mp-cpu-pipeline
 //===----------------------------------------------------------------------===//
 
+/// True when the host's CPU has AVX512_BF16 (vdpbf16ps).
+bool hostHasAVX512BF16();
+
 /// Options of `mp-cpu-pipeline`.
 struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<bool> vectorize{
@@ -38,6 +41,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "tile-sizes",
       llvm::cl::desc("Tile sizes of other linalg operations: the vector "
                      "loop, after the parallel loops before it (default 16)")};
+  PassOptions::Option<bool> bf16DotProducts{
+      *this, "bf16-dot-products",
+      llvm::cl::desc("bf16 x bf16 -> f32 contractions also on AVX512_BF16 "
+                     "dot products, taken at run time where they give the "
+                     "same bits (mp-bf16-dot-products; with vectorize) "
+                     "(default: true where the host has AVX512_BF16)"),
+      llvm::cl::init(hostHasAVX512BF16())};
   PassOptions::Option<unsigned> threads{
       *this, "threads",
       llvm::cl::desc("Threads the outermost parallel tile loops run on "

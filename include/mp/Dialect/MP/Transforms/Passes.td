@@ -184,6 +184,58 @@ def MPMasterWeights : Pass<"mp-master-weights", "ModuleOp"> {
   ];
 }
 
+def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
+  let summary = "Compute bf16 contractions with AVX512_BF16 dot products "
+                "where that gives the same bits";
+  let description = [{
+    Gives every statically shaped bf16 x bf16 -> f32 contraction on tensors
+    (`linalg.matmul`, `linalg.batch_matmul` and their transposed forms: one
+    M, N and K loop, at most one batch loop, accumulating into a zero fill;
+    M a multiple of 8, N of 32, K of 2) a second implementation on
+    AVX512_BF16's `vdpbf16ps` (`x86vector.avx512.dot`), chosen at run time
+    by a guard, so that the bits are always those of the contraction's own
+    definition (each product rounded to f32, added in ascending K).
+
+    `vdpbf16ps` computes, in each f32 lane and for its pair of bf16
+    products, `acc = ftz(fma(a1, b1, acc))` then `acc = ftz(fma(a0, b0,
+    acc))`, denormal inputs read as zero (measured over every input pattern:
+    tools/bench/bf16_dot_semantics.c). The operands are packed with the two
+    elements of each K pair swapped, which makes the order ascending K:
+    A as `[batch, M, K]`, B as `[batch, N/32, K/2, 64]` panels of 32
+    columns. The guard reduces both operands to the range of their biased
+    exponents: with no denormal, infinite or NaN element and, over the
+    nonzero ones, `min Ea + min Eb >= 142` and `max Ea + max Eb <= 380`,
+    every product is a normal f32 (FMA and multiply-then-add agree) and
+    every partial sum a multiple of a normal power of two (nothing to
+    flush). Otherwise the original contraction runs (the `scf.if`'s else
+    branch), which mp-tile-and-vectorize then tiles as usual.
+
+    The kernel keeps an 8 x 32 f32 tile in 16 registers over the K pairs (8
+    broadcast pairs of A, 2 rows of B and 16 dot instructions per pair).
+    With `parallel` its tile loops (batch, N panels, M tiles) are one
+    `scf.forall` when the contraction has at least 8192 iterations.
+
+    It runs before mp-tile-and-vectorize, on a target with AVX512_BF16:
+    mp-cpu-pipeline adds it where `bf16-dot-products` is on (by default
+    where the host has AVX512_BF16).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::x86vector::X86VectorDialect"];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Make the tile loops of contractions of at least 8192 "
+           "iterations one scf.forall (default: false)">,
+    Option<"unguarded", "unguarded", "bool", /*default=*/"false",
+           "For tests: replace each contraction by the packed kernel "
+           "alone, without the guard and the fallback, which computes "
+           "other bits where the guard would fail (default: false)">
+  ];
+}
+
 def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
   let summary = "Tile and vectorise linalg operations on tensors for the CPU";
   let description = [{

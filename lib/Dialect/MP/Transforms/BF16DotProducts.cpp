@@ -1,0 +1,574 @@
+//===- BF16DotProducts.cpp - bf16 contractions on AVX512_BF16 -------------===//
+//
+// mp-bf16-dot-products gives every statically shaped bf16 x bf16 -> f32
+// contraction on tensors (linalg.matmul, linalg.batch_matmul and their
+// transposed forms, accumulating into a zero fill) a second implementation
+// on AVX512_BF16's `vdpbf16ps` (x86vector.avx512.dot), taken at run time
+// where it computes the same bits as the contraction's own definition
+// (products rounded to f32, added in ascending K, one rounding each).
+//
+// What vdpbf16ps computes (measured bit for bit over every input pattern,
+// tools/bench/bf16_dot_semantics.c): in each f32 lane, for its pair of bf16
+// products, acc = ftz(fma(a1, b1, acc)), then acc = ftz(fma(a0, b0, acc)),
+// with denormal inputs read as zero: the odd element of the pair first, the
+// exact product (no rounding), denormal results flushed. So the operands are
+// packed with the two elements of each K pair swapped (K = 2p in the odd
+// slot), which makes the order ascending K, and the packed kernel runs only
+// where a guard proves the other differences away: no operand is denormal,
+// infinite or NaN, and with Ea, Eb the biased exponents of nonzero elements
+// of A and B, min Ea + min Eb >= 142 and max Ea + max Eb <= 380. Then every
+// product is a normal f32 exact in f32 (so FMA and multiply-then-add agree),
+// and every product and so every partial sum from a zero accumulator is a
+// multiple of 2^(min Ea + min Eb - 268) >= 2^-126 (never denormal, nothing
+// to flush). Elsewhere the original contraction runs (the `scf.if`'s else
+// branch), so the bits are those of mp-cpu-pipeline{vectorize=false} either
+// way.
+//
+// The kernel: A as rows of K pairs ([batch, M, K], pairs swapped), B as
+// panels of 32 columns ([batch, N/32, K/2, 64]: for each K pair, 32 columns
+// of swapped pairs); a tile is 8 rows x 32 columns, 16 vector<16xf32>
+// accumulators carried over the K pairs (8 broadcast pairs of A, 2 rows of
+// B and 16 dot instructions per pair). With `parallel` the tile loops are an
+// scf.forall (each output element is still computed by one iteration).
+// It assumes linalg on tensors after convert-mp-to-linalg, before
+// mp-tile-and-vectorize (which tiles the packing copies, the guard's
+// reductions and the fallback contraction), and a target with AVX512_BF16:
+// the pipeline adds it only for such a host.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mp/Dialect/MP/Transforms/Passes.h"
+#include "mp/Dialect/MP/Transforms/Threading.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
+#include "mlir/IR/Matchers.h"
+
+#include <numeric>
+
+namespace mlir::mp {
+#define GEN_PASS_DEF_MPBF16DOTPRODUCTS
+#include "mp/Dialect/MP/Transforms/Passes.h.inc"
+} // namespace mlir::mp
+
+using namespace mlir;
+using namespace mlir::mp;
+
+namespace {
+
+/// Rows and columns of the kernel's register tile: 8 x 2 vectors of 16 f32.
+constexpr int64_t kTileRows = 8;
+constexpr int64_t kTileColumns = 32;
+constexpr int64_t kLanes = 16;
+
+/// Marks the contraction of the fallback branch, which is not rewritten
+/// again.
+constexpr StringLiteral kFallback = "mp.bf16_dot_fallback";
+
+/// The loops of a contraction the kernel can take: its batch, M and N
+/// loops in the order the output indexes them (output (batch..., M..., N...)),
+/// its K loops in loop order (the order of the sum), and the flattened
+/// extents.
+struct ContractionShape {
+  SmallVector<unsigned> batchDims, mDims, nDims, kDims;
+  SmallVector<int64_t> extents;
+  int64_t batch = 1, m = 1, n = 1, k;
+
+  /// The extents of `dims`.
+  SmallVector<int64_t> extentsOf(ArrayRef<unsigned> dims) const {
+    return llvm::map_to_vector(dims, [&](unsigned d) { return extents[d]; });
+  }
+};
+
+/// True when `value` is a linalg.fill of a floating-point zero.
+static bool isZeroFill(Value value) {
+  auto fill = value.getDefiningOp<linalg::FillOp>();
+  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+}
+
+/// The shape of `op` when it is a bf16 x bf16 -> f32 contraction (products
+/// of the widened operands added to the output) the kernel computes: one M,
+/// N and K loop, at most one batch loop, the output indexed (batch, M, N),
+/// a zero fill as its initial value, M, N and K multiples of the tile.
+static std::optional<ContractionShape> matchContraction(linalg::LinalgOp op) {
+  if (op->hasAttr(kFallback) || !op.hasPureTensorSemantics() ||
+      op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  auto elementType = [](Value value) {
+    return getElementTypeOrSelf(value.getType());
+  };
+  if (!elementType(op.getDpsInputs()[0]).isBF16() ||
+      !elementType(op.getDpsInputs()[1]).isBF16() ||
+      !elementType(op.getDpsInits()[0]).isF32() ||
+      !isZeroFill(op.getDpsInits()[0]))
+    return std::nullopt;
+  // The payload: extf, extf, mulf, addf (what linalg.matmul's is), nothing
+  // else (no fast-math flags, no other conversion).
+  Block &body = op->getRegion(0).front();
+  unsigned extensions = 0, products = 0, sums = 0;
+  for (Operation &nested : body.without_terminator()) {
+    if (isa<arith::ExtFOp>(nested))
+      ++extensions;
+    else if (auto mul = dyn_cast<arith::MulFOp>(nested);
+             mul && mul.getFastmath() == arith::FastMathFlags::none)
+      ++products;
+    else if (auto add = dyn_cast<arith::AddFOp>(nested);
+             add && add.getFastmath() == arith::FastMathFlags::none)
+      ++sums;
+    else
+      return std::nullopt;
+  }
+  if (extensions != 2 || products != 1 || sums != 1)
+    return std::nullopt;
+
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty())
+    return std::nullopt;
+  ContractionShape shape;
+  shape.extents = op.getStaticLoopRanges();
+  if (ShapedType::isDynamicShape(shape.extents))
+    return std::nullopt;
+  shape.kDims.assign(dims->k.begin(), dims->k.end());
+  llvm::sort(shape.kDims);
+  shape.k = 1;
+  for (unsigned d : shape.kDims)
+    shape.k *= shape.extents[d];
+  // The output indexed (batch..., M..., N...): its dimensions, grouped.
+  AffineMap outputMap = op.getIndexingMapMatchingResult(op->getResult(0));
+  unsigned group = 0; // 0: batch, 1: M, 2: N.
+  for (AffineExpr result : outputMap.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(result);
+    if (!dim)
+      return std::nullopt;
+    unsigned position = dim.getPosition();
+    unsigned kind = llvm::is_contained(dims->batch, position) ? 0
+                    : llvm::is_contained(dims->m, position)   ? 1
+                                                              : 2;
+    if (kind < group)
+      return std::nullopt;
+    group = kind;
+    SmallVector<unsigned> &list =
+        kind == 0 ? shape.batchDims : kind == 1 ? shape.mDims : shape.nDims;
+    list.push_back(position);
+  }
+  if (shape.mDims.size() != dims->m.size() ||
+      shape.nDims.size() != dims->n.size() ||
+      shape.batchDims.size() != dims->batch.size())
+    return std::nullopt;
+  for (unsigned d : shape.batchDims)
+    shape.batch *= shape.extents[d];
+  for (unsigned d : shape.mDims)
+    shape.m *= shape.extents[d];
+  for (unsigned d : shape.nDims)
+    shape.n *= shape.extents[d];
+  // Tiles of 8 flattened rows, panels of 32 columns of the last N loop,
+  // pairs along the last K loop.
+  if (shape.m % kTileRows || shape.extents[shape.nDims.back()] % kTileColumns ||
+      shape.extents[shape.kDims.back()] % 2)
+    return std::nullopt;
+  return shape;
+}
+
+/// A copy of operand `operand` of `op` into a new tensor of shape `shape`,
+/// whose loops index it in order and are mapped to `op`'s loops by
+/// `toOpLoops` (op loop -> expression of the copy's loops).
+static Value buildCopy(OpBuilder &builder, Location loc, linalg::LinalgOp op,
+                       OpOperand &operand, ArrayRef<int64_t> shape,
+                       ArrayRef<AffineExpr> toOpLoops) {
+  MLIRContext *context = builder.getContext();
+  auto substitution =
+      AffineMap::get(shape.size(), /*symbolCount=*/0, toOpLoops, context);
+  AffineMap inputMap = op.getMatchingIndexingMap(&operand).compose(
+      substitution);
+  Value init = tensor::EmptyOp::create(builder, loc, shape,
+                                       builder.getBF16Type());
+  SmallVector<utils::IteratorType> iterators(shape.size(),
+                                             utils::IteratorType::parallel);
+  auto copy = linalg::GenericOp::create(
+      builder, loc, init.getType(), ValueRange{operand.get()},
+      ValueRange{init},
+      ArrayRef<AffineMap>{inputMap,
+                          builder.getMultiDimIdentityMap(shape.size())},
+      iterators, [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(b, loc, args[0]);
+      });
+  return copy.getResult(0);
+}
+
+/// The exponent statistics of the guard over the bf16 tensor `value`: the
+/// smallest and largest biased exponent of its nonzero elements (255 and 0
+/// when there are none) and whether it holds a denormal, infinity or NaN,
+/// as i32 scalars.
+struct ExponentRange {
+  Value minimum, maximum, special;
+};
+
+static ExponentRange buildExponentRange(OpBuilder &builder, Location loc,
+                                        Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  Type i32 = builder.getI32Type();
+  auto scalarInit = [&](int32_t initial) {
+    Value empty = tensor::EmptyOp::create(builder, loc, ArrayRef<int64_t>{},
+                                          i32);
+    Value constant = arith::ConstantIntOp::create(builder, loc, i32, initial);
+    return linalg::FillOp::create(builder, loc, constant, empty).getResult(0);
+  };
+  SmallVector<Value> inits = {scalarInit(255), scalarInit(0), scalarInit(0)};
+  MLIRContext *context = builder.getContext();
+  AffineMap scalarMap = AffineMap::get(type.getRank(), 0, context);
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::reduction);
+  auto reduction = linalg::GenericOp::create(
+      builder, loc, TypeRange(ValueRange(inits)), ValueRange{value}, inits,
+      ArrayRef<AffineMap>{builder.getMultiDimIdentityMap(type.getRank()),
+                          scalarMap, scalarMap, scalarMap},
+      iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
+        auto constant = [&](int32_t v) {
+          return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
+        };
+        Value bits = arith::BitcastOp::create(b, loc, b.getI16Type(), args[0]);
+        Value word = arith::ExtUIOp::create(b, loc, i32, bits);
+        Value magnitude = arith::AndIOp::create(b, loc, word, constant(0x7FFF));
+        Value exponent = arith::ShRUIOp::create(b, loc, magnitude, constant(7));
+        Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             magnitude, constant(0));
+        // Denormal: exponent 0 and not zero; infinity or NaN: exponent 255.
+        Value isDenormal =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, magnitude,
+                                  constant(0x80));
+        Value isSpecial = arith::OrIOp::create(
+            b, loc,
+            arith::XOrIOp::create(b, loc, isDenormal, isZero),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, magnitude,
+                                  constant(0x7F80)));
+        Value forMinimum =
+            arith::SelectOp::create(b, loc, isZero, constant(255), exponent);
+        Value forMaximum =
+            arith::SelectOp::create(b, loc, isZero, constant(0), exponent);
+        Value minimum = arith::MinUIOp::create(b, loc, args[1], forMinimum);
+        Value maximum = arith::MaxUIOp::create(b, loc, args[2], forMaximum);
+        Value special = arith::OrIOp::create(
+            b, loc, args[3], arith::ExtUIOp::create(b, loc, i32, isSpecial));
+        linalg::YieldOp::create(b, loc, ValueRange{minimum, maximum, special});
+      });
+  auto extract = [&](unsigned i) {
+    return tensor::ExtractOp::create(builder, loc, reduction.getResult(i),
+                                     ValueRange{})
+        .getResult();
+  };
+  return {extract(0), extract(1), extract(2)};
+}
+
+/// The guard: true where the packed kernel computes the contraction's bits
+/// (see the file comment).
+static Value buildGuard(OpBuilder &builder, Location loc, Value a, Value b) {
+  ExponentRange ra = buildExponentRange(builder, loc, a);
+  ExponentRange rb = buildExponentRange(builder, loc, b);
+  Type i32 = builder.getI32Type();
+  auto constant = [&](int32_t v) {
+    return arith::ConstantIntOp::create(builder, loc, i32, v).getResult();
+  };
+  Value minimum = arith::AddIOp::create(builder, loc, ra.minimum, rb.minimum);
+  Value maximum = arith::AddIOp::create(builder, loc, ra.maximum, rb.maximum);
+  Value special = arith::OrIOp::create(builder, loc, ra.special, rb.special);
+  Value small = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge,
+                                      minimum, constant(142));
+  Value large = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sle,
+                                      maximum, constant(380));
+  Value regular = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                        special, constant(0));
+  return arith::AndIOp::create(
+      builder, loc, arith::AndIOp::create(builder, loc, small, large),
+      regular);
+}
+
+/// Computes the 8 x 32 tile at (batch, row, column) of the packed operands
+/// into the tile `tile` (a tensor<8x32xf32> slice of the output) and
+/// returns it.
+static Value buildTile(OpBuilder &builder, Location loc, Value packedA,
+                       Value packedB, Value tile, Value batch, Value row,
+                       Value panel, int64_t k) {
+  Type f32 = builder.getF32Type();
+  auto accumulatorType = VectorType::get({kLanes}, f32);
+  auto pairType = VectorType::get({2 * kLanes}, builder.getBF16Type());
+  Value zero = arith::ConstantOp::create(
+      builder, loc, DenseElementsAttr::get(accumulatorType,
+                                           builder.getFloatAttr(f32, 0.0)));
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(builder, loc, v).getResult();
+  };
+  constexpr int64_t vectorsPerRow = kTileColumns / kLanes;
+  SmallVector<Value> accumulators(kTileRows * vectorsPerRow, zero);
+  Value bf16Padding = arith::ConstantOp::create(
+      builder, loc, builder.getFloatAttr(builder.getBF16Type(), 0.0));
+
+  auto loop = scf::ForOp::create(
+      builder, loc, index(0), index(k / 2), index(1), accumulators,
+      [&](OpBuilder &b, Location loc, Value pair, ValueRange carried) {
+        Value kIndex = arith::MulIOp::create(b, loc, pair, index(2));
+        // Rows of B: 16 columns of swapped pairs each.
+        SmallVector<Value> rowsOfB;
+        for (int64_t c = 0; c < vectorsPerRow; ++c)
+          rowsOfB.push_back(vector::TransferReadOp::create(
+              b, loc, pairType, packedB,
+              ValueRange{batch, panel, pair, index(c * 2 * kLanes)},
+              bf16Padding, ArrayRef<bool>{true}));
+        SmallVector<Value> results;
+        for (int64_t r = 0; r < kTileRows; ++r) {
+          Value rowIndex = arith::AddIOp::create(b, loc, row, index(r));
+          Value pairOfA = vector::TransferReadOp::create(
+              b, loc, VectorType::get({2}, b.getBF16Type()), packedA,
+              ValueRange{batch, rowIndex, kIndex}, bf16Padding,
+              ArrayRef<bool>{true});
+          Value word = vector::BitCastOp::create(
+              b, loc, VectorType::get({1}, b.getI32Type()), pairOfA);
+          Value scalar = vector::ExtractOp::create(b, loc, word,
+                                                   ArrayRef<int64_t>{0});
+          Value splat = vector::BroadcastOp::create(
+              b, loc, VectorType::get({kLanes}, b.getI32Type()), scalar);
+          Value pairs = vector::BitCastOp::create(b, loc, pairType, splat);
+          for (int64_t c = 0; c < vectorsPerRow; ++c)
+            results.push_back(x86vector::DotBF16Op::create(
+                b, loc, accumulatorType, carried[r * vectorsPerRow + c],
+                pairs, rowsOfB[c]));
+        }
+        scf::YieldOp::create(b, loc, results);
+      });
+
+  for (int64_t r = 0; r < kTileRows; ++r)
+    for (int64_t c = 0; c < vectorsPerRow; ++c)
+      tile = vector::TransferWriteOp::create(
+                 builder, loc, loop.getResult(r * vectorsPerRow + c), tile,
+                 ValueRange{index(r), index(c * kLanes)}, ArrayRef<bool>{true})
+                 .getResult();
+  return tile;
+}
+
+/// The packed kernel of `op` with shape `shape` into its output's init,
+/// returning the result tensor.
+static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
+                         const ContractionShape &shape, bool parallel) {
+  MLIRContext *context = builder.getContext();
+  unsigned numLoops = op.getNumLoops();
+  auto dim = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  // The copies' loops start with the batch loops (one unit loop where the
+  // contraction has none).
+  SmallVector<int64_t> batchExtents = shape.batchDims.empty()
+                                          ? SmallVector<int64_t>{1}
+                                          : shape.extentsOf(shape.batchDims);
+  auto mapBatch = [&](SmallVector<AffineExpr> &loops) {
+    for (auto [i, d] : llvm::enumerate(shape.batchDims))
+      loops[d] = dim(i);
+    return batchExtents.size();
+  };
+  auto group = [](int64_t first, int64_t count) {
+    ReassociationIndices indices(count);
+    std::iota(indices.begin(), indices.end(), first);
+    return indices;
+  };
+
+  // A as [batch..., M..., K... (the last one in pairs: K/2, 2)], each pair
+  // swapped (K = 2p + 1 - s), then [batch, M, K].
+  SmallVector<AffineExpr> aLoops(numLoops, getAffineConstantExpr(0, context));
+  unsigned next = mapBatch(aLoops);
+  SmallVector<int64_t> aShape(batchExtents);
+  for (unsigned d : shape.mDims) {
+    aLoops[d] = dim(next++);
+    aShape.push_back(shape.extents[d]);
+  }
+  for (unsigned d : ArrayRef(shape.kDims).drop_back()) {
+    aLoops[d] = dim(next++);
+    aShape.push_back(shape.extents[d]);
+  }
+  aLoops[shape.kDims.back()] = 2 * dim(next) + 1 - dim(next + 1);
+  aShape.append({shape.extents[shape.kDims.back()] / 2, 2});
+  int64_t numK = shape.kDims.size();
+  Value packedA =
+      buildCopy(builder, loc, op, op->getOpOperand(0), aShape, aLoops);
+  int64_t numBatch = batchExtents.size(), numM = shape.mDims.size();
+  packedA = tensor::CollapseShapeOp::create(
+      builder, loc, packedA,
+      ArrayRef<ReassociationIndices>{group(0, numBatch),
+                                     group(numBatch, numM),
+                                     group(numBatch + numM, numK + 1)});
+
+  // B as [batch..., N... (the last one in panels: N/32), K... (the last
+  // one: K/2), 32, 2], pairs swapped, then [batch, N/32, K/2, 64].
+  SmallVector<AffineExpr> bLoops(numLoops, getAffineConstantExpr(0, context));
+  next = mapBatch(bLoops);
+  SmallVector<int64_t> bShape(batchExtents);
+  for (unsigned d : ArrayRef(shape.nDims).drop_back()) {
+    bLoops[d] = dim(next++);
+    bShape.push_back(shape.extents[d]);
+  }
+  unsigned panelLoop = next++;
+  bShape.push_back(shape.extents[shape.nDims.back()] / kTileColumns);
+  for (unsigned d : ArrayRef(shape.kDims).drop_back()) {
+    bLoops[d] = dim(next++);
+    bShape.push_back(shape.extents[d]);
+  }
+  unsigned pairLoop = next;
+  bShape.append(
+      {shape.extents[shape.kDims.back()] / 2, kTileColumns, 2});
+  bLoops[shape.nDims.back()] =
+      kTileColumns * dim(panelLoop) + dim(pairLoop + 1);
+  bLoops[shape.kDims.back()] = 2 * dim(pairLoop) + 1 - dim(pairLoop + 2);
+  Value packedB =
+      buildCopy(builder, loc, op, op->getOpOperand(1), bShape, bLoops);
+  int64_t numN = shape.nDims.size();
+  packedB = tensor::CollapseShapeOp::create(
+      builder, loc, packedB,
+      ArrayRef<ReassociationIndices>{group(0, numBatch), group(numBatch, numN),
+                                     group(numBatch + numN, numK),
+                                     group(numBatch + numN + numK, 2)});
+
+  // The result as [batch, M, N] ([M, N] without batch loops), expanded to
+  // the output's shape at the end; every element is written by one tile,
+  // so there is no zero fill to start from.
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> flatShape;
+  if (!shape.batchDims.empty())
+    flatShape.push_back(shape.batch);
+  flatShape.append({shape.m, shape.n});
+  auto outputType =
+      RankedTensorType::get(flatShape, resultType.getElementType());
+  Value init = tensor::EmptyOp::create(builder, loc, outputType.getShape(),
+                                       outputType.getElementType());
+  unsigned rank = outputType.getRank();
+  auto expandResult = [&](Value flat) -> Value {
+    if (flat.getType() == resultType)
+      return flat;
+    SmallVector<ReassociationIndices> groups;
+    int64_t first = 0;
+    for (size_t count : {shape.batchDims.size(), shape.mDims.size(),
+                         shape.nDims.size()}) {
+      if (count == 0)
+        continue;
+      groups.push_back(group(first, count));
+      first += count;
+    }
+    return tensor::ExpandShapeOp::create(builder, loc, resultType, flat,
+                                         groups);
+  };
+  // The tile loops: batch, N panels, M tiles (the M tiles of a panel run
+  // one after the other while the panel is in cache).
+  SmallVector<int64_t> tripCounts = {shape.batch, shape.n / kTileColumns,
+                                     shape.m / kTileRows};
+  auto index = [&](OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  auto tileOffsets = [&](OpBuilder &b, ValueRange ivs) {
+    SmallVector<OpFoldResult> offsets;
+    if (!shape.batchDims.empty())
+      offsets.push_back(ivs[0]);
+    offsets.push_back(
+        arith::MulIOp::create(b, loc, ivs[2], index(b, kTileRows)).getResult());
+    offsets.push_back(arith::MulIOp::create(b, loc, ivs[1],
+                                            index(b, kTileColumns))
+                          .getResult());
+    return offsets;
+  };
+  SmallVector<OpFoldResult> sizes(rank, builder.getIndexAttr(1));
+  sizes[rank - 2] = builder.getIndexAttr(kTileRows);
+  sizes[rank - 1] = builder.getIndexAttr(kTileColumns);
+  SmallVector<OpFoldResult> strides(rank, builder.getIndexAttr(1));
+  auto tileType = RankedTensorType::get({kTileRows, kTileColumns},
+                                        outputType.getElementType());
+  auto computeTile = [&](OpBuilder &b, ValueRange ivs, Value output,
+                         SmallVector<OpFoldResult> &offsets) {
+    offsets = tileOffsets(b, ivs);
+    Value tile = tensor::ExtractSliceOp::create(b, loc, tileType, output,
+                                                offsets, sizes, strides);
+    Value row = getValueOrCreateConstantIndexOp(b, loc, offsets[rank - 2]);
+    return buildTile(b, loc, packedA, packedB, tile, ivs[0], row, ivs[1],
+                     shape.k);
+  };
+
+  int64_t tiles = shape.batch * tripCounts[1] * tripCounts[2];
+  if (parallel && tiles >= 2 &&
+      shape.batch * shape.m * shape.n * shape.k >= kMinParallelIterations) {
+    SmallVector<OpFoldResult> upper = llvm::map_to_vector(
+        tripCounts, [&](int64_t v) -> OpFoldResult {
+          return builder.getIndexAttr(v);
+        });
+    auto forall = scf::ForallOp::create(
+        builder, loc, upper, ValueRange{init}, std::nullopt,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          ValueRange ivs = args.take_front(3);
+          Value output = args.back();
+          SmallVector<OpFoldResult> offsets;
+          Value tile = computeTile(b, ivs, output, offsets);
+          auto inParallel = scf::InParallelOp::create(b, loc);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(inParallel.getBody());
+          tensor::ParallelInsertSliceOp::create(b, loc, tile, output, offsets,
+                                                sizes, strides);
+        });
+    return expandResult(forall.getResult(0));
+  }
+  // One thread: the same loops as scf.for.
+  SmallVector<Value> lower(3, index(builder, 0)), steps(3, index(builder, 1));
+  SmallVector<Value> uppers = llvm::map_to_vector(
+      tripCounts, [&](int64_t v) { return index(builder, v); });
+  scf::LoopNest nest = scf::buildLoopNest(
+      builder, loc, lower, uppers, steps, ValueRange{init},
+      [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
+        SmallVector<OpFoldResult> offsets;
+        Value tile = computeTile(b, ivs, carried[0], offsets);
+        return SmallVector<Value>{tensor::InsertSliceOp::create(
+            b, loc, tile, carried[0], offsets, sizes, strides)};
+      });
+  return expandResult(nest.results[0]);
+}
+
+struct BF16DotProducts
+    : public mp::impl::MPBF16DotProductsBase<BF16DotProducts> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::vector<std::pair<linalg::LinalgOp, ContractionShape>> matched;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (std::optional<ContractionShape> shape = matchContraction(op))
+        matched.emplace_back(op, *shape);
+    });
+    for (auto &[contraction, contractionShape] : matched) {
+      linalg::LinalgOp op = contraction;
+      const ContractionShape &shape = contractionShape;
+      OpBuilder builder(op);
+      Location loc = op.getLoc();
+      if (unguarded) {
+        op->replaceAllUsesWith(
+            ValueRange{buildKernel(builder, loc, op, shape, parallel)});
+        op->erase();
+        continue;
+      }
+      Value guard = buildGuard(builder, loc, op.getDpsInputs()[0],
+                               op.getDpsInputs()[1]);
+      auto branch = scf::IfOp::create(builder, loc, op->getResultTypes(), guard,
+                                      /*addThenBlock=*/true,
+                                      /*addElseBlock=*/true);
+      builder.setInsertionPointToStart(branch.thenBlock());
+      scf::YieldOp::create(builder, loc,
+                           buildKernel(builder, loc, op, shape, parallel));
+      builder.setInsertionPointToStart(branch.elseBlock());
+      Operation *fallback = builder.clone(*op);
+      fallback->setAttr(kFallback, builder.getUnitAttr());
+      scf::YieldOp::create(builder, loc, fallback->getResults());
+      op->replaceAllUsesWith(branch.getResults());
+      op->erase();
+    }
+    // The marks are this pass's own: the fallbacks are plain contractions.
+    getOperation().walk(
+        [](linalg::LinalgOp op) { op->removeAttr(kFallback); });
+  }
+};
+
+} // namespace

@@ -1,0 +1,145 @@
+// RUN: mp-opt %s --mp-bf16-dot-products -split-input-file | FileCheck %s
+// RUN: mp-opt %s --mp-bf16-dot-products=parallel=true -split-input-file | FileCheck %s --check-prefix=PAR
+// RUN: mp-opt %s --mp-bf16-dot-products=unguarded=true -split-input-file | FileCheck %s --check-prefix=UNG
+
+// A bf16 matmul into a zero fill: the guard reduces both operands to their
+// exponent range; the kernel packs A with each K pair swapped (K = 2p+1-s)
+// and B into 32-column panels of swapped pairs, and accumulates 8 x 32
+// tiles with x86vector.avx512.dot over the K pairs; the else branch is the
+// original contraction.
+// CHECK-DAG: #[[PACKA:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d2 * 2 - d3 + 1)>
+// CHECK-DAG: #[[PACKB:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d2 * 2 - d4 + 1, d1 * 32 + d3)>
+// CHECK-LABEL: func.func @matmul(
+// CHECK-SAME:      %[[A:.*]]: tensor<16x8xbf16>, %[[B:.*]]: tensor<8x64xbf16>
+// CHECK:         %[[FILL:.*]] = linalg.fill
+// CHECK:         %[[RA:.*]]:3 = linalg.generic {{.*}}iterator_types = ["reduction", "reduction"]} ins(%[[A]] : tensor<16x8xbf16>)
+// CHECK:           arith.bitcast %{{.*}} : bf16 to i16
+// CHECK:           arith.minui
+// CHECK:           arith.maxui
+// CHECK:         %[[RB:.*]]:3 = linalg.generic {{.*}} ins(%[[B]] : tensor<8x64xbf16>)
+// CHECK:         arith.cmpi sge, %{{.*}}, %c142_i32
+// CHECK:         arith.cmpi sle, %{{.*}}, %c380_i32
+// CHECK:         arith.andi
+// CHECK-NEXT:    %[[GUARD:.*]] = arith.andi
+// CHECK-NEXT:    %[[R:.*]] = scf.if %[[GUARD]] -> (tensor<16x64xf32>) {
+// CHECK:           linalg.generic {indexing_maps = [#[[PACKA]], {{.*}} ins(%[[A]] : tensor<16x8xbf16>) outs(%{{.*}} : tensor<1x16x4x2xbf16>)
+// CHECK:           %[[PA:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : tensor<1x16x4x2xbf16> into tensor<1x16x8xbf16>
+// CHECK:           linalg.generic {indexing_maps = [#[[PACKB]], {{.*}} ins(%[[B]] : tensor<8x64xbf16>) outs(%{{.*}} : tensor<1x2x4x32x2xbf16>)
+// CHECK:           %[[PB:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2], [3, 4]] : tensor<1x2x4x32x2xbf16> into tensor<1x2x4x64xbf16>
+// CHECK:           %[[OUT:.*]] = tensor.empty() : tensor<16x64xf32>
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[OUT]])
+// CHECK:             scf.for %[[PANEL:[a-z0-9_]+]] = {{.*}} iter_args
+// CHECK:               scf.for %[[ROWS:[a-z0-9_]+]] = {{.*}} iter_args
+// CHECK:                 tensor.extract_slice {{.*}} [8, 32] [1, 1] : tensor<16x64xf32> to tensor<8x32xf32>
+// CHECK:                 %{{.*}}:16 = scf.for %[[PAIR:[a-z0-9_]+]] = {{.*}} -> (vector<16xf32>, {{.*}}
+// CHECK:                   vector.transfer_read %[[PB]][%{{.*}}, %[[PANEL]], %[[PAIR]], %{{.*}}], {{.*}} : tensor<1x2x4x64xbf16>, vector<32xbf16>
+// CHECK:                   vector.transfer_read %[[PA]][{{.*}}], {{.*}} : tensor<1x16x8xbf16>, vector<2xbf16>
+// CHECK-NEXT:              vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
+// CHECK:                   vector.broadcast %{{.*}} : i32 to vector<16xi32>
+// CHECK-NEXT:              %[[PAIRS:.*]] = vector.bitcast %{{.*}} : vector<16xi32> to vector<32xbf16>
+// CHECK-NEXT:              x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
+// CHECK-NEXT:              x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
+// CHECK:                 vector.transfer_write {{.*}} : vector<16xf32>, tensor<8x32xf32>
+// CHECK:                 tensor.insert_slice {{.*}} [8, 32] [1, 1] : tensor<8x32xf32> into tensor<16x64xf32>
+// CHECK:         } else {
+// CHECK-NEXT:      %[[FALLBACK:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<16x8xbf16>, tensor<8x64xbf16>) outs(%[[FILL]] : tensor<16x64xf32>)
+// CHECK-NOT:       mp.bf16_dot_fallback
+// CHECK-NEXT:      scf.yield %[[FALLBACK]]
+// CHECK:         return %[[R]]
+// UNG-LABEL: func.func @matmul(
+// UNG-NOT:     scf.if
+// UNG-NOT:     linalg.matmul
+// UNG:         x86vector.avx512.dot
+func.func @matmul(%a: tensor<16x8xbf16>, %b: tensor<8x64xbf16>) -> tensor<16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<16x8xbf16>, tensor<8x64xbf16>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %r : tensor<16x64xf32>
+}
+
+// -----
+
+// A batch matmul of 16384 iterations: with `parallel` the tile loops (batch,
+// panels, row tiles) are one scf.forall writing disjoint 8 x 32 tiles.
+// CHECK-LABEL: func.func @batch_matmul(
+// CHECK:         scf.if
+// CHECK-NOT:     scf.forall
+// CHECK:         linalg.batch_matmul
+// PAR-LABEL: func.func @batch_matmul(
+// PAR:         scf.if
+// PAR:           %[[OUT:.*]] = tensor.empty() : tensor<2x16x32xf32>
+// PAR:           scf.forall (%[[BATCH:.*]], %[[PANEL:.*]], %[[ROWS:.*]]) in (2, 1, 2) shared_outs(%[[SHARED:.*]] = %[[OUT]])
+// PAR:             tensor.extract_slice %[[SHARED]][%[[BATCH]], %{{.*}}, %{{.*}}] [1, 8, 32] [1, 1, 1] : tensor<2x16x32xf32> to tensor<8x32xf32>
+// PAR:             x86vector.avx512.dot
+// PAR:             scf.forall.in_parallel {
+// PAR-NEXT:          tensor.parallel_insert_slice %{{.*}} into %[[SHARED]][%[[BATCH]], %{{.*}}, %{{.*}}] [1, 8, 32] [1, 1, 1] : tensor<8x32xf32> into tensor<2x16x32xf32>
+// PAR:         } else {
+// PAR-NEXT:      linalg.batch_matmul
+func.func @batch_matmul(%a: tensor<2x16x16xbf16>, %b: tensor<2x16x32xbf16>) -> tensor<2x16x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<2x16x16xbf16>, tensor<2x16x32xbf16>) outs(%f : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
+  return %r : tensor<2x16x32xf32>
+}
+
+// -----
+
+// Several M, N and K loops (the reshaped contractions of a transformer
+// step): the kernel runs on the flattened [M, N] = [8*2, 2*32] and expands
+// its result back; K = (2, 4) is summed in loop order, pairs along the last.
+// CHECK-DAG: #[[PACKA:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d3, d4 * 2 - d5 + 1)>
+// CHECK-DAG: #[[PACKB:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4 * 2 - d6 + 1, d1, d2 * 32 + d5)>
+// CHECK-LABEL: func.func @reshaped(
+// CHECK:         linalg.generic {indexing_maps = [#[[PACKA]], {{.*}} outs(%{{.*}} : tensor<1x8x2x2x2x2xbf16>)
+// CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3, 4, 5]] : tensor<1x8x2x2x2x2xbf16> into tensor<1x16x8xbf16>
+// CHECK:         linalg.generic {indexing_maps = [#[[PACKB]], {{.*}} outs(%{{.*}} : tensor<1x2x1x2x2x32x2xbf16>)
+// CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3, 4], [5, 6]] : tensor<1x2x1x2x2x32x2xbf16> into tensor<1x2x4x64xbf16>
+// CHECK:         tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3]] output_shape [8, 2, 2, 32] : tensor<16x64xf32> into tensor<8x2x2x32xf32>
+#a = affine_map<(m0, m1, n0, n1, k0, k1) -> (m0, m1, k0, k1)>
+#b = affine_map<(m0, m1, n0, n1, k0, k1) -> (k0, k1, n0, n1)>
+#c = affine_map<(m0, m1, n0, n1, k0, k1) -> (m0, m1, n0, n1)>
+func.func @reshaped(%a: tensor<8x2x2x4xbf16>, %b: tensor<2x4x2x32xbf16>) -> tensor<8x2x2x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x2x2x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x2x2x32xf32>) -> tensor<8x2x2x32xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%a, %b : tensor<8x2x2x4xbf16>, tensor<2x4x2x32xbf16>) outs(%f : tensor<8x2x2x32xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x2x2x32xf32>
+  return %r : tensor<8x2x2x32xf32>
+}
+
+// -----
+
+// Left alone: f32 operands, N not a multiple of 32, K odd, an accumulator
+// that is not a zero fill, and a payload that is not extf/mulf/addf.
+// CHECK-LABEL: func.func @unchanged(
+// CHECK-NOT:     scf.if
+// CHECK-NOT:     x86vector
+// CHECK:         return
+func.func @unchanged(%a: tensor<16x8xf32>, %b: tensor<8x64xf32>, %c: tensor<16x8xbf16>, %d: tensor<8x48xbf16>, %e7: tensor<16x7xbf16>, %f7: tensor<7x64xbf16>, %g: tensor<8x64xbf16>, %init: tensor<16x64xf32>) -> (tensor<16x64xf32>, tensor<16x48xf32>, tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %e48 = tensor.empty() : tensor<16x48xf32>
+  %f48 = linalg.fill ins(%zero : f32) outs(%e48 : tensor<16x48xf32>) -> tensor<16x48xf32>
+  %r0 = linalg.matmul ins(%a, %b : tensor<16x8xf32>, tensor<8x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %r1 = linalg.matmul ins(%c, %d : tensor<16x8xbf16>, tensor<8x48xbf16>) outs(%f48 : tensor<16x48xf32>) -> tensor<16x48xf32>
+  %r2 = linalg.matmul ins(%e7, %f7 : tensor<16x7xbf16>, tensor<7x64xbf16>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %r3 = linalg.matmul ins(%c, %g : tensor<16x8xbf16>, tensor<8x64xbf16>) outs(%init : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %r4 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%c, %g : tensor<16x8xbf16>, tensor<8x64xbf16>) outs(%f : tensor<16x64xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xf, %yf fastmath<contract> : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64xf32>
+  return %r0, %r1, %r2, %r3, %r4 : tensor<16x64xf32>, tensor<16x48xf32>, tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>
+}

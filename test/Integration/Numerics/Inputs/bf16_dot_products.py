@@ -1,0 +1,154 @@
+"""bf16 x bf16 -> f32 contractions under mp-bf16-dot-products, against their
+definition: each product of the widened operands rounded to f32, added to
+the accumulator in ascending K with one rounding (NumPy float32, one K step
+at a time).
+
+Cases: a matmul, a matmul with a transposed right operand, a batch matmul
+and a matmul whose K is two loops (the weight-gradient form, A·B summed
+over batch and sequence), each with three kinds of operands:
+  - normal: values near 1 (the guard holds: vdpbf16ps computes the
+    definition's bits);
+  - tiny: a few elements near bf16's smallest normal numbers and one
+    denormal (the guard fails: vdpbf16ps would flush them);
+  - huge: elements whose products overflow f32 (the guard fails:
+    vdpbf16ps adds the exact product, the definition an infinity).
+
+usage: bf16_dot_products.py MP_OPT RUNNER
+Prints, per lowering and case, whether every output bit equals the
+definition's, and a last line with the number of unexpected results. The
+guarded lowerings (mp-cpu-pipeline with bf16-dot-products on 1 and 2
+threads, off, and vectorize=false) must equal it everywhere; the kernel
+without its guard (mp-bf16-dot-products{unguarded}) must equal it on the
+normal operands and differ on the tiny and huge ones, which shows that the
+kernel is what runs and that the guard is needed.
+"""
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', '..', 'Inputs'))
+import mp_exec  # noqa: E402
+
+M, N, K = 16, 64, 10
+
+
+def to_bf16(array):
+    bits = mp_exec.to_bits(array, 'bf16').astype(np.uint32) << 16
+    return bits.view(np.float32)
+
+
+def contract(a, b):
+    """The definition: a (..., M, K) times b (..., K, N), products rounded
+    to f32 and summed in ascending K."""
+    acc = np.zeros(a.shape[:-1] + b.shape[-1:], dtype=np.float32)
+    with np.errstate(over='ignore', invalid='ignore'):
+        for k in range(a.shape[-1]):
+            product = (a[..., :, k:k + 1] * b[..., k:k + 1, :]).astype(np.float32)
+            acc = (acc + product).astype(np.float32)
+    return acc
+
+
+def operands(kind, rng, a_shape, b_shape):
+    a = to_bf16(1 + 0.5 * rng.standard_normal(a_shape).astype(np.float32))
+    b = to_bf16(1 + 0.5 * rng.standard_normal(b_shape).astype(np.float32))
+    # Row 0 of A times column 0 of B (of every batch).
+    a_row = (a.reshape(-1, a_shape[-2], a_shape[-1]) if len(a_shape) > 2
+             else a[None])[:, 0, :]
+    b_column = (b.reshape(-1, b_shape[-2], b_shape[-1]) if len(b_shape) > 2
+                else b[None])[:, :, 0]
+    if kind == 'tiny':
+        # Products of 2^-140: a denormal sum, which vdpbf16ps flushes.
+        a_row[...] = np.float32(2.0 ** -70)
+        b_column[...] = np.float32(2.0 ** -70)
+    elif kind == 'huge':
+        # +2^160 then -2^160: inf + (-inf) = NaN by the definition;
+        # vdpbf16ps adds the exact -2^160 to +inf: +inf.
+        a_row[:, 0:2] = np.float32(2.0 ** 100) * np.array([1, -1], np.float32)
+        b_column[:, 0:2] = np.float32(2.0 ** 60)
+    return a, b
+
+
+def cases(rng):
+    t = mp_exec.mlir_type
+    result = []
+    for kind in ('normal', 'tiny', 'huge'):
+        a, b = operands(kind, rng, (M, K), (K, N))
+        result.append((f'matmul {kind}', [(a, 'bf16'), (b, 'bf16')],
+                       f'{{out0}} = mp.matmul {{in0}}, {{in1}} acc(f32) : '
+                       f'{t((M, K), "bf16")}, {t((K, N), "bf16")} -> '
+                       f'{t((M, N), "f32")}', contract(a, b), (M, N)))
+        bt = np.ascontiguousarray(b.T)
+        result.append((f'matmul transpose_rhs {kind}',
+                       [(a, 'bf16'), (bt, 'bf16')],
+                       f'{{out0}} = mp.matmul {{in0}}, {{in1}} transpose_rhs '
+                       f'acc(f32) : {t((M, K), "bf16")}, {t((N, K), "bf16")} '
+                       f'-> {t((M, N), "f32")}', contract(a, b), (M, N)))
+        a3, b3 = operands(kind, rng, (2, M, K), (2, K, N))
+        result.append((f'batch_matmul {kind}', [(a3, 'bf16'), (b3, 'bf16')],
+                       f'{{out0}} = mp.batch_matmul {{in0}}, {{in1}} acc(f32) : '
+                       f'{t((2, M, K), "bf16")}, {t((2, K, N), "bf16")} -> '
+                       f'{t((2, M, N), "f32")}', contract(a3, b3), (2, M, N)))
+        # The weight gradient of a linear layer on [2, 6] tokens: x^T dy,
+        # K = (batch, sequence) as two loops after the reshapes fold.
+        xt, dy = operands(kind, rng, (M, 12), (12, N))
+        x = np.ascontiguousarray(xt.T).reshape(2, 6, M)
+        dy = dy.reshape(2, 6, N)
+        result.append((f'weight gradient {kind}', [(x, 'bf16'), (dy, 'bf16')],
+                       f'%x = mp.reshape {{in0}} : {t((2, 6, M), "bf16")} to '
+                       f'{t((12, M), "bf16")}\n'
+                       f'  %dy = mp.reshape {{in1}} : {t((2, 6, N), "bf16")} '
+                       f'to {t((12, N), "bf16")}\n'
+                       f'  %xt = mp.transpose %x perm [1, 0] : '
+                       f'{t((12, M), "bf16")}\n'
+                       f'  {{out0}} = mp.matmul %xt, %dy acc(f32) : '
+                       f'{t((M, 12), "bf16")}, {t((12, N), "bf16")} -> '
+                       f'{t((M, N), "f32")}',
+                       contract(x.reshape(12, M).T, dy.reshape(12, N)),
+                       (M, N)))
+    return result
+
+
+def main():
+    mp_opt, runner = sys.argv[1:3]
+    rng = np.random.default_rng(0)
+    all_cases = cases(rng)
+    mp_cases = [mp_exec.Case(name, inputs, body, [(shape, 'f32')])
+                for name, inputs, body, _, shape in all_cases]
+    canonical = ['--mp-autodiff', '--convert-mp-to-linalg',
+                 '--convert-elementwise-to-linalg',
+                 '--linalg-fuse-elementwise-ops', '--canonicalize', '--cse']
+    lowerings = [
+        ('bf16-dot-products', canonical,
+         '--mp-cpu-pipeline=bf16-dot-products=true', True),
+        ('bf16-dot-products threads=2', canonical,
+         "--mp-cpu-pipeline='bf16-dot-products=true threads=2'", True),
+        ('bf16-dot-products=false', canonical,
+         '--mp-cpu-pipeline=bf16-dot-products=false', True),
+        ('vectorize=false', canonical,
+         '--mp-cpu-pipeline=vectorize=false', True),
+        ('unguarded', canonical + ['--mp-bf16-dot-products=unguarded=true'],
+         '--mp-cpu-pipeline=bf16-dot-products=false', False),
+    ]
+    # The OpenMP runtime of threads=2, from the runner libraries' folder.
+    libraries = runner.split('-shared-libs=', 1)[1].split()[0].split(',')
+    libomp = os.path.join(os.path.dirname(libraries[0]), 'libomp.so')
+    threaded = runner.replace('-shared-libs=', f'-shared-libs={libomp},', 1)
+    failures = 0
+    for label, passes, lowering, guarded in lowerings:
+        results = mp_exec.execute(mp_cases, mp_opt, lowering,
+                                  threaded if 'threads' in label else runner,
+                                  passes=passes)
+        for (name, _, _, expected, _), [got] in zip(all_cases, results):
+            same = np.array_equal(got.astype(np.float32).view(np.uint32),
+                                  expected.view(np.uint32))
+            should = guarded or name.endswith('normal')
+            print(f'{label}: {name}: '
+                  f'{"definition" if same else "differs"}')
+            failures += same != should
+    print(f'{failures} unexpected')
+
+
+if __name__ == '__main__':
+    main()
