@@ -12,14 +12,22 @@
 // CHECK-LABEL: func.func @matmul(
 // CHECK-SAME:      %[[A:.*]]: tensor<16x8xbf16>, %[[B:.*]]: tensor<8x64xbf16>
 // CHECK:         %[[FILL:.*]] = linalg.fill
-// CHECK:         %[[RA:.*]]:3 = linalg.generic {{.*}}iterator_types = ["reduction", "reduction"]} ins(%[[A]] : tensor<16x8xbf16>)
-// CHECK:           arith.bitcast %{{.*}} : bf16 to i16
-// CHECK:           arith.minui
-// CHECK:           arith.maxui
-// CHECK:         %[[RB:.*]]:3 = linalg.generic {{.*}} ins(%[[B]] : tensor<8x64xbf16>)
-// CHECK:         arith.cmpi sge, %{{.*}}, %c142_i32
-// CHECK:         arith.cmpi sle, %{{.*}}, %c380_i32
-// CHECK:         arith.andi
+// CHECK:         %[[FLATA:.*]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1]] : tensor<16x8xbf16> into tensor<128xbf16>
+// CHECK:         %[[RA:.*]]:2 = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<32xi16>, vector<32xi16>) {
+// CHECK:           vector.transfer_read %[[FLATA]][%[[I]]], %{{.*}} {in_bounds = [true]} : tensor<128xbf16>, vector<32xbf16>
+// CHECK:           vector.bitcast %{{.*}} : vector<32xbf16> to vector<32xi16>
+// CHECK:           %[[MAG:.*]] = arith.andi
+// CHECK:           %[[MINUS:.*]] = arith.subi %[[MAG]]
+// CHECK:           arith.minui %{{.*}}, %[[MINUS]] : vector<32xi16>
+// CHECK:           arith.maxui %{{.*}}, %[[MAG]] : vector<32xi16>
+// CHECK:         vector.reduction <minui>, %[[RA]]#0 : vector<32xi16> into i16
+// CHECK:         vector.reduction <maxui>, %[[RA]]#1 : vector<32xi16> into i16
+// CHECK:         tensor.collapse_shape %[[B]] {{\[}}[0, 1]] : tensor<8x64xbf16> into tensor<512xbf16>
+// CHECK:         arith.cmpi uge, %{{.*}}, %c127_i32
+// CHECK:         arith.cmpi ult, %{{.*}}, %c32640_i32
+// CHECK:         arith.cmpi uge, %{{.*}}, %c142_i32
+// CHECK:         arith.cmpi ule, %{{.*}}, %c380_i32
+// CHECK-COUNT-4: arith.andi %{{.*}} : i1
 // CHECK-NEXT:    %[[GUARD:.*]] = arith.andi
 // CHECK-NEXT:    %[[R:.*]] = scf.if %[[GUARD]] -> (tensor<16x64xf32>) {
 // CHECK:           linalg.generic {indexing_maps = [#[[PACKA]], {{.*}} ins(%[[A]] : tensor<16x8xbf16>) outs(%{{.*}} : tensor<1x16x4x2xbf16>)

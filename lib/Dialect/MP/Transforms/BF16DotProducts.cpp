@@ -203,91 +203,121 @@ static Value buildCopy(OpBuilder &builder, Location loc, linalg::LinalgOp op,
   return copy.getResult(0);
 }
 
-/// The exponent statistics of the guard over the bf16 tensor `value`: the
-/// smallest and largest biased exponent of its nonzero elements (255 and 0
-/// when there are none) and whether it holds a denormal, infinity or NaN,
-/// as i32 scalars.
-struct ExponentRange {
-  Value minimum, maximum, special;
+/// The two reductions of the guard over the bf16 tensor `value`, as i32
+/// scalars: the smallest `magnitude - 1` (unsigned 16-bit, so that zeros,
+/// at 0xFFFF, drop out) and the largest magnitude, where the magnitude is
+/// the bit pattern without its sign. An element is denormal where
+/// `magnitude - 1 < 0x7F`, infinite or NaN where `magnitude >= 0x7F80`;
+/// the biased exponent of the smallest nonzero element is
+/// `(minimum + 1) >> 7`, that of the largest `maximum >> 7`. Vector code
+/// over the flattened tensor, 32 elements a step (the tail read padded
+/// with zeros, which change neither).
+struct MagnitudeRange {
+  Value minimumMinusOne, maximum;
 };
 
-static ExponentRange buildExponentRange(OpBuilder &builder, Location loc,
-                                        Value value) {
+static MagnitudeRange buildMagnitudeRange(OpBuilder &builder, Location loc,
+                                          Value value) {
   auto type = cast<RankedTensorType>(value.getType());
-  Type i32 = builder.getI32Type();
-  auto scalarInit = [&](int32_t initial) {
-    Value empty = tensor::EmptyOp::create(builder, loc, ArrayRef<int64_t>{},
-                                          i32);
-    Value constant = arith::ConstantIntOp::create(builder, loc, i32, initial);
-    return linalg::FillOp::create(builder, loc, constant, empty).getResult(0);
-  };
-  SmallVector<Value> inits = {scalarInit(255), scalarInit(0), scalarInit(0)};
-  MLIRContext *context = builder.getContext();
-  AffineMap scalarMap = AffineMap::get(type.getRank(), 0, context);
-  SmallVector<utils::IteratorType> iterators(type.getRank(),
-                                             utils::IteratorType::reduction);
-  auto reduction = linalg::GenericOp::create(
-      builder, loc, TypeRange(ValueRange(inits)), ValueRange{value}, inits,
-      ArrayRef<AffineMap>{builder.getMultiDimIdentityMap(type.getRank()),
-                          scalarMap, scalarMap, scalarMap},
-      iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
-        auto constant = [&](int32_t v) {
-          return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
-        };
-        Value bits = arith::BitcastOp::create(b, loc, b.getI16Type(), args[0]);
-        Value word = arith::ExtUIOp::create(b, loc, i32, bits);
-        Value magnitude = arith::AndIOp::create(b, loc, word, constant(0x7FFF));
-        Value exponent = arith::ShRUIOp::create(b, loc, magnitude, constant(7));
-        Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                             magnitude, constant(0));
-        // Denormal: exponent 0 and not zero; infinity or NaN: exponent 255.
-        Value isDenormal =
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, magnitude,
-                                  constant(0x80));
-        Value isSpecial = arith::OrIOp::create(
-            b, loc,
-            arith::XOrIOp::create(b, loc, isDenormal, isZero),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, magnitude,
-                                  constant(0x7F80)));
-        Value forMinimum =
-            arith::SelectOp::create(b, loc, isZero, constant(255), exponent);
-        Value forMaximum =
-            arith::SelectOp::create(b, loc, isZero, constant(0), exponent);
-        Value minimum = arith::MinUIOp::create(b, loc, args[1], forMinimum);
-        Value maximum = arith::MaxUIOp::create(b, loc, args[2], forMaximum);
-        Value special = arith::OrIOp::create(
-            b, loc, args[3], arith::ExtUIOp::create(b, loc, i32, isSpecial));
-        linalg::YieldOp::create(b, loc, ValueRange{minimum, maximum, special});
-      });
-  auto extract = [&](unsigned i) {
-    return tensor::ExtractOp::create(builder, loc, reduction.getResult(i),
-                                     ValueRange{})
+  int64_t count = type.getNumElements();
+  ReassociationIndices all(type.getRank());
+  std::iota(all.begin(), all.end(), 0);
+  Value flat = type.getRank() == 1
+                   ? value
+                   : tensor::CollapseShapeOp::create(
+                         builder, loc, value,
+                         ArrayRef<ReassociationIndices>{all})
+                         .getResult();
+  Type i16 = builder.getI16Type();
+  auto wordsType = VectorType::get({2 * kLanes}, i16);
+  auto readType = VectorType::get({2 * kLanes}, builder.getBF16Type());
+  auto splat = [&](OpBuilder &b, int64_t v) {
+    return arith::ConstantOp::create(
+               b, loc, DenseElementsAttr::get(wordsType, b.getIntegerAttr(i16, v)))
         .getResult();
   };
-  return {extract(0), extract(1), extract(2)};
+  Value padding = arith::ConstantOp::create(
+      builder, loc, builder.getFloatAttr(builder.getBF16Type(), 0.0));
+  // One step: the running minimum and maximum with 32 more elements.
+  auto accumulate = [&](OpBuilder &b, Value index, bool inBounds,
+                        Value minimum, Value maximum) {
+    Value elements = vector::TransferReadOp::create(
+        b, loc, readType, flat, ValueRange{index}, padding,
+        ArrayRef<bool>{inBounds});
+    Value words = vector::BitCastOp::create(b, loc, wordsType, elements);
+    Value magnitude =
+        arith::AndIOp::create(b, loc, words, splat(b, 0x7FFF));
+    Value minusOne = arith::SubIOp::create(b, loc, magnitude, splat(b, 1));
+    return std::make_pair(
+        arith::MinUIOp::create(b, loc, minimum, minusOne).getResult(),
+        arith::MaxUIOp::create(b, loc, maximum, magnitude).getResult());
+  };
+  int64_t step = 2 * kLanes, full = count / step * step;
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(builder, loc, v).getResult();
+  };
+  auto loop = scf::ForOp::create(
+      builder, loc, index(0), index(full), index(step),
+      ValueRange{splat(builder, 0xFFFF), splat(builder, 0)},
+      [&](OpBuilder &b, Location loc, Value i, ValueRange carried) {
+        auto [minimum, maximum] =
+            accumulate(b, i, /*inBounds=*/true, carried[0], carried[1]);
+        scf::YieldOp::create(b, loc, ValueRange{minimum, maximum});
+      });
+  Value minimum = loop.getResult(0), maximum = loop.getResult(1);
+  if (full != count)
+    std::tie(minimum, maximum) = accumulate(builder, index(full),
+                                            /*inBounds=*/false, minimum,
+                                            maximum);
+  auto reduce = [&](vector::CombiningKind kind, Value vector) {
+    Value scalar = vector::ReductionOp::create(builder, loc, kind, vector);
+    return arith::ExtUIOp::create(builder, loc, builder.getI32Type(), scalar)
+        .getResult();
+  };
+  return {reduce(vector::CombiningKind::MINUI, minimum),
+          reduce(vector::CombiningKind::MAXUI, maximum)};
 }
 
 /// The guard: true where the packed kernel computes the contraction's bits
 /// (see the file comment).
 static Value buildGuard(OpBuilder &builder, Location loc, Value a, Value b) {
-  ExponentRange ra = buildExponentRange(builder, loc, a);
-  ExponentRange rb = buildExponentRange(builder, loc, b);
+  MagnitudeRange ra = buildMagnitudeRange(builder, loc, a);
+  MagnitudeRange rb = buildMagnitudeRange(builder, loc, b);
   Type i32 = builder.getI32Type();
   auto constant = [&](int32_t v) {
     return arith::ConstantIntOp::create(builder, loc, i32, v).getResult();
   };
-  Value minimum = arith::AddIOp::create(builder, loc, ra.minimum, rb.minimum);
-  Value maximum = arith::AddIOp::create(builder, loc, ra.maximum, rb.maximum);
-  Value special = arith::OrIOp::create(builder, loc, ra.special, rb.special);
-  Value small = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge,
-                                      minimum, constant(142));
-  Value large = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sle,
-                                      maximum, constant(380));
-  Value regular = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
-                                        special, constant(0));
-  return arith::AndIOp::create(
-      builder, loc, arith::AndIOp::create(builder, loc, small, large),
-      regular);
+  auto compare = [&](arith::CmpIPredicate predicate, Value lhs, int32_t rhs) {
+    return arith::CmpIOp::create(builder, loc, predicate, lhs, constant(rhs))
+        .getResult();
+  };
+  auto exponent = [&](Value magnitude) {
+    return arith::ShRUIOp::create(builder, loc, magnitude, constant(7))
+        .getResult();
+  };
+  auto smallest = [&](const MagnitudeRange &range) {
+    return exponent(
+        arith::AddIOp::create(builder, loc, range.minimumMinusOne, constant(1)));
+  };
+  SmallVector<Value> conditions = {
+      // No denormal, infinity or NaN.
+      compare(arith::CmpIPredicate::uge, ra.minimumMinusOne, 0x7F),
+      compare(arith::CmpIPredicate::uge, rb.minimumMinusOne, 0x7F),
+      compare(arith::CmpIPredicate::ult, ra.maximum, 0x7F80),
+      compare(arith::CmpIPredicate::ult, rb.maximum, 0x7F80),
+      // Every product normal and exact, every partial sum a multiple of a
+      // normal power of two.
+      compare(arith::CmpIPredicate::uge,
+              arith::AddIOp::create(builder, loc, smallest(ra), smallest(rb)),
+              142),
+      compare(arith::CmpIPredicate::ule,
+              arith::AddIOp::create(builder, loc, exponent(ra.maximum),
+                                    exponent(rb.maximum)),
+              380)};
+  Value guard = conditions.front();
+  for (Value condition : ArrayRef(conditions).drop_front())
+    guard = arith::AndIOp::create(builder, loc, guard, condition);
+  return guard;
 }
 
 /// Computes the 8 x 32 tile at (batch, row, column) of the packed operands
