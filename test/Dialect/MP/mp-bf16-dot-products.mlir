@@ -3,12 +3,11 @@
 // RUN: mp-opt %s --mp-bf16-dot-products=unguarded=true -split-input-file | FileCheck %s --check-prefix=UNG
 
 // A bf16 matmul into a zero fill: the guard reduces both operands to their
-// exponent range; the kernel packs A with each K pair swapped (K = 2p+1-s)
-// and B into 32-column panels of swapped pairs, and accumulates 8 x 32
-// tiles with x86vector.avx512.dot over the K pairs; the else branch is the
-// original contraction.
-// CHECK-DAG: #[[PACKA:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d2 * 2 - d3 + 1)>
-// CHECK-DAG: #[[PACKB:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d2 * 2 - d4 + 1, d1 * 32 + d3)>
+// magnitude range; the kernel reads A in place, packs B into 32-column
+// panels of (K = 2p + 1, K = 2p) pairs, and accumulates 8 x 32 tiles with
+// x86vector.avx512.dot over the K pairs, each pair of A rotated by 16 bits
+// so that K = 2p is added first; the else branch is the original
+// contraction.
 // CHECK-LABEL: func.func @matmul(
 // CHECK-SAME:      %[[A:.*]]: tensor<16x8xbf16>, %[[B:.*]]: tensor<8x64xbf16>
 // CHECK:         %[[FILL:.*]] = linalg.fill
@@ -30,10 +29,18 @@
 // CHECK-COUNT-4: arith.andi %{{.*}} : i1
 // CHECK-NEXT:    %[[GUARD:.*]] = arith.andi
 // CHECK-NEXT:    %[[R:.*]] = scf.if %[[GUARD]] -> (tensor<16x64xf32>) {
-// CHECK:           linalg.generic {indexing_maps = [#[[PACKA]], {{.*}} ins(%[[A]] : tensor<16x8xbf16>) outs(%{{.*}} : tensor<1x16x4x2xbf16>)
-// CHECK:           %[[PA:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : tensor<1x16x4x2xbf16> into tensor<1x16x8xbf16>
-// CHECK:           linalg.generic {indexing_maps = [#[[PACKB]], {{.*}} ins(%[[B]] : tensor<8x64xbf16>) outs(%{{.*}} : tensor<1x2x4x32x2xbf16>)
-// CHECK:           %[[PB:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2], [3, 4]] : tensor<1x2x4x32x2xbf16> into tensor<1x2x4x64xbf16>
+// CHECK:           %[[PA:.*]] = tensor.expand_shape %[[A]] {{\[}}[0, 1], [2]] output_shape [1, 16, 8] : tensor<16x8xbf16> into tensor<1x16x8xbf16>
+// CHECK:           %[[RB:.*]] = tensor.expand_shape %[[B]] {{\[}}[0, 1], [2]] output_shape [1, 8, 64] : tensor<8x64xbf16> into tensor<1x8x64xbf16>
+// CHECK:           %[[EB:.*]] = tensor.empty() : tensor<1x2x4x64xbf16>
+// CHECK:           %[[PB:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EB]])
+// CHECK:             scf.for
+// CHECK:               scf.for %[[P:[a-z0-9_]+]] =
+// CHECK:                 %[[EVEN:.*]] = arith.muli %[[P]]
+// CHECK:                 %[[ODD:.*]] = arith.addi %[[EVEN]]
+// CHECK:                 %[[ROWODD:.*]] = vector.transfer_read %[[RB]][%{{.*}}, %[[ODD]], %{{.*}}], {{.*}} : tensor<1x8x64xbf16>, vector<32xbf16>
+// CHECK-NEXT:            %[[ROWEVEN:.*]] = vector.transfer_read %[[RB]][%{{.*}}, %[[EVEN]], %{{.*}}], {{.*}} : tensor<1x8x64xbf16>, vector<32xbf16>
+// CHECK-NEXT:            %[[PAIRSB:.*]] = vector.interleave %[[ROWODD]], %[[ROWEVEN]] : vector<32xbf16> -> vector<64xbf16>
+// CHECK:                 vector.transfer_write %[[PAIRSB]], %{{.*}}[%{{.*}}, %{{.*}}, %[[P]], %{{.*}}] {in_bounds = [true]} : vector<64xbf16>, tensor<1x2x4x64xbf16>
 // CHECK:           %[[OUT:.*]] = tensor.empty() : tensor<16x64xf32>
 // CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[OUT]])
 // CHECK:             scf.for %[[PANEL:[a-z0-9_]+]] = {{.*}} iter_args
@@ -43,8 +50,11 @@
 // CHECK:                   vector.transfer_read %[[PB]][%{{.*}}, %[[PANEL]], %[[PAIR]], %{{.*}}], {{.*}} : tensor<1x2x4x64xbf16>, vector<32xbf16>
 // CHECK:                   vector.transfer_read %[[PA]][{{.*}}], {{.*}} : tensor<1x16x8xbf16>, vector<2xbf16>
 // CHECK-NEXT:              vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
-// CHECK:                   vector.broadcast %{{.*}} : i32 to vector<16xi32>
-// CHECK-NEXT:              %[[PAIRS:.*]] = vector.bitcast %{{.*}} : vector<16xi32> to vector<32xbf16>
+// CHECK:                   %[[SPLAT:.*]] = vector.broadcast %{{.*}} : i32 to vector<16xi32>
+// CHECK:                   %[[HIGH:.*]] = arith.shli %[[SPLAT]], %[[SIXTEEN:.*]] : vector<16xi32>
+// CHECK-NEXT:              %[[LOW:.*]] = arith.shrui %[[SPLAT]], %[[SIXTEEN]] : vector<16xi32>
+// CHECK-NEXT:              %[[ROTATED:.*]] = arith.ori %[[HIGH]], %[[LOW]] : vector<16xi32>
+// CHECK-NEXT:              %[[PAIRS:.*]] = vector.bitcast %[[ROTATED]] : vector<16xi32> to vector<32xbf16>
 // CHECK-NEXT:              x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
 // CHECK-NEXT:              x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
 // CHECK:                 vector.transfer_write {{.*}} : vector<16xf32>, tensor<8x32xf32>
@@ -97,14 +107,14 @@ func.func @batch_matmul(%a: tensor<2x16x16xbf16>, %b: tensor<2x16x32xbf16>) -> t
 // Several M, N and K loops (the reshaped contractions of a transformer
 // step): the kernel runs on the flattened [M, N] = [8*2, 2*32] and expands
 // its result back; K = (2, 4) is summed in loop order, pairs along the last.
-// CHECK-DAG: #[[PACKA:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d3, d4 * 2 - d5 + 1)>
-// CHECK-DAG: #[[PACKB:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4 * 2 - d6 + 1, d1, d2 * 32 + d5)>
+// A is read in place ([1, 16, 8]); B, stored [K0, K1, N0, N1] too, as
+// [1, 8, 64] rows.
 // CHECK-LABEL: func.func @reshaped(
-// CHECK:         linalg.generic {indexing_maps = [#[[PACKA]], {{.*}} outs(%{{.*}} : tensor<1x8x2x2x2x2xbf16>)
-// CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3, 4, 5]] : tensor<1x8x2x2x2x2xbf16> into tensor<1x16x8xbf16>
-// CHECK:         linalg.generic {indexing_maps = [#[[PACKB]], {{.*}} outs(%{{.*}} : tensor<1x2x1x2x2x32x2xbf16>)
-// CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3, 4], [5, 6]] : tensor<1x2x1x2x2x32x2xbf16> into tensor<1x2x4x64xbf16>
-// CHECK:         tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3]] output_shape [8, 2, 2, 32] : tensor<16x64xf32> into tensor<8x2x2x32xf32>
+// CHECK:         scf.if
+// CHECK:           tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2, 3]] : tensor<8x2x2x4xbf16> into tensor<16x8xbf16>
+// CHECK:           tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2, 3]] : tensor<2x4x2x32xbf16> into tensor<8x64xbf16>
+// CHECK:           tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3]] output_shape [8, 2, 2, 32] : tensor<16x64xf32> into tensor<8x2x2x32xf32>
+
 #a = affine_map<(m0, m1, n0, n1, k0, k1) -> (m0, m1, k0, k1)>
 #b = affine_map<(m0, m1, n0, n1, k0, k1) -> (k0, k1, n0, n1)>
 #c = affine_map<(m0, m1, n0, n1, k0, k1) -> (m0, m1, n0, n1)>
@@ -121,6 +131,22 @@ func.func @reshaped(%a: tensor<8x2x2x4xbf16>, %b: tensor<2x4x2x32xbf16>) -> tens
     linalg.yield %s : f32
   } -> tensor<8x2x2x32xf32>
   return %r : tensor<8x2x2x32xf32>
+}
+
+// -----
+
+// A transposed B (x times W^T, W stored [N, K]): copied into [K, N] order
+// first, a plain transposition.
+// CHECK-DAG: #[[TRANSPOSED:.*]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-LABEL: func.func @transposed(
+// CHECK:         scf.if
+// CHECK:           linalg.generic {indexing_maps = [#[[TRANSPOSED]], #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<64x8xbf16>) outs(%{{.*}} : tensor<8x64xbf16>)
+func.func @transposed(%a: tensor<16x8xbf16>, %w: tensor<64x8xbf16>) -> tensor<16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%a, %w : tensor<16x8xbf16>, tensor<64x8xbf16>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %r : tensor<16x64xf32>
 }
 
 // -----

@@ -11,28 +11,30 @@
 // tools/bench/bf16_dot_semantics.c): in each f32 lane, for its pair of bf16
 // products, acc = ftz(fma(a1, b1, acc)), then acc = ftz(fma(a0, b0, acc)),
 // with denormal inputs read as zero: the odd element of the pair first, the
-// exact product (no rounding), denormal results flushed. So the operands are
-// packed with the two elements of each K pair swapped (K = 2p in the odd
-// slot), which makes the order ascending K, and the packed kernel runs only
-// where a guard proves the other differences away: no operand is denormal,
-// infinite or NaN, and with Ea, Eb the biased exponents of nonzero elements
-// of A and B, min Ea + min Eb >= 142 and max Ea + max Eb <= 380. Then every
-// product is a normal f32 exact in f32 (so FMA and multiply-then-add agree),
-// and every product and so every partial sum from a zero accumulator is a
-// multiple of 2^(min Ea + min Eb - 268) >= 2^-126 (never denormal, nothing
+// exact product (no rounding), denormal results flushed. So each K pair is
+// swapped (K = 2p in the odd slot), which makes the order ascending K, and
+// the packed kernel runs only where a guard proves the other differences
+// away: no operand is denormal, infinite or NaN, and with Ea, Eb the biased
+// exponents of nonzero elements of A and B, min Ea + min Eb >= 142 and
+// max Ea + max Eb <= 380. Then every product is a normal f32 exact in f32
+// (so FMA and multiply-then-add agree), and every product and so every
+// partial sum from a zero accumulator is a multiple of
+// 2^(min Ea + min Eb - 268) >= 2^-126 (never denormal, nothing
 // to flush). Elsewhere the original contraction runs (the `scf.if`'s else
 // branch), so the bits are those of mp-cpu-pipeline{vectorize=false} either
 // way.
 //
-// The kernel: A as rows of K pairs ([batch, M, K], pairs swapped), B as
-// panels of 32 columns ([batch, N/32, K/2, 64]: for each K pair, 32 columns
-// of swapped pairs); a tile is 8 rows x 32 columns, 16 vector<16xf32>
-// accumulators carried over the K pairs (8 broadcast pairs of A, 2 rows of
-// B and 16 dot instructions per pair). With `parallel` the tile loops are an
-// scf.forall (each output element is still computed by one iteration).
+// The kernel: A as [batch, M, K] rows, read in place (a transposing copy
+// first where it is stored otherwise), each pair broadcast and rotated by 16
+// bits; B as panels of 32 columns ([batch, N/32, K/2, 64]: for each K pair,
+// the 32 columns interleaved as (2p + 1, 2p) pairs); a tile is 8 rows x 32
+// columns, 16 vector<16xf32> accumulators carried over the K pairs (8
+// broadcast pairs of A, 2 rows of B and 16 dot instructions per pair). With
+// `parallel` the tile loops are an scf.forall (each output element is still
+// computed by one iteration).
 // It assumes linalg on tensors after convert-mp-to-linalg, before
-// mp-tile-and-vectorize (which tiles the packing copies, the guard's
-// reductions and the fallback contraction), and a target with AVX512_BF16:
+// mp-tile-and-vectorize (which tiles the transposing copies and the
+// fallback contraction), and a target with AVX512_BF16:
 // the pipeline adds it only for such a host.
 //
 //===----------------------------------------------------------------------===//
@@ -362,9 +364,16 @@ static Value buildTile(OpBuilder &builder, Location loc, Value packedA,
               b, loc, VectorType::get({1}, b.getI32Type()), pairOfA);
           Value scalar = vector::ExtractOp::create(b, loc, word,
                                                    ArrayRef<int64_t>{0});
-          Value splat = vector::BroadcastOp::create(
-              b, loc, VectorType::get({kLanes}, b.getI32Type()), scalar);
-          Value pairs = vector::BitCastOp::create(b, loc, pairType, splat);
+          auto wordsType = VectorType::get({kLanes}, b.getI32Type());
+          Value splat = vector::BroadcastOp::create(b, loc, wordsType, scalar);
+          // K = 2p into the odd (first added) element: rotate by 16 bits.
+          Value sixteen = arith::ConstantOp::create(
+              b, loc,
+              DenseElementsAttr::get(wordsType, b.getI32IntegerAttr(16)));
+          Value rotated = arith::OrIOp::create(
+              b, loc, arith::ShLIOp::create(b, loc, splat, sixteen),
+              arith::ShRUIOp::create(b, loc, splat, sixteen));
+          Value pairs = vector::BitCastOp::create(b, loc, pairType, rotated);
           for (int64_t c = 0; c < vectorsPerRow; ++c)
             results.push_back(x86vector::DotBF16Op::create(
                 b, loc, accumulatorType, carried[r * vectorsPerRow + c],
@@ -387,78 +396,103 @@ static Value buildTile(OpBuilder &builder, Location loc, Value packedA,
 static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
                          const ContractionShape &shape, bool parallel) {
   MLIRContext *context = builder.getContext();
-  unsigned numLoops = op.getNumLoops();
-  auto dim = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  // The copies' loops start with the batch loops (one unit loop where the
-  // contraction has none).
-  SmallVector<int64_t> batchExtents = shape.batchDims.empty()
-                                          ? SmallVector<int64_t>{1}
-                                          : shape.extentsOf(shape.batchDims);
-  auto mapBatch = [&](SmallVector<AffineExpr> &loops) {
-    for (auto [i, d] : llvm::enumerate(shape.batchDims))
-      loops[d] = dim(i);
-    return batchExtents.size();
-  };
   auto group = [](int64_t first, int64_t count) {
     ReassociationIndices indices(count);
     std::iota(indices.begin(), indices.end(), first);
     return indices;
   };
-
-  // A as [batch..., M..., K... (the last one in pairs: K/2, 2)], each pair
-  // swapped (K = 2p + 1 - s), then [batch, M, K].
-  SmallVector<AffineExpr> aLoops(numLoops, getAffineConstantExpr(0, context));
-  unsigned next = mapBatch(aLoops);
-  SmallVector<int64_t> aShape(batchExtents);
-  for (unsigned d : shape.mDims) {
-    aLoops[d] = dim(next++);
-    aShape.push_back(shape.extents[d]);
-  }
-  for (unsigned d : ArrayRef(shape.kDims).drop_back()) {
-    aLoops[d] = dim(next++);
-    aShape.push_back(shape.extents[d]);
-  }
-  aLoops[shape.kDims.back()] = 2 * dim(next) + 1 - dim(next + 1);
-  aShape.append({shape.extents[shape.kDims.back()] / 2, 2});
-  int64_t numK = shape.kDims.size();
+  // Each operand as a [batch, rows, K] or [batch, K, columns] tensor: a
+  // copy into the order of `dims` first where it is stored otherwise
+  // (vectorised by mp-tile-and-vectorize), then collapsed, with a unit
+  // batch dimension where the contraction has none.
+  auto canonical = [&](OpOperand &operand, ArrayRef<unsigned> inner,
+                       ArrayRef<unsigned> outer) -> Value {
+    SmallVector<unsigned> dims(shape.batchDims);
+    dims.append(inner.begin(), inner.end());
+    dims.append(outer.begin(), outer.end());
+    Value value = operand.get();
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    bool inOrder = map.getNumResults() == dims.size() &&
+                   llvm::all_of(llvm::enumerate(dims), [&](auto entry) {
+                     return map.getResult(entry.index()) ==
+                            getAffineDimExpr(entry.value(), context);
+                   });
+    if (!inOrder) {
+      SmallVector<AffineExpr> toOpLoops(op.getNumLoops(),
+                                        getAffineConstantExpr(0, context));
+      for (auto [i, d] : llvm::enumerate(dims))
+        toOpLoops[d] = getAffineDimExpr(i, context);
+      value = buildCopy(builder, loc, op, operand, shape.extentsOf(dims),
+                        toOpLoops);
+    }
+    int64_t numBatch = shape.batchDims.size();
+    SmallVector<ReassociationIndices> groups;
+    if (numBatch)
+      groups.push_back(group(0, numBatch));
+    groups.push_back(group(numBatch, inner.size()));
+    groups.push_back(group(numBatch + inner.size(), outer.size()));
+    if (groups.size() != dims.size())
+      value = tensor::CollapseShapeOp::create(builder, loc, value, groups);
+    if (numBatch)
+      return value;
+    auto flat = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> withBatch = {1};
+    withBatch.append(flat.getShape().begin(), flat.getShape().end());
+    return tensor::ExpandShapeOp::create(
+               builder, loc,
+               RankedTensorType::get(withBatch, flat.getElementType()), value,
+               ArrayRef<ReassociationIndices>{{0, 1}, {2}})
+        .getResult();
+  };
+  // A as [batch, M, K], read in place: the kernel swaps each pair.
   Value packedA =
-      buildCopy(builder, loc, op, op->getOpOperand(0), aShape, aLoops);
-  int64_t numBatch = batchExtents.size(), numM = shape.mDims.size();
-  packedA = tensor::CollapseShapeOp::create(
-      builder, loc, packedA,
-      ArrayRef<ReassociationIndices>{group(0, numBatch),
-                                     group(numBatch, numM),
-                                     group(numBatch + numM, numK + 1)});
-
-  // B as [batch..., N... (the last one in panels: N/32), K... (the last
-  // one: K/2), 32, 2], pairs swapped, then [batch, N/32, K/2, 64].
-  SmallVector<AffineExpr> bLoops(numLoops, getAffineConstantExpr(0, context));
-  next = mapBatch(bLoops);
-  SmallVector<int64_t> bShape(batchExtents);
-  for (unsigned d : ArrayRef(shape.nDims).drop_back()) {
-    bLoops[d] = dim(next++);
-    bShape.push_back(shape.extents[d]);
+      canonical(op->getOpOperand(0), shape.mDims, shape.kDims);
+  // B as [batch, K, N], then packed into [batch, N/32, K/2, 64]: for each K
+  // pair, the 32 columns of a panel as (K = 2p + 1, K = 2p) pairs.
+  Value rowsOfB =
+      canonical(op->getOpOperand(1), shape.kDims, shape.nDims);
+  auto bf16 = builder.getBF16Type();
+  Value packedB = tensor::EmptyOp::create(
+      builder, loc,
+      ArrayRef<int64_t>{shape.batch, shape.n / kTileColumns, shape.k / 2,
+                        2 * kTileColumns},
+      bf16);
+  {
+    auto index = [&](OpBuilder &b, int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v).getResult();
+    };
+    auto rowType = VectorType::get({kTileColumns}, bf16);
+    Value padding =
+        arith::ConstantOp::create(builder, loc, builder.getFloatAttr(bf16, 0.0));
+    SmallVector<Value> lower(3, index(builder, 0)), steps(3, index(builder, 1));
+    SmallVector<Value> upper = {index(builder, shape.batch),
+                                index(builder, shape.n / kTileColumns),
+                                index(builder, shape.k / 2)};
+    scf::LoopNest nest = scf::buildLoopNest(
+        builder, loc, lower, upper, steps, ValueRange{packedB},
+        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
+          Value even = arith::MulIOp::create(b, loc, ivs[2], index(b, 2));
+          Value odd = arith::AddIOp::create(b, loc, even, index(b, 1));
+          Value column =
+              arith::MulIOp::create(b, loc, ivs[1], index(b, kTileColumns));
+          auto row = [&](Value k) {
+            return vector::TransferReadOp::create(
+                       b, loc, rowType, rowsOfB,
+                       ValueRange{ivs[0], k, column}, padding,
+                       ArrayRef<bool>{true})
+                .getResult();
+          };
+          Value pairs =
+              vector::InterleaveOp::create(b, loc, row(odd), row(even));
+          return SmallVector<Value>{
+              vector::TransferWriteOp::create(
+                  b, loc, pairs, carried[0],
+                  ValueRange{ivs[0], ivs[1], ivs[2], index(b, 0)},
+                  ArrayRef<bool>{true})
+                  .getResult()};
+        });
+    packedB = nest.results[0];
   }
-  unsigned panelLoop = next++;
-  bShape.push_back(shape.extents[shape.nDims.back()] / kTileColumns);
-  for (unsigned d : ArrayRef(shape.kDims).drop_back()) {
-    bLoops[d] = dim(next++);
-    bShape.push_back(shape.extents[d]);
-  }
-  unsigned pairLoop = next;
-  bShape.append(
-      {shape.extents[shape.kDims.back()] / 2, kTileColumns, 2});
-  bLoops[shape.nDims.back()] =
-      kTileColumns * dim(panelLoop) + dim(pairLoop + 1);
-  bLoops[shape.kDims.back()] = 2 * dim(pairLoop) + 1 - dim(pairLoop + 2);
-  Value packedB =
-      buildCopy(builder, loc, op, op->getOpOperand(1), bShape, bLoops);
-  int64_t numN = shape.nDims.size();
-  packedB = tensor::CollapseShapeOp::create(
-      builder, loc, packedB,
-      ArrayRef<ReassociationIndices>{group(0, numBatch), group(numBatch, numN),
-                                     group(numBatch + numN, numK),
-                                     group(numBatch + numN + numK, 2)});
 
   // The result as [batch, M, N] ([M, N] without batch loops), expanded to
   // the output's shape at the end; every element is written by one tile,

@@ -199,10 +199,12 @@ def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
     `vdpbf16ps` computes, in each f32 lane and for its pair of bf16
     products, `acc = ftz(fma(a1, b1, acc))` then `acc = ftz(fma(a0, b0,
     acc))`, denormal inputs read as zero (measured over every input pattern:
-    tools/bench/bf16_dot_semantics.c). The operands are packed with the two
-    elements of each K pair swapped, which makes the order ascending K:
-    A as `[batch, M, K]`, B as `[batch, N/32, K/2, 64]` panels of 32
-    columns. The guard reduces both operands to the range of their biased
+    tools/bench/bf16_dot_semantics.c). The two elements of each K pair are
+    swapped, which makes the order ascending K: A is read in place as
+    `[batch, M, K]` rows (after a transposing copy where it is stored in
+    another order), each pair broadcast and rotated by 16 bits; B is packed
+    into `[batch, N/32, K/2, 64]` panels of 32 columns, each K pair of rows
+    interleaved as (2p + 1, 2p). The guard reduces both operands to the range of their biased
     exponents: with no denormal, infinite or NaN element and, over the
     nonzero ones, `min Ea + min Eb >= 142` and `max Ea + max Eb <= 380`,
     every product is a normal f32 (FMA and multiply-then-add agree) and
