@@ -21,7 +21,9 @@ namespace mlir::mp {
 // mp-cpu-pipeline
 //===----------------------------------------------------------------------===//
 
-/// True when the host's CPU has AVX512_BF16 (vdpbf16ps).
+/// True when the host's CPU has AVX512_BF16 and its vdpbf16ps adds a
+/// pair's odd product, then its even one, each exactly and rounded once (a
+/// probe run once): mp-cpu-pipeline's default for `bf16-dot-products`.
 bool hostHasAVX512BF16();
 
 /// Options of `mp-cpu-pipeline`.
@@ -46,7 +48,8 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("bf16 x bf16 -> f32 contractions also on AVX512_BF16 "
                      "dot products, taken at run time where they give the "
                      "same bits (mp-bf16-dot-products; with vectorize) "
-                     "(default: true where the host has AVX512_BF16)"),
+                     "(default: true where the host has AVX512_BF16 and its vdpbf16ps "
+                     "adds in the order a probe checks at start-up)"),
       llvm::cl::init(hostHasAVX512BF16())};
   PassOptions::Option<unsigned> threads{
       *this, "threads",
