@@ -1186,7 +1186,9 @@ struct RefuseCollectives
 /// the correctly rounded sqrt.rn.f32 (the CPU's sqrtss): convert-gpu-to-nvvm
 /// would call libdevice's __nv_sqrtf, whose __nvvm_reflect("__CUDA_PREC_SQRT")
 /// the NVVM target leaves 0, which selects sqrt.approx.f32 (and it refuses
-/// llvm.intr.sqrt). libdevice's f64 __nv_sqrt is sqrt.rn.f64 already.
+/// llvm.intr.sqrt). libdevice's f64 __nv_sqrt is sqrt.rn.f64 already. A
+/// math.rsqrt (layer_norm's) becomes 1 / sqrt first, as convert-math-to-llvm
+/// lowers it on the CPU: libdevice's __nv_rsqrtf is rsqrt.approx.f32.
 struct PreciseSqrt
     : public PassWrapper<PreciseSqrt, OperationPass<gpu::GPUModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PreciseSqrt)
@@ -1195,6 +1197,16 @@ struct PreciseSqrt
     registry.insert<LLVM::LLVMDialect>();
   }
   void runOnOperation() override {
+    getOperation().walk([](math::RsqrtOp op) {
+      OpBuilder builder(op);
+      Location loc = op.getLoc();
+      Value one = arith::ConstantOp::create(
+          builder, loc, builder.getFloatAttr(op.getType(), 1.0));
+      Value root = math::SqrtOp::create(builder, loc, op.getOperand());
+      op.replaceAllUsesWith(
+          arith::DivFOp::create(builder, loc, one, root).getResult());
+      op.erase();
+    });
     getOperation().walk([](math::SqrtOp op) {
       if (!op.getType().isF32())
         return;
