@@ -20,9 +20,14 @@
 // correction, the loss scale) are cloned into the loop, so that every thread
 // recomputes them from device memory. Each loop is then collapsed to one
 // dimension, which upstream's scf-parallel-loop-tiling, gpu-map-parallel-loops
-// and convert-parallel-loops-to-gpu map onto blocks and threads. It refuses,
-// naming the op, a dynamic shape and any host op that would touch tensor data
-// it cannot move (a call, an alloca, a global).
+// and convert-parallel-loops-to-gpu map onto blocks and threads. Constant
+// globals (bufferized tensor constants) move too: a load of a splat one is
+// its value, a loop reading another gets its own memref.get_global (a device
+// global once outlining clones it into the kernel's gpu.module), a copy
+// from one is a kernel, and a Tensor Core launcher given one gets a device
+// buffer a copy kernel fills. It refuses, naming the op, a dynamic shape and
+// any host op that would touch tensor data it cannot move (a call, an
+// alloca, a global that is not constant).
 //
 // mp-device-buffers runs after gpu-kernel-outlining: every function's device
 // work goes onto one stream in program order (the `gpu.wait async` at its
@@ -30,7 +35,8 @@
 // the launches become async on it, the Tensor Core launcher calls get it as
 // their stream operand, and the function waits for the stream before it
 // returns (the step's one host synchronisation, at its end). The module gets
-// `mp.device_resident`; gpu.modules without a target get `target`.
+// `mp.device_resident`; gpu.modules without a target get `target`; the
+// constant globals no host op reads any more are erased.
 //
 //===----------------------------------------------------------------------===//
 
