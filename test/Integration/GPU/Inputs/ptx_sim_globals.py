@@ -9,13 +9,19 @@ forms it refuses. Standard library only.
     ptx_sim_globals.py SRC_ROOT
 """
 
+import importlib
 import os
 import struct
 import sys
 
-sys.path.insert(0, os.path.join(sys.argv[1], "tools", "bench"))
-import ptx_sim  # noqa: E402
 
+def simulator(root):
+    """tools/bench/ptx_sim.py of the source tree `root`."""
+    sys.path.insert(0, os.path.join(root, "tools", "bench"))
+    return importlib.import_module("ptx_sim")
+
+
+ptx_sim = simulator(sys.argv[1])
 PTX = r"""
 .version 7.0
 .target sm_80
