@@ -20,9 +20,14 @@
 // correction, the loss scale) are cloned into the loop, so that every thread
 // recomputes them from device memory. Each loop is then collapsed to one
 // dimension, which upstream's scf-parallel-loop-tiling, gpu-map-parallel-loops
-// and convert-parallel-loops-to-gpu map onto blocks and threads. It refuses,
-// naming the op, a dynamic shape and any host op that would touch tensor data
-// it cannot move (a call, an alloca, a global).
+// and convert-parallel-loops-to-gpu map onto blocks and threads. Constant
+// globals (bufferized tensor constants) move too: a load of a splat one is
+// its value, a loop reading another gets its own memref.get_global (a device
+// global once outlining clones it into the kernel's gpu.module), a copy
+// from one is a kernel, and a Tensor Core launcher given one gets a device
+// buffer a copy kernel fills. It refuses, naming the op, a dynamic shape and
+// any host op that would touch tensor data it cannot move (a call, an
+// alloca, a global that is not constant).
 //
 // mp-device-buffers runs after gpu-kernel-outlining: every function's device
 // work goes onto one stream in program order (the `gpu.wait async` at its
@@ -30,7 +35,8 @@
 // the launches become async on it, the Tensor Core launcher calls get it as
 // their stream operand, and the function waits for the stream before it
 // returns (the step's one host synchronisation, at its end). The module gets
-// `mp.device_resident`; gpu.modules without a target get `target`.
+// `mp.device_resident`; gpu.modules without a target get `target`; the
+// constant globals no host op reads any more are erased.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,10 +88,56 @@ constexpr StringLiteral kRefusal =
     " (mp-gpu-pipeline{device-resident=true} runs every op of the step on "
     "the device; device-resident=false runs it on the host)";
 
+/// The buffer `value` is a view of: an allocation, a function argument
+/// or a memref.get_global.
+static Value getRootBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// The constant global with an initial value that `op` (a memref.get_global)
+/// reads, if it is one: data the kernels can have in device memory.
+static memref::GlobalOp getConstantGlobal(memref::GetGlobalOp op) {
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      op, op.getNameAttr());
+  if (!global || !global.getConstant() || !global.getInitialValue())
+    return {};
+  return global;
+}
+
+/// True for a view of a constant global (getConstantGlobal) or the
+/// memref.get_global itself: a kernel that reads it gets its own
+/// memref.get_global, which gpu-kernel-outlining clones with the global into
+/// the kernel's gpu.module, a device global loaded with the module.
+static bool isDeviceConstant(Operation *op) {
+  while (op && !isa<memref::GetGlobalOp>(op)) {
+    auto view = dyn_cast<ViewLikeOpInterface>(op);
+    if (!view || !isa<memref::MemRefDialect>(op->getDialect()) || !isPure(op))
+      return false;
+    op = view.getViewSource().getDefiningOp();
+  }
+  return op && getConstantGlobal(cast<memref::GetGlobalOp>(op));
+}
+
+/// The splat value of the constant global `buffer` is a view of, if it is
+/// a splat of an integer, index or float type.
+static TypedAttr getSplatConstant(Value buffer) {
+  auto get = getRootBuffer(buffer).getDefiningOp<memref::GetGlobalOp>();
+  memref::GlobalOp global = get ? getConstantGlobal(get) : nullptr;
+  auto elements = global ? dyn_cast<DenseElementsAttr>(*global.getInitialValue())
+                         : nullptr;
+  if (!elements || !elements.isSplat() ||
+      !elements.getElementType().isIntOrIndexOrFloat())
+    return {};
+  return elements.getSplatValue<TypedAttr>();
+}
+
 /// True for an op whose result a kernel can recompute from device memory: a
-/// load or a pure scalar op without regions.
+/// load, a pure scalar op without regions, or a constant global or its view
+/// (isDeviceConstant).
 static bool isSinkable(Operation *op) {
-  if (isa<memref::LoadOp>(op))
+  if (isa<memref::LoadOp>(op) || isDeviceConstant(op))
     return true;
   if (op->getNumRegions() || op->getNumResults() != 1 || !isPure(op))
     return false;
@@ -96,7 +148,8 @@ static bool isSinkable(Operation *op) {
 /// management, views, pointer and scalar arithmetic, the kernels' loops and
 /// the Tensor Core launcher calls.
 static bool isHostOp(Operation *op) {
-  // A global is host memory.
+  // A global is host memory: a constant one moves into the kernels that
+  // read it (isDeviceConstant).
   if (isa<memref::GetGlobalOp>(op))
     return false;
   if (isa<scf::ParallelOp, memref::AllocOp, memref::DeallocOp, memref::CopyOp,
@@ -111,19 +164,15 @@ static bool isHostOp(Operation *op) {
   return !isa<memref::LoadOp>(op) && !op->getNumRegions() && isPure(op);
 }
 
-/// The buffer `value` is a view of: an allocation or a function argument.
-static Value getRootBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
-
-/// True for a buffer of its own: an allocation or an argument of a function
+/// True for a buffer of its own: an allocation, an argument of a function
 /// (the mp.device_resident contract: the caller passes a buffer per argument
-/// and result, none aliasing another).
+/// and result, none aliasing another) or a constant global.
 static bool isBuffer(Value root) {
   if (root.getDefiningOp<memref::AllocOp>())
     return true;
+  // A constant global: read only, so distinct from every buffer written.
+  if (auto get = root.getDefiningOp<memref::GetGlobalOp>())
+    return static_cast<bool>(getConstantGlobal(get));
   auto argument = dyn_cast<BlockArgument>(root);
   return argument && isa<func::FuncOp>(argument.getOwner()->getParentOp());
 }
@@ -234,7 +283,10 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
   /// writes a history from its second element on) into a linalg.copy, a
   /// kernel once lowered: the gpu.memcpy that mp-device-buffers makes of a
   /// copy is lowered by gpu-to-llvm to mgpuMemcpy of the descriptors'
-  /// aligned pointers, without their offsets or strides.
+  /// aligned pointers, without their offsets or strides. A copy from a
+  /// constant global becomes a kernel too, which reads the device global
+  /// (a linalg.fill if the global is a splat), not a host-to-device copy of
+  /// host memory in every step.
   static void copyViewsWithKernels(func::FuncOp function,
                                    IRRewriter &rewriter) {
     auto isWholeBuffer = [](Type type) {
@@ -248,13 +300,21 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
     SmallVector<memref::CopyOp> copies;
     function.walk([&](memref::CopyOp copy) {
       if (!isWholeBuffer(copy.getSource().getType()) ||
-          !isWholeBuffer(copy.getTarget().getType()))
+          !isWholeBuffer(copy.getTarget().getType()) ||
+          isDeviceConstant(copy.getSource().getDefiningOp()))
         copies.push_back(copy);
     });
     for (memref::CopyOp copy : copies) {
       rewriter.setInsertionPoint(copy);
-      linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
-                             copy.getTarget());
+      if (TypedAttr splat = getSplatConstant(copy.getSource())) {
+        Value value =
+            arith::ConstantOp::create(rewriter, copy.getLoc(), splat);
+        linalg::FillOp::create(rewriter, copy.getLoc(), value,
+                               copy.getTarget());
+      } else {
+        linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
+                               copy.getTarget());
+      }
       rewriter.eraseOp(copy);
     }
   }
@@ -523,7 +583,8 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
       for (Value operand : def->getOperands())
         if (failed(sink(operand)))
           return failure();
-      if (auto load = dyn_cast<memref::LoadOp>(def)) {
+      auto load = dyn_cast<memref::LoadOp>(def);
+      if (load && !isDeviceConstant(load.getMemRef().getDefiningOp())) {
         Value root = getRootBuffer(load.getMemRef());
         for (Operation *between = load->getNextNode(); between != loop;
              between = between->getNextNode()) {
@@ -617,6 +678,58 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
     scf::naivelyFuseParallelOps(function.getBody(), mayAlias);
   }
 
+  /// True if the host takes the address of a view of `value` (a launcher's
+  /// pointer operand).
+  static bool hasHostAddress(Value value) {
+    for (Operation *user : value.getUsers()) {
+      if (isa<memref::ExtractAlignedPointerAsIndexOp,
+              memref::ExtractStridedMetadataOp>(user))
+        return true;
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+        if (view.getViewSource() == value &&
+            hasHostAddress(user->getResult(0)))
+          return true;
+    }
+    return false;
+  }
+
+  /// Gives the Tensor Core launchers a device buffer for each constant
+  /// global whose address they take (a constant weight): a buffer allocated
+  /// at the step's start and filled by a copy kernel from the device global,
+  /// freed before it returns (the launchers take raw device pointers, and
+  /// the device global's address is the kernels' alone).
+  static void bufferLauncherConstants(func::FuncOp function,
+                                      IRRewriter &rewriter) {
+    Block &body = function.getBody().front();
+    for (auto get :
+         llvm::make_early_inc_range(body.getOps<memref::GetGlobalOp>())) {
+      if (!getConstantGlobal(get) || !hasHostAddress(get.getResult()))
+        continue;
+      rewriter.setInsertionPointAfter(get);
+      Location loc = get.getLoc();
+      Value buffer = memref::AllocOp::create(rewriter, loc, get.getType());
+      rewriter.replaceAllUsesWith(get.getResult(), buffer);
+      linalg::CopyOp::create(rewriter, loc, get.getResult(), buffer);
+      rewriter.setInsertionPoint(body.getTerminator());
+      memref::DeallocOp::create(rewriter, loc, buffer);
+    }
+  }
+
+  /// Replaces each load of a splat constant global (or its view) by the
+  /// splat value: a broadcast of a splat constant reads no memory.
+  static void foldSplatLoads(func::FuncOp function, IRRewriter &rewriter) {
+    SmallVector<memref::LoadOp> loads;
+    function.walk([&](memref::LoadOp load) {
+      if (getSplatConstant(load.getMemRef()))
+        loads.push_back(load);
+    });
+    for (memref::LoadOp load : loads) {
+      rewriter.setInsertionPoint(load);
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+          load, getSplatConstant(load.getMemRef()));
+    }
+  }
+
   LogicalResult lowerFunction(func::FuncOp function) {
     if (failed(checkStaticShapes(function)))
       return failure();
@@ -625,9 +738,11 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
              << "cannot run on the device: its body has several blocks"
              << kRefusal;
     IRRewriter rewriter(function.getContext());
+    bufferLauncherConstants(function, rewriter);
     copyViewsWithKernels(function, rewriter);
     if (failed(lowerLinalg(function, rewriter)))
       return failure();
+    foldSplatLoads(function, rewriter);
 
     // Host loops and stores over tensor data: one device thread each.
     Block &body = function.getBody().front();
@@ -656,11 +771,18 @@ struct DeviceLoops : public PassWrapper<DeviceLoops, OperationPass<ModuleOp>> {
     for (Operation &op : body) {
       if (isHostOp(&op))
         continue;
+      valid = false;
+      auto get = dyn_cast<memref::GetGlobalOp>(op);
+      if (get && !getConstantGlobal(get)) {
+        get.emitOpError() << "cannot run on the device: a global that is not "
+                             "a constant with an initial value is host memory"
+                          << kRefusal;
+        continue;
+      }
       op.emitOpError() << "cannot run on the device: mp-gpu-pipeline maps "
                           "loops, buffers and Tensor Core launches onto the "
                           "device, not this op"
                        << kRefusal;
-      valid = false;
     }
     if (!valid)
       return failure();
@@ -914,6 +1036,7 @@ struct DeviceBuffers
     for (func::FuncOp function : module.getOps<func::FuncOp>())
       if (!function.isExternal())
         onStream(function);
+    eraseHostGlobals(module);
     module->setAttr(MPDialect::kDeviceResidentAttrName, UnitAttr::get(context));
     // The kernels' target: that of the Tensor Core kernels, else `target`.
     ArrayAttr targets;
@@ -925,6 +1048,23 @@ struct DeviceBuffers
     for (auto kernels : module.getOps<gpu::GPUModuleOp>())
       if (!kernels.getTargetsAttr() && targets)
         kernels.setTargetsAttr(targets);
+  }
+
+  /// Erases the private constant globals of `module` that no host op reads any
+  /// more: gpu-kernel-outlining cloned each into the gpu.modules of the
+  /// kernels that read it.
+  static void eraseHostGlobals(ModuleOp module) {
+    llvm::SmallDenseSet<StringAttr> used;
+    for (Operation &op : *module.getBody())
+      if (!isa<gpu::GPUModuleOp>(op))
+        op.walk([&](memref::GetGlobalOp get) {
+          used.insert(get.getNameAttr().getAttr());
+        });
+    for (auto global :
+         llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+      if (global.getConstant() && global.isPrivate() &&
+          !used.contains(global.getSymNameAttr()))
+        global.erase();
   }
 
   /// Gives each outlined kernel its gpu.module's name (gpu-kernel-outlining
@@ -1052,7 +1192,9 @@ struct RefuseCollectives
 /// the correctly rounded sqrt.rn.f32 (the CPU's sqrtss): convert-gpu-to-nvvm
 /// would call libdevice's __nv_sqrtf, whose __nvvm_reflect("__CUDA_PREC_SQRT")
 /// the NVVM target leaves 0, which selects sqrt.approx.f32 (and it refuses
-/// llvm.intr.sqrt). libdevice's f64 __nv_sqrt is sqrt.rn.f64 already.
+/// llvm.intr.sqrt). libdevice's f64 __nv_sqrt is sqrt.rn.f64 already. A
+/// math.rsqrt (layer_norm's) becomes 1 / sqrt first, as convert-math-to-llvm
+/// lowers it on the CPU: libdevice's __nv_rsqrtf is rsqrt.approx.f32.
 struct PreciseSqrt
     : public PassWrapper<PreciseSqrt, OperationPass<gpu::GPUModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PreciseSqrt)
@@ -1061,6 +1203,16 @@ struct PreciseSqrt
     registry.insert<LLVM::LLVMDialect>();
   }
   void runOnOperation() override {
+    getOperation().walk([](math::RsqrtOp op) {
+      OpBuilder builder(op);
+      Location loc = op.getLoc();
+      Value one = arith::ConstantOp::create(
+          builder, loc, builder.getFloatAttr(op.getType(), 1.0));
+      Value root = math::SqrtOp::create(builder, loc, op.getOperand());
+      op.replaceAllUsesWith(
+          arith::DivFOp::create(builder, loc, one, root).getResult());
+      op.erase();
+    });
     getOperation().walk([](math::SqrtOp op) {
       if (!op.getType().isF32())
         return;

@@ -248,10 +248,16 @@ class DeviceBuffers:
     Buffers `host`: `pointers` (what Engine.invoke takes) point to the
     device. `borrowed` maps argument indices to the device addresses of
     another DeviceBuffers' arguments, bound instead of allocated (a predict
-    function reading the train step's parameters). Copies go on the engine's
+    function reading the train step's parameters). The slots `packed` (in
+    that order) share one allocation, each at a 64-byte aligned offset
+    (device_step_packing: what a step's runner reads after each step, so
+    that DeviceStaging copies it out at once). Copies go on the engine's
     stream."""
 
-    def __init__(self, engine, host, borrowed=None):
+    #: The alignment of each slot in a packed allocation.
+    PACKED_ALIGNMENT = 64
+
+    def __init__(self, engine, host, borrowed=None, packed=None):
         if engine.device != "cuda" or not engine.device_resident:
             raise ValueError("DeviceBuffers need a cuda engine of a device-resident module")
         self.engine = engine
@@ -262,10 +268,24 @@ class DeviceBuffers:
         self._owned = []
         borrowed = borrowed or {}
         self._borrowed = set(borrowed)
+        packed = [slot for slot in (packed or []) if slot not in borrowed]
+        # The packed allocation: (base address, bytes), if any.
+        self.block = None
+        if packed:
+            align = self.PACKED_ALIGNMENT
+            offsets, size = {}, 0
+            for slot in packed:
+                offsets[slot] = size
+                size += (self._array(slot).nbytes + align - 1) // align * align
+            base = engine.device_alloc(size)
+            self._owned.append(base)
+            self.block = (base, size)
+            for slot, offset in offsets.items():
+                self.addresses[slot] = base + offset
         for slot in range(self._count):
             if slot in borrowed:
                 self.addresses[slot] = borrowed[slot]
-            else:
+            elif self.addresses[slot] is None:
                 self.addresses[slot] = engine.device_alloc(self._array(slot).nbytes)
                 self._owned.append(self.addresses[slot])
         self.descriptors = [None] * self._count
@@ -276,6 +296,13 @@ class DeviceBuffers:
     def _array(self, slot):
         n = len(self.host.arguments)
         return self.host.arguments[slot] if slot < n else self.host.results[slot - n]
+
+    def in_block(self, slot):
+        """True if slot `slot` lies in the packed allocation now."""
+        if self.block is None:
+            return False
+        base, size = self.block
+        return base <= self.addresses[slot] < base + size
 
     def _bind(self, slot):
         self.descriptors[slot] = compiler.memref_descriptor(self._array(slot),
@@ -368,17 +395,36 @@ class DeviceStaging:
         self.buffers = buffers
         self.engine = buffers.engine
         self.slots = list(slots)
-        self._layout = []
-        size = 0
+        size = 16 + (buffers.block[1] if buffers.block else 0)
         for slot in self.slots:
-            array = buffers._array(slot)
-            self._layout.append((slot, size, array.dtype, array.shape, array.nbytes))
-            size += (array.nbytes + 15) & ~15
-        self._size = max(size, 16)
+            size += (buffers._array(slot).nbytes + 15) & ~15
+        self._size = size
         self._memory = [self.engine.host_alloc(self._size) for _ in range(2)]
         self._events = [self.engine.event() for _ in range(2)]
         self._pending = [None, None]
+        # Per staging slot: [(slot, offset in it)] of the last stage.
+        self._layouts = [None, None]
         self._next = 0
+
+    def _copies(self):
+        """The copies that stage the slots now: one for the slots in the
+        DeviceBuffers' packed allocation (from the lowest address to the end
+        of the highest; which ones lie there alternates as the loss-scale
+        state is fed back, device_step_packing), one per other slot;
+        [(device address, bytes, [(slot, offset in the copy)])]."""
+        addresses = self.buffers.addresses
+        nbytes = lambda slot: self.buffers._array(slot).nbytes  # noqa: E731
+        packed = sorted((s for s in self.slots if self.buffers.in_block(s)),
+                        key=lambda s: addresses[s])
+        copies = []
+        if packed:
+            start = addresses[packed[0]]
+            end = max(addresses[s] + nbytes(s) for s in packed)
+            copies.append((start, end - start, [(s, addresses[s] - start) for s in packed]))
+        for slot in self.slots:
+            if slot not in packed:
+                copies.append((addresses[slot], nbytes(slot), [(slot, 0)]))
+        return copies
 
     def stage(self):
         """Enqueues the copies into the next slot and records its event; a
@@ -388,8 +434,12 @@ class DeviceStaging:
         self._next ^= 1
         if self._pending[ring] is not None:
             self._pending[ring].values()
-        for slot, offset, _, _, nbytes in self._layout:
-            self.engine.copy(self._memory[ring] + offset, self.buffers.addresses[slot], nbytes)
+        layout, offset = [], 0
+        for address, size, slots in self._copies():
+            self.engine.copy(self._memory[ring] + offset, address, size)
+            layout += [(slot, offset + within) for slot, within in slots]
+            offset += (size + 15) & ~15
+        self._layouts[ring] = layout
         self.engine.record(self._events[ring])
         pending = PendingStep(self, ring)
         self._pending[ring] = pending
@@ -399,9 +449,10 @@ class DeviceStaging:
         self.engine.wait(self._events[ring])
         raw = (ctypes.c_char * self._size).from_address(self._memory[ring])
         values = {}
-        for slot, offset, dtype, shape, nbytes in self._layout:
-            values[slot] = np.frombuffer(raw, dtype=dtype, count=nbytes // dtype.itemsize,
-                                         offset=offset).reshape(shape).copy()
+        for slot, offset in self._layouts[ring]:
+            array = self.buffers._array(slot)
+            values[slot] = np.frombuffer(raw, dtype=array.dtype, count=array.size,
+                                         offset=offset).reshape(array.shape).copy()
         self._pending[ring] = None
         return values
 
@@ -473,6 +524,23 @@ def device_step_slots(step):
         slots.append(n + step.skipped_result)
     slots += [a.index for a in step.arguments if a.state_kind in LOSS_SCALE_STATE]
     return slots
+
+
+def device_step_packing(step):
+    """The slots of device_step_slots in the order DeviceBuffers packs them
+    into one allocation: the update results of the staged state, the loss
+    and skipped flag, the staged state arguments. The state and its update
+    swap buffers each step (feed_back), so after a step the staged slots
+    are the loss, the skipped flag and either block of state next to them:
+    one copy out either way."""
+    n = len(step.arguments)
+    staged = device_step_slots(step)
+    results = [n + step.loss_result]
+    if step.skipped_result is not None:
+        results.append(n + step.skipped_result)
+    state = [slot for slot in staged if slot < n]
+    update = {a: r for r, a in step.updates.items()}
+    return [n + update[a] for a in state if a in update] + results + state
 
 
 #: The state kinds of dynamic loss scaling (mp-run's isLossScaleState).
@@ -864,7 +932,7 @@ def _run_on_device(engine, train, step, steps, fill, scale_argument, hysteresis,
     initial values) goes to the device once; per step the data arguments go
     in, the step is queued, and the previous step's staged values are read;
     the final arguments come back into `train` at the end."""
-    device = DeviceBuffers(engine, train)
+    device = DeviceBuffers(engine, train, packed=device_step_packing(step))
     staging = batch = None
     try:
         device.copy_all_in()

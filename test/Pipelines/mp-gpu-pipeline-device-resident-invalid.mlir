@@ -9,11 +9,15 @@ func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
-// A constant that is not a splat is a global in host memory.
-func.func @table(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'memref.get_global' op cannot run on the device: mp-gpu-pipeline maps loops, buffers and Tensor Core launches onto the device, not this op (mp-gpu-pipeline{device-resident=true} runs every op of the step on the device; device-resident=false runs it on the host)}}
-  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
-  %y = arith.mulf %x, %c : tensor<4xf32>
+// A global that is not constant is host memory (a constant global is a
+// device global of the kernels that read it:
+// mp-gpu-pipeline-device-resident-globals.mlir).
+memref.global "private" @counter : memref<4xf32> = dense<0.0>
+func.func @mutable(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'memref.get_global' op cannot run on the device: a global that is not a constant with an initial value is host memory (mp-gpu-pipeline{device-resident=true} runs every op of the step on the device; device-resident=false runs it on the host)}}
+  %m = memref.get_global @counter : memref<4xf32>
+  %t = bufferization.to_tensor %m restrict : memref<4xf32> to tensor<4xf32>
+  %y = arith.addf %x, %t : tensor<4xf32>
   return %y : tensor<4xf32>
 }
 

@@ -50,6 +50,15 @@
 // TREE-LABEL:  .entry total_kernel_0(
 // TREE-COUNT-17: add.rn.f32
 // TREE-NOT:      add.rn.f32
+// rsqrt (layer_norm's) is 1 / sqrt, each correctly rounded, as on the CPU
+// (convert-math-to-llvm), not libdevice's rsqrt.approx.
+// CHECK-LABEL: .entry rsqrt_kernel(
+// CHECK-NOT:     {{rsqrt\.|approx}}
+// CHECK:         sqrt.rn.f32 [[R:%r[0-9]+]], %r{{[0-9]+}};
+// CHECK-NEXT:    rcp.rn.f32 %r{{[0-9]+}}, [[R]];
+// CHECK:         sqrt.rn.f64 [[D:%rd[0-9]+]], %rd{{[0-9]+}};
+// CHECK-NEXT:    rcp.rn.f64 %rd{{[0-9]+}}, [[D]];
+// CHECK-NOT:     {{rsqrt\.|approx}}
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
@@ -84,4 +93,9 @@ func.func @total(%a: tensor<300xf32>) -> tensor<f32> {
       linalg.yield %y : f32
     }
   return %r : tensor<f32>
+}
+func.func @rsqrt(%a: tensor<300xf32>, %b: tensor<300xf64>) -> (tensor<300xf32>, tensor<300xf64>) {
+  %r = math.rsqrt %a : tensor<300xf32>
+  %s = math.rsqrt %b : tensor<300xf64>
+  return %r, %s : tensor<300xf32>, tensor<300xf64>
 }

@@ -1,8 +1,9 @@
 # mixedprec.run(device="cuda") on the simulated CUDA driver (test/lib/CudaSim,
 # each launch run by tools/bench/ptx_sim.py): the MLP step of
 # test/Integration/GPU (16-32-10, batch 8, Adam) in BF16 AMP with dynamic
-# loss scaling (so that the loss-scale state is staged too), lowered
-# device-resident with sequential full reductions,
+# loss scaling (so that the loss-scale state is staged too; growth interval
+# 1, so that the scale doubles every step and a stale state read back would
+# show), lowered device-resident with sequential full reductions,
 # trains 3 steps on device buffers as mixedprec.run on the CPU does
 # (vectorize=false: the CPU's reduction order), bit for bit: the losses, the
 # loss scales and the final parameters. The loss, skipped flag and
@@ -10,7 +11,12 @@
 # each step's batch goes in through page-locked memory (the simulated
 # driver's counts at exit: the 17 arguments copied once from pageable
 # memory, then 2 data arguments a step from the two page-locked batch slots;
-# 4 page-locked allocations: those slots and the two staging slots).
+# 4 page-locked allocations: those slots and the two staging slots). What
+# a step's runner reads back (the loss, the skipped flag, the loss scale
+# and growth tracker) shares one device allocation
+# (runner.device_step_packing), so it comes back in one copy a step (3 in
+# all, not one per value: 12), whichever of the state's two buffers the
+# step fed back.
 # Then the errors: no CUDA driver (DeviceError), an unknown device,
 # options of the other device, eval_data on the device.
 #
@@ -26,7 +32,8 @@ import mixedprec  # noqa: E402
 from errors import fails  # noqa: E402
 
 source, simulator = sys.argv[1], sys.argv[2]
-text = mixedprec.compile(open(source).read(), compute_type="bf16", loss_scaling="dynamic")
+text = mixedprec.compile(open(source).read(), compute_type="bf16", loss_scaling="dynamic",
+                        growth_interval=1)
 
 # No driver: a DeviceError before anything is lowered.
 os.environ["MP_CUDA_DRIVER"] = os.path.join(os.path.dirname(simulator), "no-such-libcuda.so")
@@ -57,12 +64,12 @@ for i in range(3):
         i + 1, gpu.losses[i], gpu.loss_scales[i], gpu.skipped[i], "equal" if same else
         "FAIL cpu %r %r" % (cpu.losses[i], cpu.loss_scales[i])))
 # CHECK: step 1 loss {{.*}} scale 65536.0 skipped False: equal
-# CHECK: step 2 loss {{.*}}: equal
-# CHECK: step 3 loss {{.*}}: equal
+# CHECK: step 2 loss {{.*}} scale 131072.0 skipped False: equal
+# CHECK: step 3 loss {{.*}} scale 262144.0 skipped False: equal
 differ = [i for i, (a, b) in enumerate(zip(cpu.params, gpu.params))
           if a.tobytes() != b.tobytes()]
 # CHECK: final parameters: 4 equal
 print("final parameters:", "%d equal" % len(gpu.params) if not differ else "FAIL %s" % differ)
 # CHECK-NOT: FAIL
 sys.stdout.flush()
-# CHECK: mp-cuda-sim: {{[0-9]+}} launches, {{[0-9]+}} cuStreamSynchronize, 3 cuEventSynchronize, 6 cuEventRecord; copies: 17 pageable host to device, 6 pinned host to device, 17 device to pageable host, 12 device to pinned host, {{[0-9]+}} device to device; 4 cuMemHostAlloc
+# CHECK: mp-cuda-sim: {{[0-9]+}} launches, {{[0-9]+}} cuStreamSynchronize, 3 cuEventSynchronize, 6 cuEventRecord; copies: 17 pageable host to device, 6 pinned host to device, 17 device to pageable host, 3 device to pinned host, {{[0-9]+}} device to device; 4 cuMemHostAlloc

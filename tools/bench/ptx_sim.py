@@ -404,6 +404,67 @@ def parse_ptx(text):
     return kernels, shared_symbols
 
 
+def parse_globals(text):
+    """The module-scope `.global` and `.const` variables of a module (a
+    constant global of mp-gpu-pipeline{device-resident}: `.global .align 64
+    .b8 name[16] = {0, 0, 128, 63, ...};`) as [(name, alignment, initial
+    bytes)], zeros where there is no initializer. The driver places each in
+    device memory when it loads the module; `mov.b64 %rd, name` gives its
+    address."""
+    text = re.sub(r"//[^\n]*", "", text)
+    # Module scope only: drop the bodies of kernels and functions.
+    scope, depth = [], 0
+    for c in text:
+        if c == "{" and depth == 0 and not re.search(r"=\s*$", "".join(scope[-8:])):
+            depth = 1
+            continue
+        if depth:
+            depth += {"{": 1, "}": -1}.get(c, 0)
+            continue
+        scope.append(c)
+    variables = []
+    for statement in "".join(scope).split(";"):
+        # Directives without a semicolon (.version, .target) end at a line.
+        statement = re.sub(r"^(?:\s*\.(?:version|target|address_size)[^\n]*\n)*",
+                           "", statement)
+        match = re.match(
+            r"^\s*(?:\.(?:visible|weak|extern)\s+)?\.(global|const)\s+"
+            r"(?:\.align\s+(\d+)\s+)?\.([busf])(\d+)\s+(\w+)\s*"
+            r"(?:\[(\d+)\])?\s*(?:=\s*(.*))?$", statement, re.S)
+        if not match:
+            if re.match(r"^\s*(?:\.\w+\s+)*\.(global|const)\s", statement):
+                raise SimulationError("unsupported module variable: " +
+                                      " ".join(statement.split()))
+            continue
+        if statement.lstrip().startswith(".extern"):
+            raise SimulationError(f"extern module variable {match.group(5)}")
+        kind, width = match.group(3), int(match.group(4))
+        count = int(match.group(6) or 1)
+        size = width // 8
+        data = bytearray(size * count)
+        if match.group(7):
+            values = split_operands(match.group(7).strip().strip("{}"))
+            if len(values) > count:
+                raise SimulationError(f"{len(values)} initial values for "
+                                      f"{match.group(5)}[{count}]")
+            for i, value in enumerate(values):
+                value = value.strip()
+                if re.match(r"^0[fFdD][0-9a-fA-F]+$", value):
+                    bits = int(value[2:], 16)
+                elif re.match(r"^-?(0x[0-9a-fA-F]+|\d+)[uU]?$", value):
+                    bits = int(value.rstrip("uU"), 0)
+                else:
+                    raise SimulationError(f"unsupported initial value {value} "
+                                          f"of {match.group(5)}")
+                if kind == "f" and not value.startswith("0"):
+                    raise SimulationError(f"unsupported initial value {value} "
+                                          f"of {match.group(5)}")
+                data[i * size:(i + 1) * size] = (bits & MASK[width]).to_bytes(
+                    size, "little")
+        variables.append((match.group(5), int(match.group(2) or size), bytes(data)))
+    return variables
+
+
 def _parse_body(body, kernel):
     """Appends the instructions and labels of a kernel or function body."""
     for statement in _statements(body):
@@ -645,11 +706,13 @@ class MBarrier:
 class BlockSimulator:
     def __init__(self, kernel, shared_symbols, memory, params, block_dim,
                  block_idx, grid_dim, shared_bytes, cp_async="late",
-                 schedule="round-robin"):
+                 schedule="round-robin", global_symbols=None):
         self.kernel = kernel
         self.memory = memory
         self.shared = SharedMemory(shared_bytes)
         self.symbols = {name: 0 for name in shared_symbols}
+        # Module variables (parse_globals): name -> device address.
+        self.symbols.update(global_symbols or {})
         self.params = dict(zip([name for _, name in kernel.params], params))
         self.block_dim = block_dim
         self.block_idx = block_idx
@@ -2321,15 +2384,16 @@ TCGEN05_SCALE_VECTORS = {
 
 def simulate_grid(kernel, shared_symbols, memory, params, block_dim, grid,
                   shared_bytes, cp_async="late", schedule="round-robin",
-                  blocks=None):
-    """Runs every block of `grid` (or the listed `blocks`)."""
+                  blocks=None, global_symbols=None):
+    """Runs every block of `grid` (or the listed `blocks`); `global_symbols`
+    gives the device address of each module variable."""
     executed = 0
     all_blocks = [(x, y, z) for z in range(grid[2]) for y in range(grid[1])
                   for x in range(grid[0])]
     for block in blocks or all_blocks:
         simulator = BlockSimulator(kernel, shared_symbols, memory, params,
                                    block_dim, block, grid, shared_bytes, cp_async,
-                                   schedule)
+                                   schedule, global_symbols)
         simulator.run()
         executed += simulator.executed
     return executed

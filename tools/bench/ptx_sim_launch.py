@@ -16,7 +16,15 @@ each, answered by one line on stdout:
 
     load ID NBYTES          followed by NBYTES of PTX text
                             -> "ok NAME:SIZE,SIZE,... NAME:..." (the kernels
-                               and the bytes of each parameter)
+                               and the bytes of each parameter), then
+                               "@NAME:BYTES:ALIGN" for each module variable
+                               (`.global`/`.const`, ptx_sim.parse_globals)
+    place ID NAME=ADDRESS...
+                            the device address (hexadecimal) the driver
+                            allocated for each module variable of module
+                            ID: written with its initial bytes, the
+                            address of its name in the module's kernels
+                            -> "ok"
     launch ID NAME GX GY GZ BX BY BZ SMEM HEX...
                             one hexadecimal string per parameter (its
                             bytes) -> "ok" or "error MESSAGE"
@@ -81,7 +89,9 @@ def kernel_param_sizes(text):
 def serve(fd, size, base):
     arena = mmap.mmap(fd, size)
     memory = ArenaMemory(arena, base)
-    modules = {}  # id: (kernels, shared symbols, param sizes)
+    # id: (kernels, shared symbols, param sizes, module variables,
+    #      {variable: device address})
+    modules = {}
     stdin, stdout = sys.stdin.buffer, sys.stdout
     while True:
         line = stdin.readline()
@@ -93,12 +103,25 @@ def serve(fd, size, base):
                 text = stdin.read(int(words[2])).decode()
                 kernels, shared_symbols = ptx_sim.parse_ptx(text)
                 sizes = kernel_param_sizes(text)
-                modules[words[1]] = (kernels, shared_symbols, sizes)
+                variables = ptx_sim.parse_globals(text)
+                modules[words[1]] = (kernels, shared_symbols, sizes,
+                                     variables, {})
                 reply = "ok " + " ".join(
-                    f"{name}:{','.join(map(str, params))}"
-                    for name, params in sizes.items())
+                    [f"{name}:{','.join(map(str, params))}"
+                     for name, params in sizes.items()] +
+                    [f"@{name}:{len(data)}:{align}"
+                     for name, align, data in variables])
+            elif words[0] == "place":
+                _, _, _, variables, addresses = modules[words[1]]
+                placed = dict(word.split("=") for word in words[2:])
+                for name, _, data in variables:
+                    address = int(placed[name], 16)
+                    memory.write(address, data)
+                    addresses[name] = address
+                reply = "ok"
             elif words[0] == "launch":
-                kernels, shared_symbols, sizes = modules[words[1]]
+                kernels, shared_symbols, sizes, _, addresses = \
+                    modules[words[1]]
                 name = words[2]
                 grid = tuple(int(w) for w in words[3:6])
                 block = [int(w) for w in words[6:9]]
@@ -112,7 +135,8 @@ def serve(fd, size, base):
                     params.append(int.from_bytes(data, "little")
                                   if len(data) <= 8 else data)
                 ptx_sim.simulate_grid(kernels[name], shared_symbols, memory,
-                                      params, block[0], grid, shared_bytes)
+                                      params, block[0], grid, shared_bytes,
+                                      global_symbols=addresses)
                 reply = "ok"
             else:
                 reply = f"error unknown request {words[0]!r}"

@@ -25,7 +25,7 @@ import torch
 
 from .. import compiler
 from ..runner import (BatchStaging, Buffers, DeviceBuffers, DeviceStaging, _cpu_options,
-                      device_step_slots)
+                      device_step_packing, device_step_slots)
 
 TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
                 "i64": torch.int64, "i32": torch.int32, "i1": torch.bool}
@@ -135,7 +135,9 @@ class Trainer:
             if not self._engine.device_resident:
                 raise ValueError("device='cuda' runs device-resident steps; "
                                  "mp-gpu-pipeline's device-resident=false is not supported here")
-            self._device_train = DeviceBuffers(self._engine, self._train)
+            self._device_train = DeviceBuffers(
+                self._engine, self._train,
+                packed=device_step_packing(self._train.signature))
             self._device_train.copy_all_in()
             self._engine.synchronize()
             self._staging = DeviceStaging(self._device_train,

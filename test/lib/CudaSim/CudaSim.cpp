@@ -9,7 +9,10 @@
 //    device pointer is an ordinary address and copies are memmove;
 //  - cuModuleLoadData(Ex) takes PTX text and hands it to a Python process
 //    running tools/bench/ptx_sim_launch.py (started once, on the first
-//    load, with the arena's file descriptor), which parses it;
+//    load, with the arena's file descriptor), which parses it; the
+//    module's variables (`.global`/`.const`: a device-resident step's
+//    constant globals) get arena blocks, which the simulator initialises,
+//    until the module is unloaded;
 //  - cuLaunchKernel sends the launch (grid, block, dynamic shared memory,
 //    each parameter's bytes, sized from the PTX's .entry header) and waits:
 //    ptx_sim.simulate_grid runs every block, so launches complete in order
@@ -70,6 +73,9 @@ struct Simulator {
   FILE *requests = nullptr, *replies = nullptr;
   int nextModule = 1;
   std::map<int, std::map<std::string, std::vector<size_t>>> modules;
+  /// The device memory of each module's variables (`.global`/`.const`),
+  /// allocated when it is loaded and freed when it is unloaded.
+  std::map<int, std::vector<uintptr_t>> moduleVariables;
   /// The functions handed out per module and kernel name (one handle each, as
   /// the driver's; freed with their module).
   std::map<std::pair<int, std::string>, std::unique_ptr<Function>> functions;
@@ -227,6 +233,43 @@ bool isPinned(Simulator &s, uintptr_t address, size_t size) {
          address + size <= std::prev(it)->first + std::prev(it)->second;
 }
 
+/// Allocates `size` bytes of the arena (256-byte aligned), with the lock
+/// held.
+CUresult allocate(Simulator &s, size_t size, uintptr_t &pointer) {
+  size_t rounded = (std::max<size_t>(size, 1) + 255) & ~size_t(255);
+  size_t offset;
+  auto it = s.freeBlocks.find(rounded);
+  if (it != s.freeBlocks.end()) {
+    offset = it->second;
+    s.freeBlocks.erase(it);
+  } else {
+    if (s.arenaTop + rounded > s.arenaSize) {
+      fail("out of device memory: " + std::to_string(size) +
+           " bytes more than the arena's " + std::to_string(s.arenaSize) +
+           " (MP_CUDA_SIM_ARENA_MB)");
+      return kOutOfMemory;
+    }
+    offset = s.arenaTop;
+    s.arenaTop += rounded;
+  }
+  s.liveBlocks[offset] = rounded;
+  pointer = reinterpret_cast<uintptr_t>(s.arena + offset);
+  return kSuccess;
+}
+
+/// Frees an arena block of allocate's, with the lock held.
+CUresult release(Simulator &s, uintptr_t pointer) {
+  if (!inArena(s, pointer))
+    return kInvalidValue;
+  size_t offset = pointer - reinterpret_cast<uintptr_t>(s.arena);
+  auto it = s.liveBlocks.find(offset);
+  if (it == s.liveBlocks.end())
+    return kInvalidValue;
+  s.freeBlocks.emplace(it->second, offset);
+  s.liveBlocks.erase(it);
+  return kSuccess;
+}
+
 CUresult loadModule(int **module, const void *image) {
   Simulator &s = sim();
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -253,8 +296,11 @@ CUresult loadModule(int **module, const void *image) {
     fail("cuModuleLoadData: " + reply);
     return kInvalidImage;
   }
-  // "ok NAME:S,S NAME:..." with each parameter's bytes.
+  // "ok NAME:S,S NAME:..." with each parameter's bytes, then
+  // "@NAME:BYTES:ALIGN" for each module variable, which the driver places
+  // in device memory and the simulator initialises.
   auto &kernels = s.modules[id];
+  std::string placement = "place " + std::to_string(id);
   size_t position = 2;
   while (position < reply.size()) {
     size_t start = reply.find_first_not_of(' ', position);
@@ -263,6 +309,30 @@ CUresult loadModule(int **module, const void *image) {
     size_t end = reply.find(' ', start);
     std::string entry = reply.substr(start, end - start);
     size_t colon = entry.find(':');
+    position = end == std::string::npos ? reply.size() : end;
+    if (entry[0] == '@') {
+      size_t second = entry.find(':', colon + 1);
+      size_t bytes = std::stoull(entry.substr(colon + 1, second - colon - 1));
+      size_t align = std::stoull(entry.substr(second + 1));
+      std::string name = entry.substr(1, colon - 1);
+      if (align > 256) {
+        fail("cuModuleLoadData: module variable " + name + " aligned to " +
+             std::to_string(align) + " bytes, more than the arena's 256");
+        return kInvalidImage;
+      }
+      uintptr_t pointer;
+      if (CUresult result = allocate(s, bytes, pointer))
+        return result;
+      s.moduleVariables[id].push_back(pointer);
+      char address[32];
+      snprintf(address, sizeof(address), "%llx",
+               static_cast<unsigned long long>(pointer));
+      placement += " " + name + "=" + address;
+      if (s.log)
+        fprintf(stderr, "mp-cuda-sim: module %d variable %s: %zu bytes\n", id,
+                name.c_str(), bytes);
+      continue;
+    }
     std::vector<size_t> sizes;
     for (size_t p = colon + 1; p < entry.size();) {
       size_t comma = entry.find(',', p);
@@ -270,7 +340,14 @@ CUresult loadModule(int **module, const void *image) {
       p = comma == std::string::npos ? entry.size() : comma + 1;
     }
     kernels[entry.substr(0, colon)] = sizes;
-    position = end == std::string::npos ? reply.size() : end;
+  }
+  if (s.moduleVariables.count(id)) {
+    if (!exchange(s, placement + "\n", "", reply))
+      return kUnknown;
+    if (reply != "ok") {
+      fail("cuModuleLoadData: " + reply);
+      return kInvalidImage;
+    }
   }
   *module = new int(id);
   return kSuccess;
@@ -343,6 +420,9 @@ CUresult cuModuleUnload(int *module) {
   Simulator &s = sim();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.modules.erase(*module);
+  for (uintptr_t pointer : s.moduleVariables[*module])
+    release(s, pointer);
+  s.moduleVariables.erase(*module);
   for (auto it = s.functions.lower_bound({*module, std::string()});
        it != s.functions.end() && it->first.first == *module;)
     it = s.functions.erase(it);
@@ -476,24 +556,10 @@ CUresult cuMemAlloc_v2(unsigned long long *pointer, size_t size) {
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!s.initialized)
     return kNotInitialized;
-  size_t rounded = (std::max<size_t>(size, 1) + 255) & ~size_t(255);
-  size_t offset;
-  auto it = s.freeBlocks.find(rounded);
-  if (it != s.freeBlocks.end()) {
-    offset = it->second;
-    s.freeBlocks.erase(it);
-  } else {
-    if (s.arenaTop + rounded > s.arenaSize) {
-      fail("out of device memory: " + std::to_string(size) +
-           " bytes more than the arena's " + std::to_string(s.arenaSize) +
-           " (MP_CUDA_SIM_ARENA_MB)");
-      return kOutOfMemory;
-    }
-    offset = s.arenaTop;
-    s.arenaTop += rounded;
-  }
-  s.liveBlocks[offset] = rounded;
-  *pointer = reinterpret_cast<uintptr_t>(s.arena + offset);
+  uintptr_t address;
+  if (CUresult result = allocate(s, size, address))
+    return result;
+  *pointer = address;
   if (s.log)
     fprintf(stderr, "mp-cuda-sim: cuMemAlloc %zu bytes\n", size);
   return kSuccess;
@@ -506,15 +572,7 @@ CUresult cuMemAllocManaged(unsigned long long *pointer, size_t size, unsigned) {
 CUresult cuMemFree_v2(unsigned long long pointer) {
   Simulator &s = sim();
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (!inArena(s, pointer))
-    return kInvalidValue;
-  size_t offset = pointer - reinterpret_cast<uintptr_t>(s.arena);
-  auto it = s.liveBlocks.find(offset);
-  if (it == s.liveBlocks.end())
-    return kInvalidValue;
-  s.freeBlocks.emplace(it->second, offset);
-  s.liveBlocks.erase(it);
-  return kSuccess;
+  return release(s, pointer);
 }
 
 CUresult cuMemcpyAsync(unsigned long long dst, unsigned long long src,
