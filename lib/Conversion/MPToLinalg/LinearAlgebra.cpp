@@ -17,12 +17,17 @@
 //                   product to NCHW, adds the bias in the accumulator and
 //                   rounds once. With at least 8 filters per group the
 //                   product is pixel-major, im2colᵀ [N·OH·OW, C/G·KH·KW]
-//                   (the im2col [C/G·KH·KW, N·OH·OW] read transposed, so
-//                   that the copy writes rows of pixels, contiguous along
-//                   ow) times the filter [C/G·KH·KW, F/G], so that the
-//                   operand the CPU pipeline vectorises is the small
-//                   filter; narrower groups (depthwise) keep filter ×
-//                   im2col, vectorised along the pixels.
+//                   times the filter [C/G·KH·KW, F/G], so that the operand
+//                   the CPU pipeline vectorises is the small filter: when
+//                   OW has a divisor P from 8 down to 4, the im2col is
+//                   written in panels of P pixels [N·OH·OW/P, C/G·KH·KW, P]
+//                   (the packed layout of the kernel's A operand: a tile of
+//                   P rows reads one contiguous panel down K) and the
+//                   product is a linalg.contract over (panel, pixel,
+//                   filter, k); otherwise the im2col [C/G·KH·KW, N·OH·OW]
+//                   is read transposed (rows of pixels, contiguous along
+//                   ow). Narrower groups (depthwise) keep filter × im2col,
+//                   vectorised along the pixels.
 //                   Either way each output element is summed over (c, kh,
 //                   kw), c outermost, as linalg.conv_2d_nchw_fchw does, so
 //                   the orientation changes no bit and the contraction
@@ -517,16 +522,159 @@ bool isPixelMajor(int64_t groupFilters) {
   return groupFilters >= kMinPixelMajorFilters;
 }
 
+/// The rows of the pixel panels of a pixel-major product (buildConv2D): the
+/// largest divisor of the output width `outputWidth` from
+/// kMaxPixelPanel down to kMinPixelPanel, or 0 when there is none (the
+/// product then reads the im2col transposed). kMaxPixelPanel is the M tile
+/// of mp-tile-and-vectorize's AVX-512 register tile, so that a tile's rows
+/// are one panel.
+constexpr int64_t kMaxPixelPanel = 8, kMinPixelPanel = 4;
+int64_t getPixelPanel(int64_t outputWidth) {
+  for (int64_t panel = kMaxPixelPanel; panel >= kMinPixelPanel; --panel)
+    if (outputWidth % panel == 0)
+      return panel;
+  return 0;
+}
+
+/// The im2col of the padded NCHW `input` in the panel layout of a
+/// pixel-major product: col[g][p][(c, kh, kw)][r] = input[n, g·C/G + c,
+/// oh·sh + kh·dh, (owb·P + r)·sw + kw·dw] with the output pixel (n, oh, owb·P
+/// + r) and panel p = (n·OH + oh)·OW/P + owb, a tensor [G, N·OH·OW/P,
+/// C/G·KH·KW, P] (`panel` P divides OW; no G for one group). Each panel of P
+/// pixels holds its patch elements one after the other, the P pixels of
+/// each contiguous: the product's tile of P rows reads one contiguous panel
+/// down K (the kernel's packed A layout) instead of P pixels of each of K
+/// rows N·OH·OW elements apart. One copying linalg.generic over the loops
+/// ([g,] n, oh, owb, c, kh, kw, r), the output in order, the innermost loop
+/// along r (a row of P pixels, contiguous in the input at stride 1); the
+/// loops not indexed plainly by the input take their extents from an empty
+/// window tensor [[G, C/G,] OH, OW/P, KH, KW, P] (as buildIm2Col). Elements
+/// of getConvOperandType for `accType`.
+Value buildIm2ColPanels(OpBuilder &b, Location loc, Value input,
+                        ArrayRef<int64_t> kernel,
+                        ArrayRef<int64_t> outputSpatial,
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> dilation,
+                        int64_t groups, int64_t panel, Type accType) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  Type elementType = getConvOperandType(inputType.getElementType(), accType);
+  int64_t batch = inputType.getDimSize(0);
+  int64_t groupChannels = inputType.getDimSize(1) / groups;
+  int64_t panelsPerRow = outputSpatial[1] / panel;
+  unsigned first = groups == 1 ? 0 : 1;
+  unsigned numLoops = first + 7;
+  MLIRContext *context = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  AffineExpr n = d(first), oh = d(first + 1), owb = d(first + 2),
+             c = d(first + 3), kh = d(first + 4), kw = d(first + 5),
+             r = d(first + 6);
+  AffineExpr channel = groups == 1 ? c : d(0) * groupChannels + c;
+  AffineMap inputMap = AffineMap::get(
+      numLoops, 0,
+      {n, channel, oh * strides[0] + kh * dilation[0],
+       (owb * panel + r) * strides[1] + kw * dilation[1]},
+      context);
+  SmallVector<int64_t> windowShape;
+  SmallVector<AffineExpr> windowExprs;
+  if (groups != 1) {
+    windowShape.append({groups, groupChannels});
+    windowExprs.append({d(0), c});
+  }
+  windowShape.append(
+      {outputSpatial[0], panelsPerRow, kernel[0], kernel[1], panel});
+  windowExprs.append({oh, owb, kh, kw, r});
+  Value window =
+      createEmptyTensor(b, loc, windowShape, inputType.getElementType());
+
+  SmallVector<int64_t> matrixShape;
+  SmallVector<AffineExpr> matrixIndices;
+  if (groups != 1) {
+    matrixShape.push_back(groups);
+    matrixIndices.push_back(d(0));
+  }
+  matrixShape.append({batch * outputSpatial[0] * panelsPerRow,
+                      groupChannels * kernel[0] * kernel[1], panel});
+  matrixIndices.append({(n * outputSpatial[0] + oh) * panelsPerRow + owb,
+                        (c * kernel[0] + kh) * kernel[1] + kw, r});
+  return buildGeneric(
+             b, loc,
+             {{input, inputMap},
+              {window, AffineMap::get(numLoops, 0, windowExprs, context)}},
+             {{createEmptyTensor(b, loc, matrixShape, elementType),
+               AffineMap::get(numLoops, 0, matrixIndices, context)}},
+             SmallVector<utils::IteratorType>(numLoops,
+                                              utils::IteratorType::parallel),
+             elementType,
+             [](OpBuilder &, Location, ValueRange in,
+                ValueRange) -> SmallVector<Value> { return {in[0]}; })
+      .front();
+}
+
+/// The pixel-major product of the panel im2col `col` [[G,] N·OH·OW/P, K, P]
+/// (buildIm2ColPanels) and the transposed filter `matrix` [[G,] K, F/G]
+/// into a zero accumulator of `accType`: one linalg.contract over ([g,] p,
+/// r, f, k), acc[[g,] p, r, f] += col[[g,] p, k, r] · matrix[[g,] k, f], k
+/// the reduction (the body of linalg.matmul: the operands extended to
+/// `accType`, out + a·b), collapsed to the [[G,] N·OH·OW, F/G] of the
+/// transposed-im2col product. A named operation, as the other products:
+/// linalg's elementwise fusion would fuse the filter's copy into a generic,
+/// whose gathering map is no contraction the CPU pipeline tiles. The pixels of
+/// a panel are an M loop of their own, so mp-tile-and-vectorize's tile of
+/// P rows reads the panel as it would a packed A.
+Value buildPanelContraction(OpBuilder &b, Location loc, Value col,
+                            Value matrix, Type accType) {
+  col = widenFP8Operand(b, loc, col, accType);
+  matrix = widenFP8Operand(b, loc, matrix, accType);
+  auto colType = cast<RankedTensorType>(col.getType());
+  auto matrixType = cast<RankedTensorType>(matrix.getType());
+  bool batched = colType.getRank() == 4;
+  unsigned first = batched ? 1 : 0;
+  int64_t panels = colType.getDimSize(first);
+  int64_t panel = colType.getDimSize(first + 2);
+  int64_t filters = matrixType.getDimSize(first + 1);
+  MLIRContext *context = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  AffineExpr p = d(first), r = d(first + 1), f = d(first + 2),
+             k = d(first + 3);
+  unsigned numLoops = first + 4;
+  auto makeMap = [&](ArrayRef<AffineExpr> exprs) {
+    SmallVector<AffineExpr> results;
+    if (batched)
+      results.push_back(d(0));
+    results.append(exprs.begin(), exprs.end());
+    return AffineMap::get(numLoops, 0, results, context);
+  };
+  SmallVector<int64_t> shape;
+  if (batched)
+    shape.push_back(colType.getDimSize(0));
+  shape.append({panels, panel, filters});
+  Value init = createZeroTensor(b, loc, shape, accType);
+  Value acc =
+      linalg::ContractOp::create(
+          b, loc, TypeRange{init.getType()}, ValueRange{col, matrix},
+          ValueRange{init},
+          b.getAffineMapArrayAttr({makeMap({p, k, r}), makeMap({k, f}),
+                                   makeMap({p, r, f})}))
+          .getResult(0);
+  SmallVector<int64_t> collapsed;
+  if (batched)
+    collapsed.push_back(shape[0]);
+  collapsed.append({panels * panel, filters});
+  return reshapeTensor(b, loc, acc, collapsed);
+}
+
 /// A convolution of the NCHW `input` by a filter of logical shape
 /// `filterShape` [F, C/G, KH, KW] read from `filter` with `filterMap`
 /// (buildFilterMatrix), into a zero accumulator of `accType`, as im2col and
 /// one matrix product per group (linalg.matmul for one group,
 /// linalg.batch_matmul over the groups otherwise). With F/G of at least
 /// kMinPixelMajorFilters the product is pixel-major: colᵀ [N·OH·OW,
-/// C/G·KH·KW] (a transposed read of col [C/G·KH·KW, N·OH·OW], whose copy
-/// writes rows of pixels, contiguous along ow as the input is) times the
-/// transposed filter [C/G·KH·KW, F/G], so that the operand the CPU pipeline
-/// vectorises along is the filters, not the pixels; else the filter [F/G,
+/// C/G·KH·KW] times the transposed filter [C/G·KH·KW, F/G], so that the
+/// operand the CPU pipeline vectorises along is the filters, not the
+/// pixels; colᵀ is the im2col in panels of getPixelPanel(OW) pixels
+/// (buildIm2ColPanels, buildPanelContraction) or, when OW has no such
+/// divisor, a transposed read of col [C/G·KH·KW, N·OH·OW], whose copy
+/// writes rows of pixels, contiguous along ow as the input is; else the
+/// filter [F/G,
 /// C/G·KH·KW] times col (depthwise and other narrow groups, vectorised along
 /// the pixels). The input is first padded by `padLow`/`padHigh`
 /// (buildPadded). Either way each output element is summed in the order of
@@ -553,6 +701,13 @@ Value buildConv2D(OpBuilder &b, Location loc, Value input, Value filter,
                       outputSpatial[0], outputSpatial[1]});
   bool pixelMajor = isPixelMajor(filterShape[0] / groups);
   input = buildPadded(b, loc, input, padLow, padHigh);
+  if (int64_t panel = pixelMajor ? getPixelPanel(outputSpatial[1]) : 0) {
+    Value col = buildIm2ColPanels(b, loc, input, kernel, outputSpatial,
+                                  strides, dilation, groups, panel, accType);
+    Value matrix = buildFilterMatrix(b, loc, filter, filterMap, filterShape,
+                                     groups, /*transposed=*/true, accType);
+    return buildPanelContraction(b, loc, col, matrix, accType);
+  }
   Value col = buildIm2Col(b, loc, input, kernel, outputSpatial, strides,
                           dilation, groups, /*transposed=*/false, accType);
   Value matrix = buildFilterMatrix(b, loc, filter, filterMap, filterShape,

@@ -283,3 +283,71 @@ func.func @widened(%a: tensor<16x64xbf16>, %b: tensor<64x32xbf16>,
       outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
   return %r : tensor<16x32xf32>
 }
+
+
+// -----
+
+// A contraction into a zero fill (a convolution's pixel-major product: the
+// im2col in panels of 7 pixels, [P, K, 7], read at (p, k, r)): the fill is
+// fused into the parallel tile loops, so the accumulators start from a
+// zero vector in registers, the loops' destination is the fill's empty
+// tensor (no fill of the whole result, no reading it back), and nothing
+// zeroes the tile's slice in memory. The M loop of 7 pixels is one tile
+// even with an M tile of 4 (its divisors up to 4: 1) and with 8.
+// CHECK-LABEL: func.func @panels(
+// CHECK-DAG:   %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<7x16xf32>
+// CHECK-DAG:   %[[EMPTY:.*]] = tensor.empty() : tensor<6x7x16xf32>
+// CHECK-NOT:   linalg.fill
+// CHECK:       %[[R:.*]] = scf.for %[[P:.*]] = %c0 to %c6 step %c1 iter_args(%[[T:.*]] = %[[EMPTY]]) -> (tensor<6x7x16xf32>)
+// CHECK-NEXT:    %[[SLICE:.*]] = tensor.extract_slice %[[T]][%[[P]], 0, 0] [1, 7, 16] [1, 1, 1]
+// CHECK-NEXT:    %[[TILE:.*]] = tensor.extract_slice %[[SLICE]][0, 0, 0] [1, 7, 16] [1, 1, 1] : tensor<1x7x16xf32> to tensor<7x16xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c144 step %c1 iter_args(%[[S:.*]] = %[[ZERO]]) -> (vector<7x16xf32>)
+// CHECK-NEXT:      vector.transfer_read %{{.*}} : tensor<6x144x7xf32>, vector<7xf32>
+// CHECK-NEXT:      vector.shape_cast %{{.*}} : vector<7xf32> to vector<7x1xf32>
+// CHECK-NEXT:      vector.broadcast %{{.*}} : vector<7x1xf32> to vector<7x16xf32>
+// CHECK-NEXT:      vector.transfer_read %{{.*}} : tensor<144x16xf32>, vector<16xf32>
+// CHECK-NEXT:      vector.broadcast
+// CHECK-NEXT:      %[[PR:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<7x16xf32>
+// CHECK-NEXT:      arith.addf %[[S]], %[[PR]] : vector<7x16xf32>
+// CHECK:         %[[W:.*]] = vector.transfer_write %[[SUM]], %[[TILE]][%c0, %c0] {{.*}} : vector<7x16xf32>, tensor<7x16xf32>
+// CHECK-NEXT:    tensor.insert_slice %[[W]] into %[[SLICE]]
+// CHECK-NOT:   vector.transfer_write %[[ZERO]]
+// CHECK:       return %[[R]]
+// AVX512-LABEL: func.func @panels(
+// AVX512-NOT:   linalg.fill
+// AVX512:       scf.for %{{.*}} = %c0 to %c6 step %c1
+// AVX512:         scf.for %{{.*}} = %c0 to %c144 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (vector<7x16xf32>)
+func.func @panels(%col: tensor<6x144x7xf32>, %w: tensor<144x16xf32>) -> tensor<6x7x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<6x7x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<6x7x16xf32>) -> tensor<6x7x16xf32>
+  %r = linalg.contract indexing_maps = [affine_map<(p, r, f, k) -> (p, k, r)>,
+                                        affine_map<(p, r, f, k) -> (k, f)>,
+                                        affine_map<(p, r, f, k) -> (p, r, f)>]
+      ins(%col, %w : tensor<6x144x7xf32>, tensor<144x16xf32>)
+      outs(%acc : tensor<6x7x16xf32>) -> tensor<6x7x16xf32>
+  return %r : tensor<6x7x16xf32>
+}
+
+
+// -----
+
+// A fill with a use other than accumulators is not fused: it is filled on
+// its own (rows of 16 zeros), and the contraction reads its accumulators
+// from it.
+// CHECK-LABEL: func.func @shared_fill(
+// CHECK:       %[[FILLED:.*]] = scf.for {{.*}} -> (tensor<16x16xf32>)
+// CHECK:         vector.transfer_write %{{.*}} : vector<16xf32>, tensor<1x16xf32>
+// CHECK:       %[[R:.*]] = scf.for %{{.*}} = %c0 to %c16 step %c4 iter_args(%[[T:.*]] = %[[FILLED]])
+// CHECK-NEXT:    %[[SLICE:.*]] = tensor.extract_slice %[[T]]
+// CHECK-NEXT:    %[[ACC:.*]] = vector.transfer_read %[[SLICE]]{{.*}} : tensor<4x16xf32>, vector<4x16xf32>
+// CHECK-NEXT:    scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}} = %[[ACC]]) -> (vector<4x16xf32>)
+// CHECK:       return %[[R]], %[[FILLED]]
+func.func @shared_fill(%a: tensor<16x64xf32>, %b: tensor<64x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<16x64xf32>, tensor<64x16xf32>)
+      outs(%acc : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %r, %acc : tensor<16x16xf32>, tensor<16x16xf32>
+}
