@@ -662,6 +662,105 @@ Value buildPanelContraction(OpBuilder &b, Location loc, Value col,
   return reshapeTensor(b, loc, acc, collapsed);
 }
 
+/// The pixel-major product of a convolution with unit width stride read
+/// directly from its padded NCHW `input` (buildPadded), no im2col (an
+/// implicit GEMM): acc[[g,] n, oh, owb, r, f] += input[n, g·C/G + c, oh·sh +
+/// kh·dh, owb·P + r + kw·dw] · w[[g,] c, kh, kw, f] over (c, kh, kw), c
+/// outermost, the order of the im2col products, into a zero accumulator of
+/// `accType`, with P = `panel` pixels of an output row, w the filter read
+/// with `filterMap` copied to [[G,] C/G, KH, KW, F/G] (behind a fusion
+/// barrier: fused into the product, the copy's read would be its gathering
+/// map), the elements extended to `accType` in the payload (exact). One
+/// linalg.generic over ([g,] n, oh, owb, r, f, c, kh, kw), collapsed to the
+/// [[G,] N·OH·OW, F/G] of the other products. mp-tile-and-vectorize tiles it
+/// as a contraction (getImplicitConvDims): a tile of the P pixels of a
+/// panel, a row of filters each, reads P contiguous input elements per
+/// (c, kh, kw), so the product reads the padded input, 1/(KH·KW) of the
+/// im2col, and nothing writes the im2col.
+Value buildImplicitConv(OpBuilder &b, Location loc, Value input, Value filter,
+                        AffineMap filterMap, ArrayRef<int64_t> filterShape,
+                        ArrayRef<int64_t> outputSpatial,
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> dilation,
+                        int64_t groups, int64_t panel, Type accType) {
+  input = widenFP8Operand(b, loc, input, accType);
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t batch = inputType.getDimSize(0);
+  int64_t groupChannels = filterShape[1];
+  int64_t groupFilters = filterShape[0] / groups;
+  int64_t kernelH = filterShape[2], kernelW = filterShape[3];
+  int64_t panelsPerRow = outputSpatial[1] / panel;
+  MLIRContext *context = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+
+  // w[[g,] c, kh, kw, f] = filter at filterMap(g·F/G + f, c, kh, kw).
+  unsigned first = groups == 1 ? 0 : 1;
+  AffineExpr filterIndex =
+      groups == 1 ? d(3) : d(0) * groupFilters + d(first + 3);
+  AffineMap logical = AffineMap::get(
+      first + 4, 0, {filterIndex, d(first), d(first + 1), d(first + 2)},
+      context);
+  SmallVector<int64_t> weightShape;
+  if (groups != 1)
+    weightShape.push_back(groups);
+  weightShape.append({groupChannels, kernelH, kernelW, groupFilters});
+  Value weights = buildFusionBarrier(
+      b, loc,
+      widenFP8Operand(b, loc,
+                      buildCopy(b, loc, filter, filterMap.compose(logical),
+                                weightShape,
+                                getConvOperandType(
+                                    cast<RankedTensorType>(filter.getType())
+                                        .getElementType(),
+                                    accType)),
+                      accType));
+
+  // Loops ([g,] n, oh, owb, r, f, c, kh, kw).
+  unsigned numLoops = first + 8;
+  AffineExpr n = d(first), oh = d(first + 1), owb = d(first + 2),
+             r = d(first + 3), f = d(first + 4), c = d(first + 5),
+             kh = d(first + 6), kw = d(first + 7);
+  AffineExpr channel = groups == 1 ? c : d(0) * groupChannels + c;
+  auto withGroup = [&](ArrayRef<AffineExpr> exprs) {
+    SmallVector<AffineExpr> results;
+    if (groups != 1)
+      results.push_back(d(0));
+    results.append(exprs.begin(), exprs.end());
+    return AffineMap::get(numLoops, 0, results, context);
+  };
+  AffineMap inputMap = AffineMap::get(
+      numLoops, 0,
+      {n, channel, oh * strides[0] + kh * dilation[0],
+       owb * panel + r + kw * dilation[1]},
+      context);
+  SmallVector<int64_t> accShape;
+  if (groups != 1)
+    accShape.push_back(groups);
+  accShape.append(
+      {batch, outputSpatial[0], panelsPerRow, panel, groupFilters});
+  SmallVector<utils::IteratorType> iterators(numLoops,
+                                             utils::IteratorType::parallel);
+  for (unsigned i = numLoops - 3; i < numLoops; ++i)
+    iterators[i] = utils::IteratorType::reduction;
+  Value acc =
+      buildGeneric(b, loc,
+                   {{input, inputMap}, {weights, withGroup({c, kh, kw, f})}},
+                   {{createZeroTensor(b, loc, accShape, accType),
+                     withGroup({n, oh, owb, r, f})}},
+                   iterators, accType,
+                   [](OpBuilder &b, Location loc, ValueRange in,
+                      ValueRange out) -> SmallVector<Value> {
+                     Value product =
+                         arith::MulFOp::create(b, loc, in[0], in[1]);
+                     return {arith::AddFOp::create(b, loc, out[0], product)};
+                   })
+          .front();
+  SmallVector<int64_t> collapsed;
+  if (groups != 1)
+    collapsed.push_back(groups);
+  collapsed.append({batch * outputSpatial[0] * outputSpatial[1], groupFilters});
+  return reshapeTensor(b, loc, acc, collapsed);
+}
+
 /// A convolution of the NCHW `input` by a filter of logical shape
 /// `filterShape` [F, C/G, KH, KW] read from `filter` with `filterMap`
 /// (buildFilterMatrix), into a zero accumulator of `accType`, as im2col and
@@ -702,6 +801,10 @@ Value buildConv2D(OpBuilder &b, Location loc, Value input, Value filter,
   bool pixelMajor = isPixelMajor(filterShape[0] / groups);
   input = buildPadded(b, loc, input, padLow, padHigh);
   if (int64_t panel = pixelMajor ? getPixelPanel(outputSpatial[1]) : 0) {
+    if (strides[1] == 1)
+      return buildImplicitConv(b, loc, input, filter, filterMap, filterShape,
+                               outputSpatial, strides, dilation, groups, panel,
+                               accType);
     Value col = buildIm2ColPanels(b, loc, input, kernel, outputSpatial,
                                   strides, dilation, groups, panel, accType);
     Value matrix = buildFilterMatrix(b, loc, filter, filterMap, filterShape,

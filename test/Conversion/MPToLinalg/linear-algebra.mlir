@@ -244,27 +244,78 @@ func.func @conv2d_transposed_col(%x: tensor<2x2x3x3xf32>, %w: tensor<8x2x3x3xf32
 
 // -----
 
-// Grouped and pixel-major (8 filters per group), panels of the 4 pixels of
-// each output row: the im2col per group [G, N·OH·OW/4, C/G·KH·KW, 4] over
-// (g, n, oh, owb, c, kh, kw, r), the window [G, C/G, OH, OW/4, KH, KW, 4],
-// and one linalg.contract with the group as its batch loop, collapsed to
-// [G, N·OH·OW, F/G].
-// CHECK-DAG: #[[$PGCOL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d0 * 2 + d4, d2 + d5, d3 * 4 + d7 + d6)>
+// Grouped and pixel-major (8 filters per group), stride 2 along the width:
+// panels of the 4 pixels of each output row: the im2col per group [G,
+// N·OH·OW/4, C/G·KH·KW, 4] over (g, n, oh, owb, c, kh, kw, r), the window
+// [G, C/G, OH, OW/4, KH, KW, 4], and one linalg.contract with the group as
+// its batch loop, collapsed to [G, N·OH·OW, F/G].
+// CHECK-DAG: #[[$PGCOL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d0 * 2 + d4, d2 + d5, (d3 * 4 + d7) * 2 + d6)>
 // CHECK-DAG: #[[$PGWIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d4, d2, d3, d5, d6, d7)>
 // CHECK-DAG: #[[$PGCOLM:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 4 + d2 + d3, d4 * 3 + d5 + d6, d7)>
 // CHECK-DAG: #[[$GPKR:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d2)>
 // CHECK-DAG: #[[$GKF:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d3)>
 // CHECK-DAG: #[[$GPRF:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @conv2d_grouped_panels(
-// CHECK-SAME:    %[[X:.*]]: tensor<1x4x6x4xf32>, %[[W:.*]]: tensor<16x2x3x1xf32>)
+// CHECK-SAME:    %[[X:.*]]: tensor<1x4x6x8xf32>, %[[W:.*]]: tensor<16x2x3x1xf32>)
 // CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<2x2x4x1x3x1x4xf32>
 // CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$PGCOL]], #[[$PGWIN]], #[[$PGCOLM]]]
-// CHECK-SAME:      ins(%[[X]], %[[WINDOW]] : tensor<1x4x6x4xf32>, tensor<2x2x4x1x3x1x4xf32>) outs(%{{.*}} : tensor<2x4x6x4xf32>)
+// CHECK-SAME:      ins(%[[X]], %[[WINDOW]] : tensor<1x4x6x8xf32>, tensor<2x2x4x1x3x1x4xf32>) outs(%{{.*}} : tensor<2x4x6x4xf32>)
 // CHECK:         %[[FILTER:.*]] = linalg.generic
 // CHECK-SAME:      ins(%[[W]] : tensor<16x2x3x1xf32>) outs(%{{.*}} : tensor<2x6x8xf32>)
 // CHECK:         %[[MM:.*]] = linalg.contract indexing_maps = [#[[$GPKR]], #[[$GKF]], #[[$GPRF]]] ins(%[[COL]], %[[FILTER]] : tensor<2x4x6x4xf32>, tensor<2x6x8xf32>) outs(%{{.*}} : tensor<2x4x4x8xf32>)
 // CHECK:         tensor.collapse_shape %[[MM]] {{\[}}[0], [1, 2], [3]] : tensor<2x4x4x8xf32> into tensor<2x16x8xf32>
-func.func @conv2d_grouped_panels(%x: tensor<1x4x6x4xf32>, %w: tensor<16x2x3x1xf32>) -> tensor<1x16x4x4xf32> {
+func.func @conv2d_grouped_panels(%x: tensor<1x4x6x8xf32>, %w: tensor<16x2x3x1xf32>) -> tensor<1x16x4x4xf32> {
+  %0 = mp.conv2d %x, %w acc(f32) {groups = 2 : i64, strides = array<i64: 1, 2>} : (tensor<1x4x6x8xf32>, tensor<16x2x3x1xf32>) -> tensor<1x16x4x4xf32>
+  return %0 : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+// Pixel-major at unit width stride: no im2col (an implicit GEMM). The
+// filter copied to [C, KH, KW, F] in f32 behind a fusion barrier, and one
+// generic over (n, oh, owb, r, f, c, kh, kw), c, kh, kw the reductions in
+// that order, reading the padded bf16 input at (n, c, oh + kh, 8·owb + r +
+// kw) (extended in the payload) and adding out + a·b into the zero
+// accumulator [N, OH, OW/8, 8, F], collapsed to [N·OH·OW, F].
+// CHECK-DAG: #[[$IFILT:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d0, d1, d2)>
+// CHECK-DAG: #[[$IIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d5, d1 + d6, d2 * 8 + d3 + d7)>
+// CHECK-DAG: #[[$IW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d6, d7, d4)>
+// CHECK-DAG: #[[$IACC:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// CHECK-LABEL: func.func @conv2d_implicit(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x16x6x8xbf16>, %[[W:.*]]: tensor<16x16x3x3xbf16>)
+// CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x16x8x10xbf16>)
+// CHECK:         %[[FILTER:.*]] = linalg.generic {indexing_maps = [#[[$IFILT]], {{.*}}]
+// CHECK-SAME:      ins(%[[W]] : tensor<16x16x3x3xbf16>) outs(%{{.*}} : tensor<16x3x3x16xf32>)
+// CHECK:         %[[WB:.*]] = bufferization.alloc_tensor() copy(%[[FILTER]]) : tensor<16x3x3x16xf32>
+// CHECK:         %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<2x6x1x8x16xf32>
+// CHECK:         %[[ACC:.*]] = linalg.generic {indexing_maps = [#[[$IIN]], #[[$IW]], #[[$IACC]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK-SAME:      ins(%[[PAD]], %[[WB]] : tensor<2x16x8x10xbf16>, tensor<16x3x3x16xf32>) outs(%[[ZERO]] : tensor<2x6x1x8x16xf32>)
+// CHECK:           ^bb0(%[[A:.*]]: bf16, %[[B:.*]]: f32, %[[OUT:.*]]: f32):
+// CHECK-NEXT:        %[[AW:.*]] = arith.extf %[[A]] : bf16 to f32
+// CHECK-NEXT:        %[[P:.*]] = arith.mulf %[[AW]], %[[B]] : f32
+// CHECK-NEXT:        %[[S:.*]] = arith.addf %[[OUT]], %[[P]] : f32
+// CHECK-NEXT:        linalg.yield %[[S]] : f32
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %[[ACC]] {{\[}}[0, 1, 2, 3], [4]] : tensor<2x6x1x8x16xf32> into tensor<96x16xf32>
+// CHECK:         linalg.generic {{.*}} ins(%[[FLAT]] : tensor<96x16xf32>) outs(%{{.*}} : tensor<2x16x6x8xbf16>)
+// CHECK-NOT:     linalg.contract
+func.func @conv2d_implicit(%x: tensor<2x16x6x8xbf16>, %w: tensor<16x16x3x3xbf16>) -> tensor<2x16x6x8xbf16> {
+  %0 = mp.conv2d %x, %w acc(f32) {padding = array<i64: 1, 1>} : (tensor<2x16x6x8xbf16>, tensor<16x16x3x3xbf16>) -> tensor<2x16x6x8xbf16>
+  return %0 : tensor<2x16x6x8xbf16>
+}
+
+// -----
+
+// Grouped at unit width stride: the implicit GEMM with the group as its
+// first loop, reading channel 2·g + c.
+// CHECK-DAG: #[[$GIIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d1, d0 * 2 + d6, d2 + d7, d3 * 4 + d4 + d8)>
+// CHECK-DAG: #[[$GIW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d6, d7, d8, d5)>
+// CHECK-DAG: #[[$GIACC:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1, d2, d3, d4, d5)>
+// CHECK-LABEL: func.func @conv2d_implicit_grouped(
+// CHECK:         %[[WB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x2x3x1x8xf32>
+// CHECK:         %[[ACC:.*]] = linalg.generic {indexing_maps = [#[[$GIIN]], #[[$GIW]], #[[$GIACC]]]
+// CHECK-SAME:      ins(%{{.*}}, %[[WB]] : tensor<1x4x6x4xf32>, tensor<2x2x3x1x8xf32>) outs(%{{.*}} : tensor<2x1x4x1x4x8xf32>)
+// CHECK:         tensor.collapse_shape %[[ACC]] {{\[}}[0], [1, 2, 3, 4], [5]] : tensor<2x1x4x1x4x8xf32> into tensor<2x16x8xf32>
+func.func @conv2d_implicit_grouped(%x: tensor<1x4x6x4xf32>, %w: tensor<16x2x3x1xf32>) -> tensor<1x16x4x4xf32> {
   %0 = mp.conv2d %x, %w acc(f32) {groups = 2 : i64} : (tensor<1x4x6x4xf32>, tensor<16x2x3x1xf32>) -> tensor<1x16x4x4xf32>
   return %0 : tensor<1x16x4x4xf32>
 }

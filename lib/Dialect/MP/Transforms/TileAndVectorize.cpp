@@ -231,6 +231,62 @@ getMatmulDims(linalg::LinalgOp op) {
   return *dims;
 }
 
+/// The M and N loops of an implicit-GEMM convolution (the product of a
+/// convolution read from its padded input, not from an im2col): a
+/// linalg.generic with two inputs, one output and reduction loops whose
+/// payload adds the product of its inputs (possibly extended) to the
+/// output, the output and the second input (the filter) read with
+/// projected permutations and the first (the input) with sums of loops
+/// (oh·sh + kh·dh, owb·P + r + kw·dw). N is the output's innermost loop,
+/// which the filter reads and the input does not; M the last parallel loop
+/// the input and the output read and the filter does not (r, the pixels of
+/// an output row: unit stride in the input). Tiled with both in the
+/// vector and the reductions by 1, a tile is the outer product of M input
+/// elements, contiguous, and a row of N filters (the reduction loops'
+/// unit tiles dropped, every map of the tile is a projected permutation).
+static std::optional<std::pair<unsigned, unsigned>>
+getImplicitConvDims(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() == 0)
+    return std::nullopt;
+  AffineMap inputMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap filterMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  AffineMap outputMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (inputMap.isProjectedPermutation() ||
+      !filterMap.isProjectedPermutation() ||
+      !outputMap.isProjectedPermutation() || outputMap.getNumResults() == 0)
+    return std::nullopt;
+  // The payload: yield(out + a·b), a and b the inputs, possibly extended.
+  Block *body = op.getBlock();
+  auto sum = dyn_cast_or_null<arith::AddFOp>(
+      body->getTerminator()->getOperand(0).getDefiningOp());
+  if (!sum || sum.getLhs() != body->getArgument(2))
+    return std::nullopt;
+  auto product = sum.getRhs().getDefiningOp<arith::MulFOp>();
+  auto reaches = [&](Value value, unsigned argument) {
+    if (auto extension = value.getDefiningOp<arith::ExtFOp>())
+      value = extension.getIn();
+    return value == body->getArgument(argument);
+  };
+  if (!product || !reaches(product.getLhs(), 0) ||
+      !reaches(product.getRhs(), 1))
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  auto nExpr = dyn_cast<AffineDimExpr>(outputMap.getResults().back());
+  if (!nExpr || !filterMap.isFunctionOfDim(nExpr.getPosition()) ||
+      inputMap.isFunctionOfDim(nExpr.getPosition()))
+    return std::nullopt;
+  std::optional<unsigned> m;
+  for (unsigned d = 0, e = iterators.size(); d < e; ++d)
+    if (iterators[d] == utils::IteratorType::parallel &&
+        inputMap.isFunctionOfDim(d) && outputMap.isFunctionOfDim(d) &&
+        !filterMap.isFunctionOfDim(d))
+      m = d;
+  if (!m)
+    return std::nullopt;
+  return std::make_pair(*m, nExpr.getPosition());
+}
+
 /// Makes the N·K operand of the dot contraction `op` (both operands
 /// contiguous along K, as the linear layer's A·Bᵀ) an K·N operand by a
 /// linalg.transpose in front of it, so that the contraction reads rows of
@@ -719,17 +775,26 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
     sizes[loop] = chooseTileSize(extents[loop], size);
   };
 
+  // An M tile: a short M loop whose divisors up to the M tile are below
+  // half of it (the 7 pixels of a convolution's panel, with an M tile of
+  // 4) is one tile.
+  auto tileRows = [&](unsigned m) {
+    tile(m, matmulTiles[0]);
+    if (extents[m] <= 2 * matmulTiles[0] && 2 * sizes[m] < matmulTiles[0])
+      sizes[m] = extents[m];
+  };
+  if (std::optional<std::pair<unsigned, unsigned>> conv =
+          getImplicitConvDims(op)) {
+    tileRows(conv->first);
+    tile(conv->second, matmulTiles[1]);
+    return sizes;
+  }
   unsigned vectorLoop = chooseVectorLoop(op);
   std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
   if (dims && vectorLoop == dims->n.back() &&
       vectorLoop != dims->m.back()) {
-    // Rows of N outputs, M of them, accumulated over K (in order). A short
-    // M loop whose divisors up to the M tile are below half of it (the 7
-    // pixels of a convolution's panel, with an M tile of 4) is one tile.
-    unsigned m = dims->m.back();
-    tile(m, matmulTiles[0]);
-    if (extents[m] <= 2 * matmulTiles[0] && 2 * sizes[m] < matmulTiles[0])
-      sizes[m] = extents[m];
+    // Rows of N outputs, M of them, accumulated over K (in order).
+    tileRows(dims->m.back());
     tile(dims->n.back(), matmulTiles[1]);
     tile(dims->k.back(), matmulTiles[2]);
     return sizes;
@@ -921,10 +986,12 @@ void TileAndVectorize::runOnOperation() {
       rewriter.eraseOp(op); // Fused into every contraction it filled.
       continue;
     }
+    // An implicit-GEMM convolution's input map is no projected permutation
+    // (which the vectoriser needs) until its tiles drop their unit loops.
     std::optional<SmallVector<int64_t>> sizes = getTileSizes(op);
-    if (!sizes ||
-        failed(linalg::vectorizeOpPrecondition(op, {}, {},
-                                               /*vectorizeNDExtract=*/true)))
+    if (!sizes || (!getImplicitConvDims(op) &&
+                   failed(linalg::vectorizeOpPrecondition(
+                       op, {}, {}, /*vectorizeNDExtract=*/true))))
       continue;
 
     rewriter.setInsertionPoint(op);
