@@ -380,9 +380,13 @@ Value replaceScatteredZero(OpBuilder &b, Location loc, Value x, Value zero) {
 /// runtime call, and a gathering generic vectorises into slow gathers. A
 /// dimension padded after but not before is padded by one more zero before,
 /// which the slice crops (a plain loop dimension in the output map would
-/// have to be as long as the input's).
+/// have to be as long as the input's). With `elementType`, the padded
+/// tensor has elements of that type (a widening of the input's, exact:
+/// the f32 operands of an AMP convolution, getConvOperandType), written by
+/// the scattering generic; a tensor that needs no padding keeps its own.
 Value buildPadded(OpBuilder &b, Location loc, Value input,
-                  ArrayRef<int64_t> padLow, ArrayRef<int64_t> padHigh) {
+                  ArrayRef<int64_t> padLow, ArrayRef<int64_t> padHigh,
+                  Type elementType = {}) {
   auto inputType = cast<RankedTensorType>(input.getType());
   ArrayRef<int64_t> inputShape = inputType.getShape();
   SmallVector<int64_t> shape(inputShape), cropOffsets(4, 0), sizes(shape);
@@ -401,7 +405,8 @@ Value buildPadded(OpBuilder &b, Location loc, Value input,
     sizes[dim] = inputShape[dim] + padLow[i] + padHigh[i];
     crop |= cropOffsets[dim] > 0 || sizes[dim] != shape[dim];
   }
-  Type elementType = inputType.getElementType();
+  if (!scatter || !elementType)
+    elementType = inputType.getElementType();
   if (scatter) {
     Value zeros = createZeroTensor(b, loc, shape, elementType);
     input =
@@ -422,6 +427,54 @@ Value buildPadded(OpBuilder &b, Location loc, Value input,
       b, loc, RankedTensorType::get(sizes, elementType), input, ValueRange{},
       ValueRange{}, ValueRange{}, cropOffsets, sizes,
       SmallVector<int64_t>(4, 1));
+}
+
+/// The input map of an im2col copy over `numLoops` loops (the group loop
+/// first when `groups` is not 1): (n, g·C/G + c, oh·sh + kh·dh, ow·sw +
+/// kw·dw) for the output pixel (n, oh, ow) and the patch element (c, kh,
+/// kw).
+AffineMap getIm2ColInputMap(unsigned numLoops, int64_t groups,
+                            int64_t groupChannels, AffineExpr n, AffineExpr c,
+                            AffineExpr oh, AffineExpr ow, AffineExpr kh,
+                            AffineExpr kw, ArrayRef<int64_t> strides,
+                            ArrayRef<int64_t> dilation) {
+  MLIRContext *context = n.getContext();
+  AffineExpr channel =
+      groups == 1 ? c : getAffineDimExpr(0, context) * groupChannels + c;
+  return AffineMap::get(numLoops, 0,
+                        {n, channel, oh * strides[0] + kh * dilation[0],
+                         ow * strides[1] + kw * dilation[1]},
+                        context);
+}
+
+/// Appends the group dimensions [G, C/G] (loops g, the first, and `c`) of
+/// an im2col's window tensor when `groups` is not 1.
+void appendGroupWindow(int64_t groups, int64_t groupChannels, AffineExpr c,
+                       SmallVectorImpl<int64_t> &shape,
+                       SmallVectorImpl<AffineExpr> &exprs) {
+  if (groups == 1)
+    return;
+  shape.append({groups, groupChannels});
+  exprs.append({getAffineDimExpr(0, c.getContext()), c});
+}
+
+/// A copying linalg.generic writing a new tensor of `shape` and
+/// `elementType` at `outputMap` from `input` read at `inputMap` (extended
+/// to `elementType`), its loops' extents completed by `window`, an empty
+/// tensor read only for its shape at `windowMap` (the im2col copies).
+Value buildWindowedCopy(OpBuilder &b, Location loc, Value input,
+                        AffineMap inputMap, Value window, AffineMap windowMap,
+                        ArrayRef<int64_t> shape, AffineMap outputMap,
+                        Type elementType) {
+  return buildGeneric(
+             b, loc, {{input, inputMap}, {window, windowMap}},
+             {{createEmptyTensor(b, loc, shape, elementType), outputMap}},
+             SmallVector<utils::IteratorType>(outputMap.getNumDims(),
+                                              utils::IteratorType::parallel),
+             elementType,
+             [](OpBuilder &, Location, ValueRange in,
+                ValueRange) -> SmallVector<Value> { return {in[0]}; })
+      .front();
 }
 
 /// The im2col matrices of the padded NCHW `input` (buildPadded) for a
@@ -461,18 +514,11 @@ Value buildIm2Col(OpBuilder &b, Location loc, Value input,
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   AffineExpr c = d(patch), kh = d(patch + 1), kw = d(patch + 2),
              n = d(pixel), oh = d(pixel + 1), ow = d(pixel + 2);
-  AffineExpr channel = groups == 1 ? c : d(0) * groupChannels + c;
-  AffineMap inputMap = AffineMap::get(
-      numLoops, 0,
-      {n, channel, oh * strides[0] + kh * dilation[0],
-       ow * strides[1] + kw * dilation[1]},
-      context);
+  AffineMap inputMap = getIm2ColInputMap(numLoops, groups, groupChannels, n,
+                                         c, oh, ow, kh, kw, strides, dilation);
   SmallVector<int64_t> windowShape;
   SmallVector<AffineExpr> windowExprs;
-  if (groups != 1) {
-    windowShape.append({groups, groupChannels});
-    windowExprs.append({d(0), c});
-  }
+  appendGroupWindow(groups, groupChannels, c, windowShape, windowExprs);
   windowShape.append(
       {kernel[0], kernel[1], outputSpatial[0], outputSpatial[1]});
   windowExprs.append({kh, kw, oh, ow});
@@ -496,18 +542,10 @@ Value buildIm2Col(OpBuilder &b, Location loc, Value input,
     matrixShape.append({patchSize, pixels});
     matrixIndices.append({patchIndex, pixelIndex});
   }
-  return buildGeneric(
-             b, loc,
-             {{input, inputMap},
-              {window, AffineMap::get(numLoops, 0, windowExprs, context)}},
-             {{createEmptyTensor(b, loc, matrixShape, elementType),
-               AffineMap::get(numLoops, 0, matrixIndices, context)}},
-             SmallVector<utils::IteratorType>(numLoops,
-                                              utils::IteratorType::parallel),
-             elementType,
-             [](OpBuilder &, Location, ValueRange in,
-                ValueRange) -> SmallVector<Value> { return {in[0]}; })
-      .front();
+  return buildWindowedCopy(
+      b, loc, input, inputMap, window,
+      AffineMap::get(numLoops, 0, windowExprs, context), matrixShape,
+      AffineMap::get(numLoops, 0, matrixIndices, context), elementType);
 }
 
 /// Matrix products of a convolution with at least this many filters per
@@ -567,18 +605,12 @@ Value buildIm2ColPanels(OpBuilder &b, Location loc, Value input,
   AffineExpr n = d(first), oh = d(first + 1), owb = d(first + 2),
              c = d(first + 3), kh = d(first + 4), kw = d(first + 5),
              r = d(first + 6);
-  AffineExpr channel = groups == 1 ? c : d(0) * groupChannels + c;
-  AffineMap inputMap = AffineMap::get(
-      numLoops, 0,
-      {n, channel, oh * strides[0] + kh * dilation[0],
-       (owb * panel + r) * strides[1] + kw * dilation[1]},
-      context);
+  AffineMap inputMap =
+      getIm2ColInputMap(numLoops, groups, groupChannels, n, c, oh,
+                        owb * panel + r, kh, kw, strides, dilation);
   SmallVector<int64_t> windowShape;
   SmallVector<AffineExpr> windowExprs;
-  if (groups != 1) {
-    windowShape.append({groups, groupChannels});
-    windowExprs.append({d(0), c});
-  }
+  appendGroupWindow(groups, groupChannels, c, windowShape, windowExprs);
   windowShape.append(
       {outputSpatial[0], panelsPerRow, kernel[0], kernel[1], panel});
   windowExprs.append({oh, owb, kh, kw, r});
@@ -595,18 +627,10 @@ Value buildIm2ColPanels(OpBuilder &b, Location loc, Value input,
                       groupChannels * kernel[0] * kernel[1], panel});
   matrixIndices.append({(n * outputSpatial[0] + oh) * panelsPerRow + owb,
                         (c * kernel[0] + kh) * kernel[1] + kw, r});
-  return buildGeneric(
-             b, loc,
-             {{input, inputMap},
-              {window, AffineMap::get(numLoops, 0, windowExprs, context)}},
-             {{createEmptyTensor(b, loc, matrixShape, elementType),
-               AffineMap::get(numLoops, 0, matrixIndices, context)}},
-             SmallVector<utils::IteratorType>(numLoops,
-                                              utils::IteratorType::parallel),
-             elementType,
-             [](OpBuilder &, Location, ValueRange in,
-                ValueRange) -> SmallVector<Value> { return {in[0]}; })
-      .front();
+  return buildWindowedCopy(
+      b, loc, input, inputMap, window,
+      AffineMap::get(numLoops, 0, windowExprs, context), matrixShape,
+      AffineMap::get(numLoops, 0, matrixIndices, context), elementType);
 }
 
 /// The pixel-major product of the panel im2col `col` [[G,] N·OH·OW/P, K, P]
@@ -799,7 +823,9 @@ Value buildConv2D(OpBuilder &b, Location loc, Value input, Value filter,
   outputShape.assign({inputType.getDimSize(0), filterShape[0],
                       outputSpatial[0], outputSpatial[1]});
   bool pixelMajor = isPixelMajor(filterShape[0] / groups);
-  input = buildPadded(b, loc, input, padLow, padHigh);
+  input = buildPadded(
+      b, loc, input, padLow, padHigh,
+      getConvOperandType(inputType.getElementType(), accType));
   if (int64_t panel = pixelMajor ? getPixelPanel(outputSpatial[1]) : 0) {
     if (strides[1] == 1)
       return buildImplicitConv(b, loc, input, filter, filterMap, filterShape,
@@ -1158,7 +1184,10 @@ struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
     bool pixelMajor = isPixelMajor(groupFilters);
 
     Value input =
-        buildPadded(rewriter, loc, adaptor.getInput(), padding, padding);
+        buildPadded(rewriter, loc, adaptor.getInput(), padding, padding,
+                    getConvOperandType(
+                        op.getInput().getType().getElementType(),
+                        op.getAccType()));
     Value col = buildIm2Col(rewriter, loc, input, kernel,
                             gradShape.drop_front(2), op.getStrides(),
                             op.getDilation(), groups,

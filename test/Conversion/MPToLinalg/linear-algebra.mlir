@@ -170,13 +170,15 @@ func.func @linear_f32_no_bias(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>) -
 // conv2d: the zero padding by one generic that scatters the input into a
 // zero tensor (output map (n, c, h + 1, w + 1); the payload reads the zero
 // it replaces, so the fill stays); 16 filters (at least 8): pixel-major,
-// with panels of 8 pixels (the largest divisor of OW = 16 up to 8): the
+// the padded input in f32 (the f16 elements extended while scattered, so
+// that the im2col is a plain copy), with panels of 8 pixels (the largest
+// divisor of OW = 16 up to 8) at width stride 2: the
 // im2col [N·OH·OW/8, C·KH·KW, 8] by one copying generic over (n, oh, owb,
 // c, kh, kw, r), the pixel (n, oh, 8·owb + r), with an affine input map, an
 // empty window [OH, OW/8, KH, KW, 8] giving the extents of oh, owb, kh, kw,
 // r, and an output map linearising the panel and the patch element (no
 // reshape, no copy); one linalg.contract into f32 over (p, r, f, k) reading
-// the panel at (p, k, r) and the filter as [C·KH·KW, F] (both copies extend
+// the panel at (p, k, r) and the filter as [C·KH·KW, F] (its copy extends
 // the f16 elements to f32 once), collapsed to [N·OH·OW, F]; then one
 // generic reading it transposed to NCHW, adding the bias and rounding once.
 // CHECK-DAG: #[[$COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d1 * 2 + d4, (d2 * 8 + d6) * 2 + d5)>
@@ -192,20 +194,20 @@ func.func @linear_f32_no_bias(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>) -
 // CHECK-DAG: #[[$SCATTER:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>
 // CHECK-LABEL: func.func @conv2d(
 // CHECK-SAME:    %[[X:.*]]: tensor<8x3x32x32xf16>, %[[W:.*]]: tensor<16x3x3x3xf16>, %[[B:.*]]: tensor<16xf16>)
-// CHECK:         %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<8x3x34x34xf16>
+// CHECK:         %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<8x3x34x34xf32>
 // CHECK:         %[[PAD:.*]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$SCATTER]]]
-// CHECK-SAME:      ins(%[[X]] : tensor<8x3x32x32xf16>) outs(%[[ZEROS]] : tensor<8x3x34x34xf16>)
-// CHECK:           ^bb0(%[[IN:.*]]: f16, %[[OUT:.*]]: f16):
-// CHECK-NEXT:        %[[SUM:.*]] = arith.addf %[[IN]], %[[OUT]] : f16
-// CHECK-NEXT:        %[[ORD:.*]] = arith.cmpf ord, %[[IN]], %[[IN]] : f16
-// CHECK-NEXT:        %[[V:.*]] = arith.select %[[ORD]], %[[IN]], %[[SUM]] : f16
-// CHECK-NEXT:        linalg.yield %[[V]] : f16
-// CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<16x2x3x3x8xf16>
-// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$COL]], #[[$WIN]], #[[$COLM]]]
-// CHECK-SAME:      ins(%[[PAD]], %[[WINDOW]] : tensor<8x3x34x34xf16>, tensor<16x2x3x3x8xf16>) outs(%{{.*}} : tensor<256x27x8xf32>)
-// CHECK:           ^bb0(%[[IN:.*]]: f16, %{{.*}}: f16, %{{.*}}: f32):
+// CHECK-SAME:      ins(%[[X]] : tensor<8x3x32x32xf16>) outs(%[[ZEROS]] : tensor<8x3x34x34xf32>)
+// CHECK:           ^bb0(%[[IN:.*]]: f16, %[[OUT:.*]]: f32):
 // CHECK-NEXT:        %[[WIDE:.*]] = arith.extf %[[IN]] : f16 to f32
-// CHECK:             linalg.yield %[[WIDE]] : f32
+// CHECK-NEXT:        %[[SUM:.*]] = arith.addf %[[WIDE]], %[[OUT]] : f32
+// CHECK-NEXT:        %[[ORD:.*]] = arith.cmpf ord, %[[WIDE]], %[[WIDE]] : f32
+// CHECK-NEXT:        %[[V:.*]] = arith.select %[[ORD]], %[[WIDE]], %[[SUM]] : f32
+// CHECK-NEXT:        linalg.yield %[[V]] : f32
+// CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<16x2x3x3x8xf32>
+// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$COL]], #[[$WIN]], #[[$COLM]]]
+// CHECK-SAME:      ins(%[[PAD]], %[[WINDOW]] : tensor<8x3x34x34xf32>, tensor<16x2x3x3x8xf32>) outs(%{{.*}} : tensor<256x27x8xf32>)
+// CHECK:           ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT:        linalg.yield %[[IN]] : f32
 // CHECK:         %[[FILTER:.*]] = linalg.generic {indexing_maps = [#[[$FMAT]], {{.*}}]
 // CHECK-SAME:      ins(%[[W]] : tensor<16x3x3x3xf16>) outs(%{{.*}} : tensor<27x16xf32>)
 // CHECK:           arith.extf %{{.*}} : f16 to f32
@@ -274,8 +276,8 @@ func.func @conv2d_grouped_panels(%x: tensor<1x4x6x8xf32>, %w: tensor<16x2x3x1xf3
 // Pixel-major at unit width stride: no im2col (an implicit GEMM). The
 // filter copied to [C, KH, KW, F] in f32 behind a fusion barrier, and one
 // generic over (n, oh, owb, r, f, c, kh, kw), c, kh, kw the reductions in
-// that order, reading the padded bf16 input at (n, c, oh + kh, 8·owb + r +
-// kw) (extended in the payload) and adding out + a·b into the zero
+// that order, reading the padded input (extended to f32 while padded) at
+// (n, c, oh + kh, 8·owb + r + kw) and adding out + a·b into the zero
 // accumulator [N, OH, OW/8, 8, F], collapsed to [N·OH·OW, F].
 // CHECK-DAG: #[[$IFILT:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d0, d1, d2)>
 // CHECK-DAG: #[[$IIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d5, d1 + d6, d2 * 8 + d3 + d7)>
@@ -283,16 +285,15 @@ func.func @conv2d_grouped_panels(%x: tensor<1x4x6x8xf32>, %w: tensor<16x2x3x1xf3
 // CHECK-DAG: #[[$IACC:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
 // CHECK-LABEL: func.func @conv2d_implicit(
 // CHECK-SAME:    %[[X:.*]]: tensor<2x16x6x8xbf16>, %[[W:.*]]: tensor<16x16x3x3xbf16>)
-// CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x16x8x10xbf16>)
+// CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x16x6x8xbf16>) outs(%{{.*}} : tensor<2x16x8x10xf32>)
 // CHECK:         %[[FILTER:.*]] = linalg.generic {indexing_maps = [#[[$IFILT]], {{.*}}]
 // CHECK-SAME:      ins(%[[W]] : tensor<16x16x3x3xbf16>) outs(%{{.*}} : tensor<16x3x3x16xf32>)
 // CHECK:         %[[WB:.*]] = bufferization.alloc_tensor() copy(%[[FILTER]]) : tensor<16x3x3x16xf32>
 // CHECK:         %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<2x6x1x8x16xf32>
 // CHECK:         %[[ACC:.*]] = linalg.generic {indexing_maps = [#[[$IIN]], #[[$IW]], #[[$IACC]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
-// CHECK-SAME:      ins(%[[PAD]], %[[WB]] : tensor<2x16x8x10xbf16>, tensor<16x3x3x16xf32>) outs(%[[ZERO]] : tensor<2x6x1x8x16xf32>)
-// CHECK:           ^bb0(%[[A:.*]]: bf16, %[[B:.*]]: f32, %[[OUT:.*]]: f32):
-// CHECK-NEXT:        %[[AW:.*]] = arith.extf %[[A]] : bf16 to f32
-// CHECK-NEXT:        %[[P:.*]] = arith.mulf %[[AW]], %[[B]] : f32
+// CHECK-SAME:      ins(%[[PAD]], %[[WB]] : tensor<2x16x8x10xf32>, tensor<16x3x3x16xf32>) outs(%[[ZERO]] : tensor<2x6x1x8x16xf32>)
+// CHECK:           ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[OUT:.*]]: f32):
+// CHECK-NEXT:        %[[P:.*]] = arith.mulf %[[A]], %[[B]] : f32
 // CHECK-NEXT:        %[[S:.*]] = arith.addf %[[OUT]], %[[P]] : f32
 // CHECK-NEXT:        linalg.yield %[[S]] : f32
 // CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %[[ACC]] {{\[}}[0, 1, 2, 3], [4]] : tensor<2x6x1x8x16xf32> into tensor<96x16xf32>
@@ -434,9 +435,9 @@ func.func @conv2d_grad_input_grouped(%dy: tensor<1x6x8x8xf32>, %w: tensor<6x2x3x
 // CHECK-DAG: #[[$FCHW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0 floordiv 8, (d1 * 3 + d2) * 3 + d3, d0 mod 8)>
 // CHECK-LABEL: func.func @conv2d_grad_filter(
 // CHECK-SAME:    %[[DY:.*]]: tensor<8x16x16x16xf16>, %[[X:.*]]: tensor<8x4x32x32xf16>)
-// CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8x4x34x34xf16>)
+// CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8x4x34x34xf32>)
 // CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$GCOL]], {{.*}}]
-// CHECK-SAME:      ins(%[[PAD]], %{{.*}} : tensor<8x4x34x34xf16>, tensor<2x2x3x3x16x16xf16>) outs(%{{.*}} : tensor<2x18x2048xf32>)
+// CHECK-SAME:      ins(%[[PAD]], %{{.*}} : tensor<8x4x34x34xf32>, tensor<2x2x3x3x16x16xf32>) outs(%{{.*}} : tensor<2x18x2048xf32>)
 // CHECK:         %[[DYT:.*]] = linalg.generic {indexing_maps = [#[[$DYT]], {{.*}}]
 // CHECK-SAME:      ins(%[[DY]] : tensor<8x16x16x16xf16>) outs(%{{.*}} : tensor<2x8x16x16x8xf32>)
 // CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x2048x8xf32>

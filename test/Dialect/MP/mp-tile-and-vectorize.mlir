@@ -351,3 +351,53 @@ func.func @shared_fill(%a: tensor<16x64xf32>, %b: tensor<64x16xf32>) -> (tensor<
       outs(%acc : tensor<16x16xf32>) -> tensor<16x16xf32>
   return %r, %acc : tensor<16x16xf32>, tensor<16x16xf32>
 }
+
+
+// -----
+
+// An implicit-GEMM convolution (the pixel-major product read from the
+// padded input: its map sums loops, so it is no contraction linalg
+// recognises): tiled as one, the 7 pixels r of a panel (one tile with an M
+// tile of 4 too) times 16 filters f, the fill fused into the parallel
+// loops, the reductions c, kh, kw by 1 in that order inside, the
+// accumulators in registers across all three from a zero vector. A tile
+// reads 7 contiguous input elements at (n, c, oh + kh, 7·owb + kw), extends
+// them exactly, and multiplies and adds them separately (no FMA).
+// CHECK-DAG:   #[[$ROW:.*]] = affine_map<()[s0, s1] -> (s0 + s1)>
+// CHECK-LABEL: func.func @implicit_conv(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x2x4x9xbf16>, %[[W:.*]]: tensor<2x3x3x16xf32>)
+// CHECK-DAG:   %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<7x16xf32>
+// CHECK-DAG:   %[[EMPTY:.*]] = tensor.empty() : tensor<1x2x1x7x16xf32>
+// CHECK-NOT:   linalg.fill
+// CHECK:       scf.for %[[OH:.*]] = %c0 to %c2 step %c1 iter_args(%{{.*}} = %[[EMPTY]]) -> (tensor<1x2x1x7x16xf32>)
+// CHECK:         %[[TILE:.*]] = tensor.extract_slice %{{.*}} : tensor<1x1x1x7x16xf32> to tensor<7x16xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = scf.for %[[C:.*]] = %c0 to %c2 step %c1 iter_args(%[[S0:.*]] = %[[ZERO]]) -> (vector<7x16xf32>)
+// CHECK-NEXT:      scf.for %[[KH:.*]] = %c0 to %c3 step %c1 iter_args(%[[S1:.*]] = %[[S0]]) -> (vector<7x16xf32>)
+// CHECK-NEXT:        scf.for %[[KW:.*]] = %c0 to %c3 step %c1 iter_args(%[[S2:.*]] = %[[S1]]) -> (vector<7x16xf32>)
+// CHECK-NEXT:          %[[H:.*]] = affine.apply #[[$ROW]]()[%[[OH]], %[[KH]]]
+// CHECK-NEXT:          vector.transfer_read %[[X]][%c0, %[[C]], %[[H]], %[[KW]]], %{{.*}} {in_bounds = [true]} : tensor<1x2x4x9xbf16>, vector<7xbf16>
+// CHECK:               vector.transfer_read %[[W]][%[[C]], %[[KH]], %[[KW]], %c0], %{{.*}} {in_bounds = [true]} : tensor<2x3x3x16xf32>, vector<16xf32>
+// CHECK:               arith.extf %{{.*}} : vector<7x16xbf16> to vector<7x16xf32>
+// CHECK-NEXT:          %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<7x16xf32>
+// CHECK-NEXT:          %[[N:.*]] = arith.addf %[[S2]], %[[P]] : vector<7x16xf32>
+// CHECK-NEXT:          scf.yield %[[N]] : vector<7x16xf32>
+// CHECK:         vector.transfer_write %[[SUM]], %[[TILE]][%c0, %c0] {{.*}} : vector<7x16xf32>, tensor<7x16xf32>
+// CHECK-NOT:   math.fma
+func.func @implicit_conv(%x: tensor<1x2x4x9xbf16>, %w: tensor<2x3x3x16xf32>) -> tensor<1x2x1x7x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x1x7x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x1x7x16xf32>) -> tensor<1x2x1x7x16xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(n, oh, owb, r, f, c, kh, kw) -> (n, c, oh + kh, owb * 7 + r + kw)>,
+                       affine_map<(n, oh, owb, r, f, c, kh, kw) -> (c, kh, kw, f)>,
+                       affine_map<(n, oh, owb, r, f, c, kh, kw) -> (n, oh, owb, r, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x2x4x9xbf16>, tensor<2x3x3x16xf32>) outs(%acc : tensor<1x2x1x7x16xf32>) {
+  ^bb0(%a: bf16, %b: f32, %out: f32):
+    %aw = arith.extf %a : bf16 to f32
+    %p = arith.mulf %aw, %b : f32
+    %s = arith.addf %out, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x1x7x16xf32>
+  return %r : tensor<1x2x1x7x16xf32>
+}
