@@ -24,7 +24,10 @@
 //                   (the packed layout of the kernel's A operand: a tile of
 //                   P rows reads one contiguous panel down K) and the
 //                   product is a linalg.contract over (panel, pixel,
-//                   filter, k); otherwise the im2col [C/G·KH·KW, N·OH·OW]
+//                   filter, k), or, at unit width stride, no im2col is
+//                   written: one generic reads the padded input directly
+//                   (an implicit GEMM over (n, oh, owb, r, f, c, kh, kw));
+//                   otherwise the im2col [C/G·KH·KW, N·OH·OW]
 //                   is read transposed (rows of pixels, contiguous along
 //                   ow). Narrower groups (depthwise) keep filter × im2col,
 //                   vectorised along the pixels.
@@ -49,7 +52,8 @@
 // FP8 operands are extended to the accumulator type once before the
 // contraction (exact, so the result is the same as extending in the loop);
 // so are the f16/bf16 operands of convolutions accumulating in f32, in the
-// copies that make them (im2col, filter matrix, transposed gradient).
+// copies that make them (the padded input, im2col, filter matrix,
+// transposed gradient).
 // `compute tf32` first rounds the f32 operands to TF32 (10-bit mantissa,
 // nearest with ties away from zero, as cvt.rna.tf32.f32) in integer
 // arithmetic.
