@@ -17,12 +17,20 @@
 //                   product to NCHW, adds the bias in the accumulator and
 //                   rounds once. With at least 8 filters per group the
 //                   product is pixel-major, im2colᵀ [N·OH·OW, C/G·KH·KW]
-//                   (the im2col [C/G·KH·KW, N·OH·OW] read transposed, so
-//                   that the copy writes rows of pixels, contiguous along
-//                   ow) times the filter [C/G·KH·KW, F/G], so that the
-//                   operand the CPU pipeline vectorises is the small
-//                   filter; narrower groups (depthwise) keep filter ×
-//                   im2col, vectorised along the pixels.
+//                   times the filter [C/G·KH·KW, F/G], so that the operand
+//                   the CPU pipeline vectorises is the small filter: when
+//                   OW has a divisor P from 8 down to 4, the im2col is
+//                   written in panels of P pixels [N·OH·OW/P, C/G·KH·KW, P]
+//                   (the packed layout of the kernel's A operand: a tile of
+//                   P rows reads one contiguous panel down K) and the
+//                   product is a linalg.contract over (panel, pixel,
+//                   filter, k), or, at unit width stride, no im2col is
+//                   written: one generic reads the padded input directly
+//                   (an implicit GEMM over (n, oh, owb, r, f, c, kh, kw));
+//                   otherwise the im2col [C/G·KH·KW, N·OH·OW]
+//                   is read transposed (rows of pixels, contiguous along
+//                   ow). Narrower groups (depthwise) keep filter × im2col,
+//                   vectorised along the pixels.
 //                   Either way each output element is summed over (c, kh,
 //                   kw), c outermost, as linalg.conv_2d_nchw_fchw does, so
 //                   the orientation changes no bit and the contraction
@@ -44,7 +52,8 @@
 // FP8 operands are extended to the accumulator type once before the
 // contraction (exact, so the result is the same as extending in the loop);
 // so are the f16/bf16 operands of convolutions accumulating in f32, in the
-// copies that make them (im2col, filter matrix, transposed gradient).
+// copies that make them (the padded input, im2col, filter matrix,
+// transposed gradient).
 // `compute tf32` first rounds the f32 operands to TF32 (10-bit mantissa,
 // nearest with ties away from zero, as cvt.rna.tf32.f32) in integer
 // arithmetic.
@@ -375,9 +384,13 @@ Value replaceScatteredZero(OpBuilder &b, Location loc, Value x, Value zero) {
 /// runtime call, and a gathering generic vectorises into slow gathers. A
 /// dimension padded after but not before is padded by one more zero before,
 /// which the slice crops (a plain loop dimension in the output map would
-/// have to be as long as the input's).
+/// have to be as long as the input's). With `elementType`, the padded
+/// tensor has elements of that type (a widening of the input's, exact:
+/// the f32 operands of an AMP convolution, getConvOperandType), written by
+/// the scattering generic; a tensor that needs no padding keeps its own.
 Value buildPadded(OpBuilder &b, Location loc, Value input,
-                  ArrayRef<int64_t> padLow, ArrayRef<int64_t> padHigh) {
+                  ArrayRef<int64_t> padLow, ArrayRef<int64_t> padHigh,
+                  Type elementType = {}) {
   auto inputType = cast<RankedTensorType>(input.getType());
   ArrayRef<int64_t> inputShape = inputType.getShape();
   SmallVector<int64_t> shape(inputShape), cropOffsets(4, 0), sizes(shape);
@@ -396,7 +409,8 @@ Value buildPadded(OpBuilder &b, Location loc, Value input,
     sizes[dim] = inputShape[dim] + padLow[i] + padHigh[i];
     crop |= cropOffsets[dim] > 0 || sizes[dim] != shape[dim];
   }
-  Type elementType = inputType.getElementType();
+  if (!scatter || !elementType)
+    elementType = inputType.getElementType();
   if (scatter) {
     Value zeros = createZeroTensor(b, loc, shape, elementType);
     input =
@@ -417,6 +431,54 @@ Value buildPadded(OpBuilder &b, Location loc, Value input,
       b, loc, RankedTensorType::get(sizes, elementType), input, ValueRange{},
       ValueRange{}, ValueRange{}, cropOffsets, sizes,
       SmallVector<int64_t>(4, 1));
+}
+
+/// The input map of an im2col copy over `numLoops` loops (the group loop
+/// first when `groups` is not 1): (n, g·C/G + c, oh·sh + kh·dh, ow·sw +
+/// kw·dw) for the output pixel (n, oh, ow) and the patch element (c, kh,
+/// kw).
+AffineMap getIm2ColInputMap(unsigned numLoops, int64_t groups,
+                            int64_t groupChannels, AffineExpr n, AffineExpr c,
+                            AffineExpr oh, AffineExpr ow, AffineExpr kh,
+                            AffineExpr kw, ArrayRef<int64_t> strides,
+                            ArrayRef<int64_t> dilation) {
+  MLIRContext *context = n.getContext();
+  AffineExpr channel =
+      groups == 1 ? c : getAffineDimExpr(0, context) * groupChannels + c;
+  return AffineMap::get(numLoops, 0,
+                        {n, channel, oh * strides[0] + kh * dilation[0],
+                         ow * strides[1] + kw * dilation[1]},
+                        context);
+}
+
+/// Appends the group dimensions [G, C/G] (loops g, the first, and `c`) of
+/// an im2col's window tensor when `groups` is not 1.
+void appendGroupWindow(int64_t groups, int64_t groupChannels, AffineExpr c,
+                       SmallVectorImpl<int64_t> &shape,
+                       SmallVectorImpl<AffineExpr> &exprs) {
+  if (groups == 1)
+    return;
+  shape.append({groups, groupChannels});
+  exprs.append({getAffineDimExpr(0, c.getContext()), c});
+}
+
+/// A copying linalg.generic writing a new tensor of `shape` and
+/// `elementType` at `outputMap` from `input` read at `inputMap` (extended
+/// to `elementType`), its loops' extents completed by `window`, an empty
+/// tensor read only for its shape at `windowMap` (the im2col copies).
+Value buildWindowedCopy(OpBuilder &b, Location loc, Value input,
+                        AffineMap inputMap, Value window, AffineMap windowMap,
+                        ArrayRef<int64_t> shape, AffineMap outputMap,
+                        Type elementType) {
+  return buildGeneric(
+             b, loc, {{input, inputMap}, {window, windowMap}},
+             {{createEmptyTensor(b, loc, shape, elementType), outputMap}},
+             SmallVector<utils::IteratorType>(outputMap.getNumDims(),
+                                              utils::IteratorType::parallel),
+             elementType,
+             [](OpBuilder &, Location, ValueRange in,
+                ValueRange) -> SmallVector<Value> { return {in[0]}; })
+      .front();
 }
 
 /// The im2col matrices of the padded NCHW `input` (buildPadded) for a
@@ -456,18 +518,11 @@ Value buildIm2Col(OpBuilder &b, Location loc, Value input,
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   AffineExpr c = d(patch), kh = d(patch + 1), kw = d(patch + 2),
              n = d(pixel), oh = d(pixel + 1), ow = d(pixel + 2);
-  AffineExpr channel = groups == 1 ? c : d(0) * groupChannels + c;
-  AffineMap inputMap = AffineMap::get(
-      numLoops, 0,
-      {n, channel, oh * strides[0] + kh * dilation[0],
-       ow * strides[1] + kw * dilation[1]},
-      context);
+  AffineMap inputMap = getIm2ColInputMap(numLoops, groups, groupChannels, n,
+                                         c, oh, ow, kh, kw, strides, dilation);
   SmallVector<int64_t> windowShape;
   SmallVector<AffineExpr> windowExprs;
-  if (groups != 1) {
-    windowShape.append({groups, groupChannels});
-    windowExprs.append({d(0), c});
-  }
+  appendGroupWindow(groups, groupChannels, c, windowShape, windowExprs);
   windowShape.append(
       {kernel[0], kernel[1], outputSpatial[0], outputSpatial[1]});
   windowExprs.append({kh, kw, oh, ow});
@@ -491,18 +546,10 @@ Value buildIm2Col(OpBuilder &b, Location loc, Value input,
     matrixShape.append({patchSize, pixels});
     matrixIndices.append({patchIndex, pixelIndex});
   }
-  return buildGeneric(
-             b, loc,
-             {{input, inputMap},
-              {window, AffineMap::get(numLoops, 0, windowExprs, context)}},
-             {{createEmptyTensor(b, loc, matrixShape, elementType),
-               AffineMap::get(numLoops, 0, matrixIndices, context)}},
-             SmallVector<utils::IteratorType>(numLoops,
-                                              utils::IteratorType::parallel),
-             elementType,
-             [](OpBuilder &, Location, ValueRange in,
-                ValueRange) -> SmallVector<Value> { return {in[0]}; })
-      .front();
+  return buildWindowedCopy(
+      b, loc, input, inputMap, window,
+      AffineMap::get(numLoops, 0, windowExprs, context), matrixShape,
+      AffineMap::get(numLoops, 0, matrixIndices, context), elementType);
 }
 
 /// Matrix products of a convolution with at least this many filters per
@@ -517,16 +564,244 @@ bool isPixelMajor(int64_t groupFilters) {
   return groupFilters >= kMinPixelMajorFilters;
 }
 
+/// The rows of the pixel panels of a pixel-major product (buildConv2D): the
+/// largest divisor of the output width `outputWidth` from
+/// kMaxPixelPanel down to kMinPixelPanel, or 0 when there is none (the
+/// product then reads the im2col transposed). kMaxPixelPanel is the M tile
+/// of mp-tile-and-vectorize's AVX-512 register tile, so that a tile's rows
+/// are one panel.
+constexpr int64_t kMaxPixelPanel = 8, kMinPixelPanel = 4;
+int64_t getPixelPanel(int64_t outputWidth) {
+  for (int64_t panel = kMaxPixelPanel; panel >= kMinPixelPanel; --panel)
+    if (outputWidth % panel == 0)
+      return panel;
+  return 0;
+}
+
+/// The im2col of the padded NCHW `input` in the panel layout of a
+/// pixel-major product: col[g][p][(c, kh, kw)][r] = input[n, g·C/G + c,
+/// oh·sh + kh·dh, (owb·P + r)·sw + kw·dw] with the output pixel (n, oh, owb·P
+/// + r) and panel p = (n·OH + oh)·OW/P + owb, a tensor [G, N·OH·OW/P,
+/// C/G·KH·KW, P] (`panel` P divides OW; no G for one group). Each panel of P
+/// pixels holds its patch elements one after the other, the P pixels of
+/// each contiguous: the product's tile of P rows reads one contiguous panel
+/// down K (the kernel's packed A layout) instead of P pixels of each of K
+/// rows N·OH·OW elements apart. One copying linalg.generic over the loops
+/// ([g,] n, oh, owb, c, kh, kw, r), the output in order, the innermost loop
+/// along r (a row of P pixels, contiguous in the input at stride 1); the
+/// loops not indexed plainly by the input take their extents from an empty
+/// window tensor [[G, C/G,] OH, OW/P, KH, KW, P] (as buildIm2Col). Elements
+/// of getConvOperandType for `accType`.
+Value buildIm2ColPanels(OpBuilder &b, Location loc, Value input,
+                        ArrayRef<int64_t> kernel,
+                        ArrayRef<int64_t> outputSpatial,
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> dilation,
+                        int64_t groups, int64_t panel, Type accType) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  Type elementType = getConvOperandType(inputType.getElementType(), accType);
+  int64_t batch = inputType.getDimSize(0);
+  int64_t groupChannels = inputType.getDimSize(1) / groups;
+  int64_t panelsPerRow = outputSpatial[1] / panel;
+  unsigned first = groups == 1 ? 0 : 1;
+  unsigned numLoops = first + 7;
+  MLIRContext *context = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  AffineExpr n = d(first), oh = d(first + 1), owb = d(first + 2),
+             c = d(first + 3), kh = d(first + 4), kw = d(first + 5),
+             r = d(first + 6);
+  AffineMap inputMap =
+      getIm2ColInputMap(numLoops, groups, groupChannels, n, c, oh,
+                        owb * panel + r, kh, kw, strides, dilation);
+  SmallVector<int64_t> windowShape;
+  SmallVector<AffineExpr> windowExprs;
+  appendGroupWindow(groups, groupChannels, c, windowShape, windowExprs);
+  windowShape.append(
+      {outputSpatial[0], panelsPerRow, kernel[0], kernel[1], panel});
+  windowExprs.append({oh, owb, kh, kw, r});
+  Value window =
+      createEmptyTensor(b, loc, windowShape, inputType.getElementType());
+
+  SmallVector<int64_t> matrixShape;
+  SmallVector<AffineExpr> matrixIndices;
+  if (groups != 1) {
+    matrixShape.push_back(groups);
+    matrixIndices.push_back(d(0));
+  }
+  matrixShape.append({batch * outputSpatial[0] * panelsPerRow,
+                      groupChannels * kernel[0] * kernel[1], panel});
+  matrixIndices.append({(n * outputSpatial[0] + oh) * panelsPerRow + owb,
+                        (c * kernel[0] + kh) * kernel[1] + kw, r});
+  return buildWindowedCopy(
+      b, loc, input, inputMap, window,
+      AffineMap::get(numLoops, 0, windowExprs, context), matrixShape,
+      AffineMap::get(numLoops, 0, matrixIndices, context), elementType);
+}
+
+/// The pixel-major product of the panel im2col `col` [[G,] N·OH·OW/P, K, P]
+/// (buildIm2ColPanels) and the transposed filter `matrix` [[G,] K, F/G]
+/// into a zero accumulator of `accType`: one linalg.contract over ([g,] p,
+/// r, f, k), acc[[g,] p, r, f] += col[[g,] p, k, r] · matrix[[g,] k, f], k
+/// the reduction (the body of linalg.matmul: the operands extended to
+/// `accType`, out + a·b), collapsed to the [[G,] N·OH·OW, F/G] of the
+/// transposed-im2col product. A named operation, as the other products:
+/// linalg's elementwise fusion would fuse the filter's copy into a generic,
+/// whose gathering map is no contraction the CPU pipeline tiles. The pixels of
+/// a panel are an M loop of their own, so mp-tile-and-vectorize's tile of
+/// P rows reads the panel as it would a packed A.
+Value buildPanelContraction(OpBuilder &b, Location loc, Value col,
+                            Value matrix, Type accType) {
+  col = widenFP8Operand(b, loc, col, accType);
+  matrix = widenFP8Operand(b, loc, matrix, accType);
+  auto colType = cast<RankedTensorType>(col.getType());
+  auto matrixType = cast<RankedTensorType>(matrix.getType());
+  bool batched = colType.getRank() == 4;
+  unsigned first = batched ? 1 : 0;
+  int64_t panels = colType.getDimSize(first);
+  int64_t panel = colType.getDimSize(first + 2);
+  int64_t filters = matrixType.getDimSize(first + 1);
+  MLIRContext *context = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  AffineExpr p = d(first), r = d(first + 1), f = d(first + 2),
+             k = d(first + 3);
+  unsigned numLoops = first + 4;
+  auto makeMap = [&](ArrayRef<AffineExpr> exprs) {
+    SmallVector<AffineExpr> results;
+    if (batched)
+      results.push_back(d(0));
+    results.append(exprs.begin(), exprs.end());
+    return AffineMap::get(numLoops, 0, results, context);
+  };
+  SmallVector<int64_t> shape;
+  if (batched)
+    shape.push_back(colType.getDimSize(0));
+  shape.append({panels, panel, filters});
+  Value init = createZeroTensor(b, loc, shape, accType);
+  Value acc =
+      linalg::ContractOp::create(
+          b, loc, TypeRange{init.getType()}, ValueRange{col, matrix},
+          ValueRange{init},
+          b.getAffineMapArrayAttr({makeMap({p, k, r}), makeMap({k, f}),
+                                   makeMap({p, r, f})}))
+          .getResult(0);
+  SmallVector<int64_t> collapsed;
+  if (batched)
+    collapsed.push_back(shape[0]);
+  collapsed.append({panels * panel, filters});
+  return reshapeTensor(b, loc, acc, collapsed);
+}
+
+/// The pixel-major product of a convolution with unit width stride read
+/// directly from its padded NCHW `input` (buildPadded), no im2col (an
+/// implicit GEMM): acc[[g,] n, oh, owb, r, f] += input[n, g·C/G + c, oh·sh +
+/// kh·dh, owb·P + r + kw·dw] · w[[g,] c, kh, kw, f] over (c, kh, kw), c
+/// outermost, the order of the im2col products, into a zero accumulator of
+/// `accType`, with P = `panel` pixels of an output row, w the filter read
+/// with `filterMap` copied to [[G,] C/G, KH, KW, F/G] (behind a fusion
+/// barrier: fused into the product, the copy's read would be its gathering
+/// map), the elements extended to `accType` in the payload (exact). One
+/// linalg.generic over ([g,] n, oh, owb, r, f, c, kh, kw), collapsed to the
+/// [[G,] N·OH·OW, F/G] of the other products. mp-tile-and-vectorize tiles it
+/// as a contraction (getImplicitConvDims): a tile of the P pixels of a
+/// panel, a row of filters each, reads P contiguous input elements per
+/// (c, kh, kw), so the product reads the padded input, 1/(KH·KW) of the
+/// im2col, and nothing writes the im2col.
+Value buildImplicitConv(OpBuilder &b, Location loc, Value input, Value filter,
+                        AffineMap filterMap, ArrayRef<int64_t> filterShape,
+                        ArrayRef<int64_t> outputSpatial,
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> dilation,
+                        int64_t groups, int64_t panel, Type accType) {
+  input = widenFP8Operand(b, loc, input, accType);
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t batch = inputType.getDimSize(0);
+  int64_t groupChannels = filterShape[1];
+  int64_t groupFilters = filterShape[0] / groups;
+  int64_t kernelH = filterShape[2], kernelW = filterShape[3];
+  int64_t panelsPerRow = outputSpatial[1] / panel;
+  MLIRContext *context = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+
+  // w[[g,] c, kh, kw, f] = filter at filterMap(g·F/G + f, c, kh, kw).
+  unsigned first = groups == 1 ? 0 : 1;
+  AffineExpr filterIndex =
+      groups == 1 ? d(3) : d(0) * groupFilters + d(first + 3);
+  AffineMap logical = AffineMap::get(
+      first + 4, 0, {filterIndex, d(first), d(first + 1), d(first + 2)},
+      context);
+  SmallVector<int64_t> weightShape;
+  if (groups != 1)
+    weightShape.push_back(groups);
+  weightShape.append({groupChannels, kernelH, kernelW, groupFilters});
+  Value weights = buildFusionBarrier(
+      b, loc,
+      widenFP8Operand(b, loc,
+                      buildCopy(b, loc, filter, filterMap.compose(logical),
+                                weightShape,
+                                getConvOperandType(
+                                    cast<RankedTensorType>(filter.getType())
+                                        .getElementType(),
+                                    accType)),
+                      accType));
+
+  // Loops ([g,] n, oh, owb, r, f, c, kh, kw).
+  unsigned numLoops = first + 8;
+  AffineExpr n = d(first), oh = d(first + 1), owb = d(first + 2),
+             r = d(first + 3), f = d(first + 4), c = d(first + 5),
+             kh = d(first + 6), kw = d(first + 7);
+  AffineExpr channel = groups == 1 ? c : d(0) * groupChannels + c;
+  auto withGroup = [&](ArrayRef<AffineExpr> exprs) {
+    SmallVector<AffineExpr> results;
+    if (groups != 1)
+      results.push_back(d(0));
+    results.append(exprs.begin(), exprs.end());
+    return AffineMap::get(numLoops, 0, results, context);
+  };
+  AffineMap inputMap = AffineMap::get(
+      numLoops, 0,
+      {n, channel, oh * strides[0] + kh * dilation[0],
+       owb * panel + r + kw * dilation[1]},
+      context);
+  SmallVector<int64_t> accShape;
+  if (groups != 1)
+    accShape.push_back(groups);
+  accShape.append(
+      {batch, outputSpatial[0], panelsPerRow, panel, groupFilters});
+  SmallVector<utils::IteratorType> iterators(numLoops,
+                                             utils::IteratorType::parallel);
+  for (unsigned i = numLoops - 3; i < numLoops; ++i)
+    iterators[i] = utils::IteratorType::reduction;
+  Value acc =
+      buildGeneric(b, loc,
+                   {{input, inputMap}, {weights, withGroup({c, kh, kw, f})}},
+                   {{createZeroTensor(b, loc, accShape, accType),
+                     withGroup({n, oh, owb, r, f})}},
+                   iterators, accType,
+                   [](OpBuilder &b, Location loc, ValueRange in,
+                      ValueRange out) -> SmallVector<Value> {
+                     Value product =
+                         arith::MulFOp::create(b, loc, in[0], in[1]);
+                     return {arith::AddFOp::create(b, loc, out[0], product)};
+                   })
+          .front();
+  SmallVector<int64_t> collapsed;
+  if (groups != 1)
+    collapsed.push_back(groups);
+  collapsed.append({batch * outputSpatial[0] * outputSpatial[1], groupFilters});
+  return reshapeTensor(b, loc, acc, collapsed);
+}
+
 /// A convolution of the NCHW `input` by a filter of logical shape
 /// `filterShape` [F, C/G, KH, KW] read from `filter` with `filterMap`
 /// (buildFilterMatrix), into a zero accumulator of `accType`, as im2col and
 /// one matrix product per group (linalg.matmul for one group,
 /// linalg.batch_matmul over the groups otherwise). With F/G of at least
 /// kMinPixelMajorFilters the product is pixel-major: colᵀ [N·OH·OW,
-/// C/G·KH·KW] (a transposed read of col [C/G·KH·KW, N·OH·OW], whose copy
-/// writes rows of pixels, contiguous along ow as the input is) times the
-/// transposed filter [C/G·KH·KW, F/G], so that the operand the CPU pipeline
-/// vectorises along is the filters, not the pixels; else the filter [F/G,
+/// C/G·KH·KW] times the transposed filter [C/G·KH·KW, F/G], so that the
+/// operand the CPU pipeline vectorises along is the filters, not the
+/// pixels; colᵀ is the im2col in panels of getPixelPanel(OW) pixels
+/// (buildIm2ColPanels, buildPanelContraction) or, when OW has no such
+/// divisor, a transposed read of col [C/G·KH·KW, N·OH·OW], whose copy
+/// writes rows of pixels, contiguous along ow as the input is; else the
+/// filter [F/G,
 /// C/G·KH·KW] times col (depthwise and other narrow groups, vectorised along
 /// the pixels). The input is first padded by `padLow`/`padHigh`
 /// (buildPadded). Either way each output element is summed in the order of
@@ -552,7 +827,20 @@ Value buildConv2D(OpBuilder &b, Location loc, Value input, Value filter,
   outputShape.assign({inputType.getDimSize(0), filterShape[0],
                       outputSpatial[0], outputSpatial[1]});
   bool pixelMajor = isPixelMajor(filterShape[0] / groups);
-  input = buildPadded(b, loc, input, padLow, padHigh);
+  input = buildPadded(
+      b, loc, input, padLow, padHigh,
+      getConvOperandType(inputType.getElementType(), accType));
+  if (int64_t panel = pixelMajor ? getPixelPanel(outputSpatial[1]) : 0) {
+    if (strides[1] == 1)
+      return buildImplicitConv(b, loc, input, filter, filterMap, filterShape,
+                               outputSpatial, strides, dilation, groups, panel,
+                               accType);
+    Value col = buildIm2ColPanels(b, loc, input, kernel, outputSpatial,
+                                  strides, dilation, groups, panel, accType);
+    Value matrix = buildFilterMatrix(b, loc, filter, filterMap, filterShape,
+                                     groups, /*transposed=*/true, accType);
+    return buildPanelContraction(b, loc, col, matrix, accType);
+  }
   Value col = buildIm2Col(b, loc, input, kernel, outputSpatial, strides,
                           dilation, groups, /*transposed=*/false, accType);
   Value matrix = buildFilterMatrix(b, loc, filter, filterMap, filterShape,
@@ -900,7 +1188,10 @@ struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
     bool pixelMajor = isPixelMajor(groupFilters);
 
     Value input =
-        buildPadded(rewriter, loc, adaptor.getInput(), padding, padding);
+        buildPadded(rewriter, loc, adaptor.getInput(), padding, padding,
+                    getConvOperandType(
+                        op.getInput().getType().getElementType(),
+                        op.getAccType()));
     Value col = buildIm2Col(rewriter, loc, input, kernel,
                             gradShape.drop_front(2), op.getStrides(),
                             op.getDilation(), groups,

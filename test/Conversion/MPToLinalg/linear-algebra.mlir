@@ -170,47 +170,52 @@ func.func @linear_f32_no_bias(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>) -
 // conv2d: the zero padding by one generic that scatters the input into a
 // zero tensor (output map (n, c, h + 1, w + 1); the payload reads the zero
 // it replaces, so the fill stays); 16 filters (at least 8): pixel-major,
-// the im2col [C·KH·KW] x [N·OH·OW] by one copying generic over (c, kh, kw,
-// n, oh, ow) with an affine input map, an empty window [KH, KW, OH, OW]
-// giving the extents of kh, kw, oh, ow, and an output map linearising the
-// patch element and the pixel (no reshape, no copy), read transposed by
-// one linalg.matmul into f32 times the filter as [C·KH·KW, F] (both copies
-// extend the f16 elements to f32 once), then one generic reading the
-// product [N·OH·OW, F] transposed to NCHW, adding the bias and rounding
-// once.
-// CHECK-DAG: #[[$COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d0, d4 * 2 + d1, d5 * 2 + d2)>
-// CHECK-DAG: #[[$WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d4, d5)>
-// CHECK-DAG: #[[$COLM:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> ((d0 * 3 + d1) * 3 + d2, (d3 * 16 + d4) * 16 + d5)>
+// the padded input in f32 (the f16 elements extended while scattered, so
+// that the im2col is a plain copy), with panels of 8 pixels (the largest
+// divisor of OW = 16 up to 8) at width stride 2: the
+// im2col [N·OH·OW/8, C·KH·KW, 8] by one copying generic over (n, oh, owb,
+// c, kh, kw, r), the pixel (n, oh, 8·owb + r), with an affine input map, an
+// empty window [OH, OW/8, KH, KW, 8] giving the extents of oh, owb, kh, kw,
+// r, and an output map linearising the panel and the patch element (no
+// reshape, no copy); one linalg.contract into f32 over (p, r, f, k) reading
+// the panel at (p, k, r) and the filter as [C·KH·KW, F] (its copy extends
+// the f16 elements to f32 once), collapsed to [N·OH·OW, F]; then one
+// generic reading it transposed to NCHW, adding the bias and rounding once.
+// CHECK-DAG: #[[$COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d1 * 2 + d4, (d2 * 8 + d6) * 2 + d5)>
+// CHECK-DAG: #[[$WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d2, d4, d5, d6)>
+// CHECK-DAG: #[[$COLM:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> ((d0 * 16 + d1) * 2 + d2, (d3 * 3 + d4) * 3 + d5, d6)>
 // CHECK-DAG: #[[$FMAT:.*]] = affine_map<(d0, d1) -> (d1, d0 floordiv 9, (d0 floordiv 3) mod 3, d0 mod 3)>
-// CHECK-DAG: #[[$KM:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
-// CHECK-DAG: #[[$KN:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
-// CHECK-DAG: #[[$MN:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[$PKR:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
+// CHECK-DAG: #[[$KF:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+// CHECK-DAG: #[[$PRF:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-DAG: #[[$NCHW:.*]] = affine_map<(d0, d1, d2, d3) -> ((d0 * 16 + d2) * 16 + d3, d1)>
 // CHECK-DAG: #[[$CHAN:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[$SCATTER:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>
 // CHECK-LABEL: func.func @conv2d(
 // CHECK-SAME:    %[[X:.*]]: tensor<8x3x32x32xf16>, %[[W:.*]]: tensor<16x3x3x3xf16>, %[[B:.*]]: tensor<16xf16>)
-// CHECK:         %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<8x3x34x34xf16>
+// CHECK:         %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<8x3x34x34xf32>
 // CHECK:         %[[PAD:.*]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$SCATTER]]]
-// CHECK-SAME:      ins(%[[X]] : tensor<8x3x32x32xf16>) outs(%[[ZEROS]] : tensor<8x3x34x34xf16>)
-// CHECK:           ^bb0(%[[IN:.*]]: f16, %[[OUT:.*]]: f16):
-// CHECK-NEXT:        %[[SUM:.*]] = arith.addf %[[IN]], %[[OUT]] : f16
-// CHECK-NEXT:        %[[ORD:.*]] = arith.cmpf ord, %[[IN]], %[[IN]] : f16
-// CHECK-NEXT:        %[[V:.*]] = arith.select %[[ORD]], %[[IN]], %[[SUM]] : f16
-// CHECK-NEXT:        linalg.yield %[[V]] : f16
-// CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<3x3x16x16xf16>
-// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$COL]], #[[$WIN]], #[[$COLM]]]
-// CHECK-SAME:      ins(%[[PAD]], %[[WINDOW]] : tensor<8x3x34x34xf16>, tensor<3x3x16x16xf16>) outs(%{{.*}} : tensor<27x2048xf32>)
-// CHECK:           ^bb0(%[[IN:.*]]: f16, %{{.*}}: f16, %{{.*}}: f32):
+// CHECK-SAME:      ins(%[[X]] : tensor<8x3x32x32xf16>) outs(%[[ZEROS]] : tensor<8x3x34x34xf32>)
+// CHECK:           ^bb0(%[[IN:.*]]: f16, %[[OUT:.*]]: f32):
 // CHECK-NEXT:        %[[WIDE:.*]] = arith.extf %[[IN]] : f16 to f32
-// CHECK:             linalg.yield %[[WIDE]] : f32
+// CHECK-NEXT:        %[[SUM:.*]] = arith.addf %[[WIDE]], %[[OUT]] : f32
+// CHECK-NEXT:        %[[ORD:.*]] = arith.cmpf ord, %[[WIDE]], %[[WIDE]] : f32
+// CHECK-NEXT:        %[[V:.*]] = arith.select %[[ORD]], %[[WIDE]], %[[SUM]] : f32
+// CHECK-NEXT:        linalg.yield %[[V]] : f32
+// CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<16x2x3x3x8xf32>
+// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$COL]], #[[$WIN]], #[[$COLM]]]
+// CHECK-SAME:      ins(%[[PAD]], %[[WINDOW]] : tensor<8x3x34x34xf32>, tensor<16x2x3x3x8xf32>) outs(%{{.*}} : tensor<256x27x8xf32>)
+// CHECK:           ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT:        linalg.yield %[[IN]] : f32
 // CHECK:         %[[FILTER:.*]] = linalg.generic {indexing_maps = [#[[$FMAT]], {{.*}}]
 // CHECK-SAME:      ins(%[[W]] : tensor<16x3x3x3xf16>) outs(%{{.*}} : tensor<27x16xf32>)
 // CHECK:           arith.extf %{{.*}} : f16 to f32
-// CHECK:         %[[MM:.*]] = linalg.matmul indexing_maps = [#[[$KM]], #[[$KN]], #[[$MN]]] ins(%[[COL]], %[[FILTER]] : tensor<27x2048xf32>, tensor<27x16xf32>) outs(%{{.*}} : tensor<2048x16xf32>)
+// CHECK:         %[[ACC:.*]] = linalg.fill {{.*}} -> tensor<256x8x16xf32>
+// CHECK:         %[[MM:.*]] = linalg.contract indexing_maps = [#[[$PKR]], #[[$KF]], #[[$PRF]]] ins(%[[COL]], %[[FILTER]] : tensor<256x27x8xf32>, tensor<27x16xf32>) outs(%[[ACC]] : tensor<256x8x16xf32>)
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %[[MM]] {{\[}}[0, 1], [2]] : tensor<256x8x16xf32> into tensor<2048x16xf32>
 // CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[$NCHW]], #[[$CHAN]], {{.*}}]
-// CHECK-SAME:      ins(%[[MM]], %[[B]] : tensor<2048x16xf32>, tensor<16xf16>) outs(%{{.*}} : tensor<8x16x16x16xf16>)
+// CHECK-SAME:      ins(%[[FLAT]], %[[B]] : tensor<2048x16xf32>, tensor<16xf16>) outs(%{{.*}} : tensor<8x16x16x16xf16>)
 // CHECK:           arith.extf %{{.*}} : f16 to f32
 // CHECK:           arith.addf
 // CHECK:           arith.truncf %{{.*}} : f32 to f16
@@ -218,6 +223,102 @@ func.func @linear_f32_no_bias(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>) -
 func.func @conv2d(%x: tensor<8x3x32x32xf16>, %w: tensor<16x3x3x3xf16>, %b: tensor<16xf16>) -> tensor<8x16x16x16xf16> {
   %0 = mp.conv2d %x, %w, %b acc(f32) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<8x3x32x32xf16>, tensor<16x3x3x3xf16>, tensor<16xf16>) -> tensor<8x16x16x16xf16>
   return %0 : tensor<8x16x16x16xf16>
+}
+
+// -----
+
+// Pixel-major with an output width (3) that has no divisor from 8 down to
+// 4: no panels; the im2col [C·KH·KW, N·OH·OW] is written in rows of pixels
+// and read transposed by linalg.matmul.
+// CHECK-DAG: #[[$TCOLM:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> ((d0 * 3 + d1) * 3 + d2, (d3 * 3 + d4) * 3 + d5)>
+// CHECK-DAG: #[[$TKM:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-LABEL: func.func @conv2d_transposed_col(
+// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [{{.*}}, {{.*}}, #[[$TCOLM]]]
+// CHECK-SAME:      outs(%{{.*}} : tensor<18x18xf32>)
+// CHECK:         %[[FILTER:.*]] = linalg.generic
+// CHECK-SAME:      outs(%{{.*}} : tensor<18x8xf32>)
+// CHECK:         linalg.matmul indexing_maps = [#[[$TKM]], {{.*}}, {{.*}}] ins(%[[COL]], %[[FILTER]] : tensor<18x18xf32>, tensor<18x8xf32>) outs(%{{.*}} : tensor<18x8xf32>)
+// CHECK-NOT:     linalg.contract
+func.func @conv2d_transposed_col(%x: tensor<2x2x3x3xf32>, %w: tensor<8x2x3x3xf32>) -> tensor<2x8x3x3xf32> {
+  %0 = mp.conv2d %x, %w acc(f32) {padding = array<i64: 1, 1>} : (tensor<2x2x3x3xf32>, tensor<8x2x3x3xf32>) -> tensor<2x8x3x3xf32>
+  return %0 : tensor<2x8x3x3xf32>
+}
+
+// -----
+
+// Grouped and pixel-major (8 filters per group), stride 2 along the width:
+// panels of the 4 pixels of each output row: the im2col per group [G,
+// N·OH·OW/4, C/G·KH·KW, 4] over (g, n, oh, owb, c, kh, kw, r), the window
+// [G, C/G, OH, OW/4, KH, KW, 4], and one linalg.contract with the group as
+// its batch loop, collapsed to [G, N·OH·OW, F/G].
+// CHECK-DAG: #[[$PGCOL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d0 * 2 + d4, d2 + d5, (d3 * 4 + d7) * 2 + d6)>
+// CHECK-DAG: #[[$PGWIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d4, d2, d3, d5, d6, d7)>
+// CHECK-DAG: #[[$PGCOLM:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 4 + d2 + d3, d4 * 3 + d5 + d6, d7)>
+// CHECK-DAG: #[[$GPKR:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d2)>
+// CHECK-DAG: #[[$GKF:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d3)>
+// CHECK-DAG: #[[$GPRF:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv2d_grouped_panels(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x4x6x8xf32>, %[[W:.*]]: tensor<16x2x3x1xf32>)
+// CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<2x2x4x1x3x1x4xf32>
+// CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$PGCOL]], #[[$PGWIN]], #[[$PGCOLM]]]
+// CHECK-SAME:      ins(%[[X]], %[[WINDOW]] : tensor<1x4x6x8xf32>, tensor<2x2x4x1x3x1x4xf32>) outs(%{{.*}} : tensor<2x4x6x4xf32>)
+// CHECK:         %[[FILTER:.*]] = linalg.generic
+// CHECK-SAME:      ins(%[[W]] : tensor<16x2x3x1xf32>) outs(%{{.*}} : tensor<2x6x8xf32>)
+// CHECK:         %[[MM:.*]] = linalg.contract indexing_maps = [#[[$GPKR]], #[[$GKF]], #[[$GPRF]]] ins(%[[COL]], %[[FILTER]] : tensor<2x4x6x4xf32>, tensor<2x6x8xf32>) outs(%{{.*}} : tensor<2x4x4x8xf32>)
+// CHECK:         tensor.collapse_shape %[[MM]] {{\[}}[0], [1, 2], [3]] : tensor<2x4x4x8xf32> into tensor<2x16x8xf32>
+func.func @conv2d_grouped_panels(%x: tensor<1x4x6x8xf32>, %w: tensor<16x2x3x1xf32>) -> tensor<1x16x4x4xf32> {
+  %0 = mp.conv2d %x, %w acc(f32) {groups = 2 : i64, strides = array<i64: 1, 2>} : (tensor<1x4x6x8xf32>, tensor<16x2x3x1xf32>) -> tensor<1x16x4x4xf32>
+  return %0 : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+// Pixel-major at unit width stride: no im2col (an implicit GEMM). The
+// filter copied to [C, KH, KW, F] in f32 behind a fusion barrier, and one
+// generic over (n, oh, owb, r, f, c, kh, kw), c, kh, kw the reductions in
+// that order, reading the padded input (extended to f32 while padded) at
+// (n, c, oh + kh, 8·owb + r + kw) and adding out + a·b into the zero
+// accumulator [N, OH, OW/8, 8, F], collapsed to [N·OH·OW, F].
+// CHECK-DAG: #[[$IFILT:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d0, d1, d2)>
+// CHECK-DAG: #[[$IIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d5, d1 + d6, d2 * 8 + d3 + d7)>
+// CHECK-DAG: #[[$IW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d6, d7, d4)>
+// CHECK-DAG: #[[$IACC:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// CHECK-LABEL: func.func @conv2d_implicit(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x16x6x8xbf16>, %[[W:.*]]: tensor<16x16x3x3xbf16>)
+// CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x16x6x8xbf16>) outs(%{{.*}} : tensor<2x16x8x10xf32>)
+// CHECK:         %[[FILTER:.*]] = linalg.generic {indexing_maps = [#[[$IFILT]], {{.*}}]
+// CHECK-SAME:      ins(%[[W]] : tensor<16x16x3x3xbf16>) outs(%{{.*}} : tensor<16x3x3x16xf32>)
+// CHECK:         %[[WB:.*]] = bufferization.alloc_tensor() copy(%[[FILTER]]) : tensor<16x3x3x16xf32>
+// CHECK:         %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<2x6x1x8x16xf32>
+// CHECK:         %[[ACC:.*]] = linalg.generic {indexing_maps = [#[[$IIN]], #[[$IW]], #[[$IACC]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK-SAME:      ins(%[[PAD]], %[[WB]] : tensor<2x16x8x10xf32>, tensor<16x3x3x16xf32>) outs(%[[ZERO]] : tensor<2x6x1x8x16xf32>)
+// CHECK:           ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[OUT:.*]]: f32):
+// CHECK-NEXT:        %[[P:.*]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT:        %[[S:.*]] = arith.addf %[[OUT]], %[[P]] : f32
+// CHECK-NEXT:        linalg.yield %[[S]] : f32
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %[[ACC]] {{\[}}[0, 1, 2, 3], [4]] : tensor<2x6x1x8x16xf32> into tensor<96x16xf32>
+// CHECK:         linalg.generic {{.*}} ins(%[[FLAT]] : tensor<96x16xf32>) outs(%{{.*}} : tensor<2x16x6x8xbf16>)
+// CHECK-NOT:     linalg.contract
+func.func @conv2d_implicit(%x: tensor<2x16x6x8xbf16>, %w: tensor<16x16x3x3xbf16>) -> tensor<2x16x6x8xbf16> {
+  %0 = mp.conv2d %x, %w acc(f32) {padding = array<i64: 1, 1>} : (tensor<2x16x6x8xbf16>, tensor<16x16x3x3xbf16>) -> tensor<2x16x6x8xbf16>
+  return %0 : tensor<2x16x6x8xbf16>
+}
+
+// -----
+
+// Grouped at unit width stride: the implicit GEMM with the group as its
+// first loop, reading channel 2·g + c.
+// CHECK-DAG: #[[$GIIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d1, d0 * 2 + d6, d2 + d7, d3 * 4 + d4 + d8)>
+// CHECK-DAG: #[[$GIW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d6, d7, d8, d5)>
+// CHECK-DAG: #[[$GIACC:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1, d2, d3, d4, d5)>
+// CHECK-LABEL: func.func @conv2d_implicit_grouped(
+// CHECK:         %[[WB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x2x3x1x8xf32>
+// CHECK:         %[[ACC:.*]] = linalg.generic {indexing_maps = [#[[$GIIN]], #[[$GIW]], #[[$GIACC]]]
+// CHECK-SAME:      ins(%{{.*}}, %[[WB]] : tensor<1x4x6x4xf32>, tensor<2x2x3x1x8xf32>) outs(%{{.*}} : tensor<2x1x4x1x4x8xf32>)
+// CHECK:         tensor.collapse_shape %[[ACC]] {{\[}}[0], [1, 2, 3, 4], [5]] : tensor<2x1x4x1x4x8xf32> into tensor<2x16x8xf32>
+func.func @conv2d_implicit_grouped(%x: tensor<1x4x6x4xf32>, %w: tensor<16x2x3x1xf32>) -> tensor<1x16x4x4xf32> {
+  %0 = mp.conv2d %x, %w acc(f32) {groups = 2 : i64} : (tensor<1x4x6x4xf32>, tensor<16x2x3x1xf32>) -> tensor<1x16x4x4xf32>
+  return %0 : tensor<1x16x4x4xf32>
 }
 
 // -----
@@ -334,9 +435,9 @@ func.func @conv2d_grad_input_grouped(%dy: tensor<1x6x8x8xf32>, %w: tensor<6x2x3x
 // CHECK-DAG: #[[$FCHW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0 floordiv 8, (d1 * 3 + d2) * 3 + d3, d0 mod 8)>
 // CHECK-LABEL: func.func @conv2d_grad_filter(
 // CHECK-SAME:    %[[DY:.*]]: tensor<8x16x16x16xf16>, %[[X:.*]]: tensor<8x4x32x32xf16>)
-// CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8x4x34x34xf16>)
+// CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8x4x34x34xf32>)
 // CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$GCOL]], {{.*}}]
-// CHECK-SAME:      ins(%[[PAD]], %{{.*}} : tensor<8x4x34x34xf16>, tensor<2x2x3x3x16x16xf16>) outs(%{{.*}} : tensor<2x18x2048xf32>)
+// CHECK-SAME:      ins(%[[PAD]], %{{.*}} : tensor<8x4x34x34xf32>, tensor<2x2x3x3x16x16xf32>) outs(%{{.*}} : tensor<2x18x2048xf32>)
 // CHECK:         %[[DYT:.*]] = linalg.generic {indexing_maps = [#[[$DYT]], {{.*}}]
 // CHECK-SAME:      ins(%[[DY]] : tensor<8x16x16x16xf16>) outs(%{{.*}} : tensor<2x8x16x16x8xf32>)
 // CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x2048x8xf32>

@@ -283,3 +283,121 @@ func.func @widened(%a: tensor<16x64xbf16>, %b: tensor<64x32xbf16>,
       outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
   return %r : tensor<16x32xf32>
 }
+
+
+// -----
+
+// A contraction into a zero fill (a convolution's pixel-major product: the
+// im2col in panels of 7 pixels, [P, K, 7], read at (p, k, r)): the fill is
+// fused into the parallel tile loops, so the accumulators start from a
+// zero vector in registers, the loops' destination is the fill's empty
+// tensor (no fill of the whole result, no reading it back), and nothing
+// zeroes the tile's slice in memory. The M loop of 7 pixels is one tile
+// even with an M tile of 4 (its divisors up to 4: 1) and with 8.
+// CHECK-LABEL: func.func @panels(
+// CHECK-DAG:   %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<7x16xf32>
+// CHECK-DAG:   %[[EMPTY:.*]] = tensor.empty() : tensor<6x7x16xf32>
+// CHECK-NOT:   linalg.fill
+// CHECK:       %[[R:.*]] = scf.for %[[P:.*]] = %c0 to %c6 step %c1 iter_args(%[[T:.*]] = %[[EMPTY]]) -> (tensor<6x7x16xf32>)
+// CHECK-NEXT:    %[[SLICE:.*]] = tensor.extract_slice %[[T]][%[[P]], 0, 0] [1, 7, 16] [1, 1, 1]
+// CHECK-NEXT:    %[[TILE:.*]] = tensor.extract_slice %[[SLICE]][0, 0, 0] [1, 7, 16] [1, 1, 1] : tensor<1x7x16xf32> to tensor<7x16xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c144 step %c1 iter_args(%[[S:.*]] = %[[ZERO]]) -> (vector<7x16xf32>)
+// CHECK-NEXT:      vector.transfer_read %{{.*}} : tensor<6x144x7xf32>, vector<7xf32>
+// CHECK-NEXT:      vector.shape_cast %{{.*}} : vector<7xf32> to vector<7x1xf32>
+// CHECK-NEXT:      vector.broadcast %{{.*}} : vector<7x1xf32> to vector<7x16xf32>
+// CHECK-NEXT:      vector.transfer_read %{{.*}} : tensor<144x16xf32>, vector<16xf32>
+// CHECK-NEXT:      vector.broadcast
+// CHECK-NEXT:      %[[PR:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<7x16xf32>
+// CHECK-NEXT:      arith.addf %[[S]], %[[PR]] : vector<7x16xf32>
+// CHECK:         %[[W:.*]] = vector.transfer_write %[[SUM]], %[[TILE]][%c0, %c0] {{.*}} : vector<7x16xf32>, tensor<7x16xf32>
+// CHECK-NEXT:    tensor.insert_slice %[[W]] into %[[SLICE]]
+// CHECK-NOT:   vector.transfer_write %[[ZERO]]
+// CHECK:       return %[[R]]
+// AVX512-LABEL: func.func @panels(
+// AVX512-NOT:   linalg.fill
+// AVX512:       scf.for %{{.*}} = %c0 to %c6 step %c1
+// AVX512:         scf.for %{{.*}} = %c0 to %c144 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (vector<7x16xf32>)
+func.func @panels(%col: tensor<6x144x7xf32>, %w: tensor<144x16xf32>) -> tensor<6x7x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<6x7x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<6x7x16xf32>) -> tensor<6x7x16xf32>
+  %r = linalg.contract indexing_maps = [affine_map<(p, r, f, k) -> (p, k, r)>,
+                                        affine_map<(p, r, f, k) -> (k, f)>,
+                                        affine_map<(p, r, f, k) -> (p, r, f)>]
+      ins(%col, %w : tensor<6x144x7xf32>, tensor<144x16xf32>)
+      outs(%acc : tensor<6x7x16xf32>) -> tensor<6x7x16xf32>
+  return %r : tensor<6x7x16xf32>
+}
+
+
+// -----
+
+// A fill with a use other than accumulators is not fused: it is filled on
+// its own (rows of 16 zeros), and the contraction reads its accumulators
+// from it.
+// CHECK-LABEL: func.func @shared_fill(
+// CHECK:       %[[FILLED:.*]] = scf.for {{.*}} -> (tensor<16x16xf32>)
+// CHECK:         vector.transfer_write %{{.*}} : vector<16xf32>, tensor<1x16xf32>
+// CHECK:       %[[R:.*]] = scf.for %{{.*}} = %c0 to %c16 step %c4 iter_args(%[[T:.*]] = %[[FILLED]])
+// CHECK-NEXT:    %[[SLICE:.*]] = tensor.extract_slice %[[T]]
+// CHECK-NEXT:    %[[ACC:.*]] = vector.transfer_read %[[SLICE]]{{.*}} : tensor<4x16xf32>, vector<4x16xf32>
+// CHECK-NEXT:    scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}} = %[[ACC]]) -> (vector<4x16xf32>)
+// CHECK:       return %[[R]], %[[FILLED]]
+func.func @shared_fill(%a: tensor<16x64xf32>, %b: tensor<64x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<16x64xf32>, tensor<64x16xf32>)
+      outs(%acc : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %r, %acc : tensor<16x16xf32>, tensor<16x16xf32>
+}
+
+
+// -----
+
+// An implicit-GEMM convolution (the pixel-major product read from the
+// padded input: its map sums loops, so it is no contraction linalg
+// recognises): tiled as one, the 7 pixels r of a panel (one tile with an M
+// tile of 4 too) times 16 filters f, the fill fused into the parallel
+// loops, the reductions c, kh, kw by 1 in that order inside, the
+// accumulators in registers across all three from a zero vector. A tile
+// reads 7 contiguous input elements at (n, c, oh + kh, 7·owb + kw), extends
+// them exactly, and multiplies and adds them separately (no FMA).
+// CHECK-DAG:   #[[$ROW:.*]] = affine_map<()[s0, s1] -> (s0 + s1)>
+// CHECK-LABEL: func.func @implicit_conv(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x2x4x9xbf16>, %[[W:.*]]: tensor<2x3x3x16xf32>)
+// CHECK-DAG:   %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<7x16xf32>
+// CHECK-DAG:   %[[EMPTY:.*]] = tensor.empty() : tensor<1x2x1x7x16xf32>
+// CHECK-NOT:   linalg.fill
+// CHECK:       scf.for %[[OH:.*]] = %c0 to %c2 step %c1 iter_args(%{{.*}} = %[[EMPTY]]) -> (tensor<1x2x1x7x16xf32>)
+// CHECK:         %[[TILE:.*]] = tensor.extract_slice %{{.*}} : tensor<1x1x1x7x16xf32> to tensor<7x16xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = scf.for %[[C:.*]] = %c0 to %c2 step %c1 iter_args(%[[S0:.*]] = %[[ZERO]]) -> (vector<7x16xf32>)
+// CHECK-NEXT:      scf.for %[[KH:.*]] = %c0 to %c3 step %c1 iter_args(%[[S1:.*]] = %[[S0]]) -> (vector<7x16xf32>)
+// CHECK-NEXT:        scf.for %[[KW:.*]] = %c0 to %c3 step %c1 iter_args(%[[S2:.*]] = %[[S1]]) -> (vector<7x16xf32>)
+// CHECK-NEXT:          %[[H:.*]] = affine.apply #[[$ROW]]()[%[[OH]], %[[KH]]]
+// CHECK-NEXT:          vector.transfer_read %[[X]][%c0, %[[C]], %[[H]], %[[KW]]], %{{.*}} {in_bounds = [true]} : tensor<1x2x4x9xbf16>, vector<7xbf16>
+// CHECK:               vector.transfer_read %[[W]][%[[C]], %[[KH]], %[[KW]], %c0], %{{.*}} {in_bounds = [true]} : tensor<2x3x3x16xf32>, vector<16xf32>
+// CHECK:               arith.extf %{{.*}} : vector<7x16xbf16> to vector<7x16xf32>
+// CHECK-NEXT:          %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<7x16xf32>
+// CHECK-NEXT:          %[[N:.*]] = arith.addf %[[S2]], %[[P]] : vector<7x16xf32>
+// CHECK-NEXT:          scf.yield %[[N]] : vector<7x16xf32>
+// CHECK:         vector.transfer_write %[[SUM]], %[[TILE]][%c0, %c0] {{.*}} : vector<7x16xf32>, tensor<7x16xf32>
+// CHECK-NOT:   math.fma
+func.func @implicit_conv(%x: tensor<1x2x4x9xbf16>, %w: tensor<2x3x3x16xf32>) -> tensor<1x2x1x7x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x1x7x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x1x7x16xf32>) -> tensor<1x2x1x7x16xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(n, oh, owb, r, f, c, kh, kw) -> (n, c, oh + kh, owb * 7 + r + kw)>,
+                       affine_map<(n, oh, owb, r, f, c, kh, kw) -> (c, kh, kw, f)>,
+                       affine_map<(n, oh, owb, r, f, c, kh, kw) -> (n, oh, owb, r, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x2x4x9xbf16>, tensor<2x3x3x16xf32>) outs(%acc : tensor<1x2x1x7x16xf32>) {
+  ^bb0(%a: bf16, %b: f32, %out: f32):
+    %aw = arith.extf %a : bf16 to f32
+    %p = arith.mulf %aw, %b : f32
+    %s = arith.addf %out, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x1x7x16xf32>
+  return %r : tensor<1x2x1x7x16xf32>
+}

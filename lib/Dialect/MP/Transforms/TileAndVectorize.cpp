@@ -13,7 +13,10 @@
 // into panels of M-tile rows, K inside (with outer loops over the B panels,
 // then the A panels); small dot contractions (A·Bᵀ, both operands contiguous
 // along K) get their N·K operand transposed instead, so that they are such
-// matmuls. Accumulators are hoisted out of the reduction loops. With
+// matmuls. Accumulators are hoisted out of the reduction loops; a zero
+// fill that only makes accumulators is fused into the parallel tile loops
+// of its contractions, so that they start from zeros in registers (no
+// fill of the whole result in memory, no reading it back). With
 // `parallel`, the leading parallel tile loops of large operations are one
 // scf.forall (each output element still computed by one iteration).
 //
@@ -226,6 +229,62 @@ getMatmulDims(linalg::LinalgOp op) {
   if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty())
     return std::nullopt;
   return *dims;
+}
+
+/// The M and N loops of an implicit-GEMM convolution (the product of a
+/// convolution read from its padded input, not from an im2col): a
+/// linalg.generic with two inputs, one output and reduction loops whose
+/// payload adds the product of its inputs (possibly extended) to the
+/// output, the output and the second input (the filter) read with
+/// projected permutations and the first (the input) with sums of loops
+/// (oh·sh + kh·dh, owb·P + r + kw·dw). N is the output's innermost loop,
+/// which the filter reads and the input does not; M the last parallel loop
+/// the input and the output read and the filter does not (r, the pixels of
+/// an output row: unit stride in the input). Tiled with both in the
+/// vector and the reductions by 1, a tile is the outer product of M input
+/// elements, contiguous, and a row of N filters (the reduction loops'
+/// unit tiles dropped, every map of the tile is a projected permutation).
+static std::optional<std::pair<unsigned, unsigned>>
+getImplicitConvDims(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() == 0)
+    return std::nullopt;
+  AffineMap inputMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap filterMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  AffineMap outputMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (inputMap.isProjectedPermutation() ||
+      !filterMap.isProjectedPermutation() ||
+      !outputMap.isProjectedPermutation() || outputMap.getNumResults() == 0)
+    return std::nullopt;
+  // The payload: yield(out + a·b), a and b the inputs, possibly extended.
+  Block *body = op.getBlock();
+  auto sum = dyn_cast_or_null<arith::AddFOp>(
+      body->getTerminator()->getOperand(0).getDefiningOp());
+  if (!sum || sum.getLhs() != body->getArgument(2))
+    return std::nullopt;
+  auto product = sum.getRhs().getDefiningOp<arith::MulFOp>();
+  auto reaches = [&](Value value, unsigned argument) {
+    if (auto extension = value.getDefiningOp<arith::ExtFOp>())
+      value = extension.getIn();
+    return value == body->getArgument(argument);
+  };
+  if (!product || !reaches(product.getLhs(), 0) ||
+      !reaches(product.getRhs(), 1))
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  auto nExpr = dyn_cast<AffineDimExpr>(outputMap.getResults().back());
+  if (!nExpr || !filterMap.isFunctionOfDim(nExpr.getPosition()) ||
+      inputMap.isFunctionOfDim(nExpr.getPosition()))
+    return std::nullopt;
+  std::optional<unsigned> m;
+  for (unsigned d = 0, e = iterators.size(); d < e; ++d)
+    if (iterators[d] == utils::IteratorType::parallel &&
+        inputMap.isFunctionOfDim(d) && outputMap.isFunctionOfDim(d) &&
+        !filterMap.isFunctionOfDim(d))
+      m = d;
+  if (!m)
+    return std::nullopt;
+  return std::make_pair(*m, nExpr.getPosition());
 }
 
 /// Makes the N·K operand of the dot contraction `op` (both operands
@@ -568,6 +627,119 @@ struct TransposeOfBroadcastToStretch
   }
 };
 
+/// True when `op` is a fill: a linalg.fill, or the generic it generalises
+/// to (one scalar input, yielded as it is, all loops parallel).
+static bool isFill(Operation *op) {
+  if (isa<linalg::FillOp>(op))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
+      isa<ShapedType>(generic.getDpsInputOperand(0)->get().getType()))
+    return false;
+  Block *body = generic.getBody();
+  return body->getOperations().size() == 1 &&
+         body->getTerminator()->getOperand(0) == body->getArgument(0);
+}
+
+/// True when `fill` (isFill) has uses and each is the destination of a
+/// linalg operation with reduction loops (a contraction's accumulator).
+static bool isAccumulatorFill(linalg::LinalgOp fill) {
+  return !fill->use_empty() && llvm::all_of(fill->getUses(), [](OpOperand &use) {
+    auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    return user && user.getNumReductionLoops() != 0 && user.isDpsInit(&use);
+  });
+}
+
+/// True when the destination of the linalg operation `op`, which has
+/// reduction loops, is a fill's result (isFill).
+static bool hasFilledDestination(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumReductionLoops() == 0)
+    return false;
+  return llvm::any_of(linalgOp.getDpsInits(), [](Value init) {
+    Operation *producer = init.getDefiningOp();
+    return producer && isFill(producer);
+  });
+}
+
+/// Fuses the fill that makes the destination of the tiled operation `tiled`
+/// (hasFilledDestination before tiling: the zero accumulator of a
+/// contraction) into the tile loops `loops`, which are parallel loops only,
+/// so that each tile fills its own slice: vectorised, a constant the tile's
+/// accumulators start from in registers (the fill's write and the tile's
+/// read of it fold away), and the loops' destination becomes the fill's (an
+/// empty tensor): no memset, no reading the zeros back. Each output element
+/// still starts from the fill's value and is summed in its order. Returns
+/// the fused fills, which are vectorised before `tiled`.
+static SmallVector<Operation *>
+fuseFilledDestinations(RewriterBase &rewriter, Operation *tiled,
+                       MutableArrayRef<LoopLikeOpInterface> loops) {
+  SmallVector<Operation *> fills;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(tiled);
+  if (loops.empty() || !linalgOp || linalgOp.getNumReductionLoops() == 0)
+    return fills;
+  for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
+    auto slice = init.get().getDefiningOp<tensor::ExtractSliceOp>();
+    if (!slice)
+      continue;
+    // The slice's source, through the loops' iteration arguments.
+    Value source = slice.getSource();
+    while (auto argument = dyn_cast<BlockArgument>(source)) {
+      auto loop = dyn_cast<LoopLikeOpInterface>(
+          argument.getOwner()->getParentOp());
+      if (!loop || !llvm::is_contained(loops, loop))
+        break;
+      OpOperand *loopInit = loop.getTiedLoopInit(argument);
+      if (!loopInit)
+        break;
+      source = loopInit->get();
+    }
+    Operation *producer = source.getDefiningOp();
+    if (!producer || !isFill(producer))
+      continue;
+    std::optional<scf::SCFFuseProducerOfSliceResult> fused =
+        scf::tileAndFuseProducerOfSlice(rewriter, slice, loops);
+    if (fused)
+      llvm::append_range(fills, fused->tiledOps);
+  }
+  return fills;
+}
+
+/// tensor.insert_slice %x into %t where %t is written into %d by a
+/// destination-style operation (vector.transfer_write, tensor.insert_slice)
+/// and the slice is all of %t → tensor.insert_slice %x into %d: what the
+/// operation put in %t is overwritten. A fill fused into a contraction's tile
+/// loops (fuseFilledDestinations) writes its zeros into the tile's slice,
+/// which the contraction reads from registers (the read of the zeros
+/// folds into the constant) and then overwrites; left there, the write
+/// made bufferization copy the tile through a new buffer.
+struct InsertOverWrite : public OpRewritePattern<tensor::InsertSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::InsertSliceOp insert,
+                                PatternRewriter &rewriter) const override {
+    auto writer = insert.getDest().getDefiningOp<DestinationStyleOpInterface>();
+    RankedTensorType destType = insert.getDestType();
+    if (!writer || writer->getNumResults() != 1 ||
+        writer.getNumDpsInits() != 1 ||
+        writer.getDpsInitOperand(0)->get().getType() != destType ||
+        !destType.hasStaticShape() ||
+        insert.getSourceType().getNumElements() != destType.getNumElements())
+      return failure();
+    auto isZero = [](OpFoldResult v) { return isConstantIntValue(v, 0); };
+    auto isOne = [](OpFoldResult v) { return isConstantIntValue(v, 1); };
+    if (!llvm::all_of(insert.getMixedOffsets(), isZero) ||
+        !llvm::all_of(insert.getMixedStrides(), isOne) ||
+        insert.getStaticSizes() != destType.getShape())
+      return failure();
+    Value base = writer.getDpsInitOperand(0)->get();
+    rewriter.modifyOpInPlace(insert,
+                             [&] { insert.getDestMutable().assign(base); });
+    return success();
+  }
+};
+
 struct TileAndVectorize
     : public mp::impl::MPTileAndVectorizeBase<TileAndVectorize> {
   using Base::Base;
@@ -603,12 +775,26 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
     sizes[loop] = chooseTileSize(extents[loop], size);
   };
 
+  // An M tile: a short M loop whose divisors up to the M tile are below
+  // half of it (the 7 pixels of a convolution's panel, with an M tile of
+  // 4) is one tile.
+  auto tileRows = [&](unsigned m) {
+    tile(m, matmulTiles[0]);
+    if (extents[m] <= 2 * matmulTiles[0] && 2 * sizes[m] < matmulTiles[0])
+      sizes[m] = extents[m];
+  };
+  if (std::optional<std::pair<unsigned, unsigned>> conv =
+          getImplicitConvDims(op)) {
+    tileRows(conv->first);
+    tile(conv->second, matmulTiles[1]);
+    return sizes;
+  }
   unsigned vectorLoop = chooseVectorLoop(op);
   std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
   if (dims && vectorLoop == dims->n.back() &&
       vectorLoop != dims->m.back()) {
     // Rows of N outputs, M of them, accumulated over K (in order).
-    tile(dims->m.back(), matmulTiles[0]);
+    tileRows(dims->m.back());
     tile(dims->n.back(), matmulTiles[1]);
     tile(dims->k.back(), matmulTiles[2]);
     return sizes;
@@ -661,6 +847,8 @@ TileAndVectorize::tile(RewriterBase &rewriter, linalg::LinalgOp op,
   }
 
   Operation *current = op;
+  // The fills fused into the loops (fuseFilledDestinations): tiles too.
+  SmallVector<Operation *> fills;
   if (numForall > 0) {
     // The scf.forall over the leading parallel loops (in their order, which
     // is the tile order), the other loops untiled inside.
@@ -676,29 +864,60 @@ TileAndVectorize::tile(RewriterBase &rewriter, linalg::LinalgOp op,
       return failure();
     rewriter.replaceOp(current, tiled->replacements);
     current = tiled->tiledOps.front();
+    fills = fuseFilledDestinations(rewriter, current, tiled->loops);
     rewriter.setInsertionPoint(current);
   }
 
-  // scf.for loops over the rest, in tile order.
+  // scf.for loops over the rest, in tile order: with a filled destination
+  // (an accumulator) the parallel loops first, the fill fused into them,
+  // then the reduction loops inside (a fill inside a reduction loop would
+  // restart the sums).
   SmallVector<int64_t> forSizes(sizes);
   for (unsigned i = 0; i < numForall; ++i)
     forSizes[order[i]] = 0;
-  if (llvm::all_of(forSizes, [](int64_t size) { return size == 0; }))
-    return SmallVector<Operation *>{current};
-  scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(context, forSizes));
-  options.setInterchange(order);
-  FailureOr<scf::SCFTilingResult> tiled =
-      scf::tileUsingSCF(rewriter, cast<TilingInterface>(current), options);
-  if (failed(tiled)) {
-    // The scf.forall's tile stays a linalg operation, for
-    // convert-linalg-to-loops.
+  auto tileFor = [&](ArrayRef<int64_t> forSizes)
+      -> std::optional<FailureOr<scf::SCFTilingResult>> {
+    if (llvm::all_of(forSizes, [](int64_t size) { return size == 0; }))
+      return std::nullopt;
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(context, forSizes));
+    options.setInterchange(order);
+    FailureOr<scf::SCFTilingResult> tiled =
+        scf::tileUsingSCF(rewriter, cast<TilingInterface>(current), options);
+    if (succeeded(tiled)) {
+      rewriter.replaceOp(current, tiled->replacements);
+      current = tiled->tiledOps.back();
+    }
+    return tiled;
+  };
+  if (hasFilledDestination(current)) {
+    SmallVector<int64_t> parallelSizes(forSizes), reductionSizes(forSizes);
+    for (auto [i, type] : llvm::enumerate(iterators))
+      (type == utils::IteratorType::parallel ? reductionSizes
+                                             : parallelSizes)[i] = 0;
+    std::optional<FailureOr<scf::SCFTilingResult>> tiled =
+        tileFor(parallelSizes);
+    if (tiled && succeeded(*tiled))
+      llvm::append_range(
+          fills, fuseFilledDestinations(rewriter, current, (*tiled)->loops));
+    if (!tiled || succeeded(*tiled))
+      forSizes = reductionSizes;
+  }
+  std::optional<FailureOr<scf::SCFTilingResult>> tiled = tileFor(forSizes);
+  if (tiled && failed(*tiled)) {
+    // The tile stays a linalg operation, for mp-linalg-to-loops.
     if (current == op.getOperation())
       return failure();
-    return SmallVector<Operation *>{};
+    return fills;
   }
-  rewriter.replaceOp(current, tiled->replacements);
-  return tiled->tiledOps;
+  if (!tiled && current == op.getOperation() && fills.empty())
+    return SmallVector<Operation *>{current};
+  SmallVector<Operation *> tiles(fills);
+  if (tiled)
+    llvm::append_range(tiles, (**tiled).tiledOps);
+  else
+    tiles.push_back(current);
+  return tiles;
 }
 
 void TileAndVectorize::runOnOperation() {
@@ -746,19 +965,33 @@ void TileAndVectorize::runOnOperation() {
                          /*minM=*/4 * matmulTiles[0]))
       transposeDotOperand(rewriter, op, /*minM=*/matmulTiles[0]);
 
-  SmallVector<linalg::LinalgOp> candidates;
+  // Fills that only make accumulators come last: tiling their contractions
+  // fuses them (fuseFilledDestinations); those left are tiled on their own.
+  SmallVector<linalg::LinalgOp> candidates, accumulatorFills;
   function.walk([&](linalg::LinalgOp op) {
-    if (op.hasPureTensorSemantics())
+    if (!op.hasPureTensorSemantics())
+      return;
+    if (isFill(op) && isAccumulatorFill(op))
+      accumulatorFills.push_back(op);
+    else
       candidates.push_back(op);
   });
+  for (linalg::LinalgOp fill : accumulatorFills)
+    candidates.push_back(fill);
   linalg::ControlDropUnitDims dropUnitDims;
   dropUnitDims.rankReductionStrategy =
       linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
   for (linalg::LinalgOp op : candidates) {
+    if (isFill(op) && op->use_empty()) {
+      rewriter.eraseOp(op); // Fused into every contraction it filled.
+      continue;
+    }
+    // An implicit-GEMM convolution's input map is no projected permutation
+    // (which the vectoriser needs) until its tiles drop their unit loops.
     std::optional<SmallVector<int64_t>> sizes = getTileSizes(op);
-    if (!sizes ||
-        failed(linalg::vectorizeOpPrecondition(op, {}, {},
-                                               /*vectorizeNDExtract=*/true)))
+    if (!sizes || (!getImplicitConvDims(op) &&
+                   failed(linalg::vectorizeOpPrecondition(
+                       op, {}, {}, /*vectorizeNDExtract=*/true))))
       continue;
 
     rewriter.setInsertionPoint(op);
@@ -816,7 +1049,7 @@ void TileAndVectorize::runOnOperation() {
   {
     RewritePatternSet patterns(context);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
-    patterns.add<TransposeOfBroadcastToStretch>(context);
+    patterns.add<TransposeOfBroadcastToStretch, InsertOverWrite>(context);
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, context);
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, context);
@@ -855,6 +1088,13 @@ void TileAndVectorize::runOnOperation() {
       patterns, vector::VectorMultiReductionLowering::InnerReduction);
   // Not converging within the iteration limit leaves valid, slower code.
   (void)applyPatternsGreedily(function, std::move(patterns));
+
+  // The slices that fused fills wrote and their contractions overwrite,
+  // once the reduction loops no longer carry them.
+  RewritePatternSet overwrites(context);
+  scf::ForOp::getCanonicalizationPatterns(overwrites, context);
+  overwrites.add<InsertOverWrite>(context);
+  (void)applyPatternsGreedily(function, std::move(overwrites));
 }
 
 } // namespace

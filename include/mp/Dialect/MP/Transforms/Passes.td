@@ -273,8 +273,21 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     vector loop, the sizes before it for the parallel loops before it. A
     tile size that does not divide its loop's extent is lowered to the
     largest divisor of the extent below it, so every tile is full and no
-    masking is needed. Accumulators stay in registers across reduction
-    loops. Operations the vectoriser rejects (dynamic shapes, unsupported
+    masking is needed; an M loop of at most twice the M tile whose divisors
+    up to it are below half of it (a convolution panel's 7 pixels with an
+    M tile of 4) is one tile. Accumulators stay in registers across
+    reduction loops; a zero fill that only makes accumulators is fused into
+    the parallel tile loops of each contraction (the reduction loops tiled
+    inside them afterwards), so the accumulators start from a zero vector
+    and the result is neither filled in memory nor read back. An
+    implicit-GEMM convolution (a generic adding the product of its padded
+    input, read with sums of loops, and its filter, read with a projected
+    permutation, to its output) is tiled as a contraction: its output's
+    innermost loop (the filters) as N, the last parallel loop that the
+    input and the output read and the filter does not (the pixels of an
+    output row) as M, the reductions by 1 in their order; its tiles'
+    maps are projected permutations once their unit loops are dropped.
+    Operations the vectoriser rejects (dynamic shapes, unsupported
     bodies) are left as they are, for `convert-linalg-to-loops`; so are
     operations that read with `tensor.extract` from a slice with a non-unit
     stride (possibly reshaped), whose `vector.gather` would read a memref
