@@ -1,4 +1,5 @@
 // RUN: mp-opt %s -split-input-file -mp-tile-and-vectorize="parallel=true" -canonicalize -cse | FileCheck %s
+// RUN: mp-opt %s -split-input-file -mp-tile-and-vectorize="parallel=true matmul-tile-sizes=8,32,1" -canonicalize -cse | FileCheck %s --check-prefix=FILL
 
 // mp-tile-and-vectorize's `parallel`: the leading parallel tile loops of an
 // operation of at least 8192 iterations, as many as make 64 tiles, are one
@@ -70,4 +71,28 @@ func.func @small(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
     linalg.yield %s : f32
   } -> tensor<8x64xf32>
   return %r : tensor<8x64xf32>
+}
+
+// -----
+
+// A matmul onto a zero fill: the scf.forall of its 4 x 8 tiles of 8 x 32
+// starts from a tensor.empty, each tile's sums from zeros in registers; the
+// tile writes its output slice once (the fill is gone).
+// CHECK-LABEL: func.func @matmul_fill(
+// FILL-LABEL: func.func @matmul_fill(
+// FILL-DAG:   %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// FILL:       %[[EMPTY:.*]] = tensor.empty() : tensor<8x8x4x32xf32>
+// FILL:       scf.forall (%{{.*}}, %{{.*}}) in (4, 8) shared_outs(%{{.*}} = %[[EMPTY]]) -> (tensor<8x8x4x32xf32>)
+// FILL:         %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c32 step %c1 iter_args(%{{.*}} = %[[ZEROS]]) -> (vector<8x32xf32>)
+// FILL:         vector.transfer_write %[[SUM]], %{{.*}} : vector<8x32xf32>, tensor<8x32xf32>
+// FILL:         scf.forall.in_parallel
+// FILL-NOT: linalg.fill
+// FILL-NOT: vector.transfer_write
+func.func @matmul_fill(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>) -> tensor<64x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x128xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x128xf32>)
+      outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %r : tensor<64x128xf32>
 }

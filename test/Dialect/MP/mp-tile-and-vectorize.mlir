@@ -283,3 +283,40 @@ func.func @widened(%a: tensor<16x64xbf16>, %b: tensor<64x32xbf16>,
       outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
   return %r : tensor<16x32xf32>
 }
+
+// -----
+
+// A matmul onto a fill (the zero accumulator of a linear layer or of a
+// gradient; the fill shared with another use): each 4 x 16 tile starts its
+// sums from the fill's value in registers instead of reading its output
+// slice, and the tile loops start from a tensor.empty: the tiles are
+// disjoint and cover the output, so each tile reads the values the fill had
+// given it, and the output is written once (the fill's own nest stays for
+// its other use only). The sums are those of the scalar loops: 0 + a·b, in
+// K's order.
+// CHECK-LABEL: func.func @matmul_fill(
+// CHECK-DAG:   %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<4x16xf32>
+// CHECK-DAG:   %[[ROW:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// CHECK:       %[[FILLED:.*]] = scf.for {{.*}} -> (tensor<64x128xf32>)
+// CHECK:           vector.transfer_write %[[ROW]]
+// CHECK:       %[[EMPTY:.*]] = tensor.empty() : tensor<16x4x8x16xf32>
+// CHECK:       %[[R:.*]] = scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args(%{{.*}} = %[[EMPTY]]) -> (tensor<16x4x8x16xf32>)
+// CHECK:         scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args(%{{.*}}) -> (tensor<16x4x8x16xf32>)
+// CHECK-NOT:       vector.transfer_read %{{.*}} : tensor<4x16xf32>
+// CHECK-NOT:       vector.transfer_write %{{.*}} : vector<4x16xf32>
+// CHECK:           %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c32 step %c1 iter_args(%[[S:.*]] = %[[ZEROS]]) -> (vector<4x16xf32>)
+// CHECK:             %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<4x16xf32>
+// CHECK:             arith.addf %[[S]], %[[P]] : vector<4x16xf32>
+// CHECK:           vector.transfer_write %[[SUM]], %{{.*}} : vector<4x16xf32>, tensor<4x16xf32>
+// CHECK-NOT:       vector.transfer_write
+// CHECK:       %[[C:.*]] = tensor.collapse_shape %[[R]]
+// CHECK:       return %[[C]], %[[FILLED]]
+func.func @matmul_fill(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>)
+    -> (tensor<64x128xf32>, tensor<64x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x128xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x128xf32>)
+      outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %r, %c : tensor<64x128xf32>, tensor<64x128xf32>
+}

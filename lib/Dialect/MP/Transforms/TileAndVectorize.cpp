@@ -49,6 +49,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/TargetParser/Host.h"
@@ -535,6 +536,32 @@ static unsigned chooseVectorLoop(linalg::LinalgOp op) {
   return best;
 }
 
+/// True when the contraction `op` is tiled as rows of N outputs, M of them,
+/// accumulated over K (its vector loop is its innermost N loop, not its
+/// innermost M loop): the register tile of TileAndVectorize::getTileSizes.
+static bool isRowMatmul(linalg::LinalgOp op) {
+  std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
+  unsigned vectorLoop = chooseVectorLoop(op);
+  return dims && vectorLoop == dims->n.back() && vectorLoop != dims->m.back();
+}
+
+/// The value `init` is filled with when it is a fill on tensors (a
+/// linalg.fill, generalized: a generic that yields its scalar input),
+/// possibly reshaped (tensor.expand_shape, tensor.collapse_shape: the same
+/// value everywhere), whose scalar dominates `user`; else null.
+static Value getFillValue(Value init, Operation *user) {
+  Operation *def = init.getDefiningOp();
+  while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+    def = def->getOperand(0).getDefiningOp();
+  auto fill = dyn_cast_or_null<linalg::GenericOp>(def);
+  if (!fill || !fill.hasPureTensorSemantics())
+    return Value();
+  std::optional<Value> scalar = linalg::isaFillOpInterface(fill);
+  if (!scalar || !DominanceInfo().properlyDominates(*scalar, user))
+    return Value();
+  return *scalar;
+}
+
 /// transpose(broadcast(v : vector<M>) : vector<N x M>, [1, 0]) as
 /// broadcast(shape_cast(v) : vector<M x 1>) : vector<M x N>: row i is a
 /// splat of v[i]. A contraction tile reads its packed M panel (M contiguous
@@ -568,6 +595,37 @@ struct TransposeOfBroadcastToStretch
   }
 };
 
+/// tensor.insert_slice %tile into (vector.transfer_write %v, %t) where the
+/// slice is all of the destination (offsets 0, unit strides, its whole
+/// shape) as tensor.insert_slice %tile into %t: the written values are all
+/// overwritten. A tile whose output slice is filled before its reduction
+/// (TileAndVectorize::tile with a fill) inserts its sums into the filled
+/// slice; without this the fill's vector would be stored before the sums.
+struct InsertSliceOverWrite : public OpRewritePattern<tensor::InsertSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::InsertSliceOp insert,
+                                PatternRewriter &rewriter) const override {
+    auto write = insert.getDest().getDefiningOp<vector::TransferWriteOp>();
+    RankedTensorType destType = insert.getDestType();
+    if (!write || !write->hasOneUse() || !destType.hasStaticShape() ||
+        !llvm::all_of(insert.getMixedOffsets(),
+                      [](OpFoldResult offset) {
+                        return isConstantIntValue(offset, 0);
+                      }) ||
+        !llvm::all_of(insert.getMixedStrides(),
+                      [](OpFoldResult stride) {
+                        return isConstantIntValue(stride, 1);
+                      }) ||
+        getConstantIntValues(insert.getMixedSizes()) !=
+            SmallVector<int64_t>(destType.getShape()))
+      return failure();
+    rewriter.modifyOpInPlace(
+        insert, [&] { insert.getDestMutable().set(write.getBase()); });
+    return success();
+  }
+};
+
 struct TileAndVectorize
     : public mp::impl::MPTileAndVectorizeBase<TileAndVectorize> {
   using Base::Base;
@@ -581,10 +639,18 @@ private:
   /// Tiles `op` by `sizes` and replaces it: parallel loops outside, reduction
   /// loops inside (in their order), so that accumulators stay in registers
   /// across the reduction. With `parallel`, the outermost parallel tile
-  /// loops of a large enough operation are one scf.forall. Returns the tiles.
+  /// loops of a large enough operation are one scf.forall. With `fill`
+  /// (the value op's output is filled with, getFillValue), the parallel
+  /// loops are one nest and the reduction loops a second one inside it, and
+  /// each parallel tile fills its own output slice with `fill` before its
+  /// reduction (a linalg.fill tile, among the returned tiles), while the
+  /// nest starts from a tensor.empty: the tiles are disjoint and cover the
+  /// output, so each reads the values the whole fill had given it, and no
+  /// tile reads the output before it writes it. Returns the tiles.
   FailureOr<SmallVector<Operation *>> tile(RewriterBase &rewriter,
                                            linalg::LinalgOp op,
-                                           ArrayRef<int64_t> sizes) const;
+                                           ArrayRef<int64_t> sizes,
+                                           Value fill) const;
 
   SmallVector<int64_t> matmulTiles, innerTiles;
 };
@@ -605,8 +671,7 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
 
   unsigned vectorLoop = chooseVectorLoop(op);
   std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
-  if (dims && vectorLoop == dims->n.back() &&
-      vectorLoop != dims->m.back()) {
+  if (isRowMatmul(op)) {
     // Rows of N outputs, M of them, accumulated over K (in order).
     tile(dims->m.back(), matmulTiles[0]);
     tile(dims->n.back(), matmulTiles[1]);
@@ -630,7 +695,7 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
 
 FailureOr<SmallVector<Operation *>>
 TileAndVectorize::tile(RewriterBase &rewriter, linalg::LinalgOp op,
-                       ArrayRef<int64_t> sizes) const {
+                       ArrayRef<int64_t> sizes, Value fill) const {
   MLIRContext *context = rewriter.getContext();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
@@ -661,6 +726,9 @@ TileAndVectorize::tile(RewriterBase &rewriter, linalg::LinalgOp op,
   }
 
   Operation *current = op;
+  // The outermost tile loop, whose initial output is op's.
+  Operation *outermost = nullptr;
+  Value init = op.getDpsInitOperand(0)->get();
   if (numForall > 0) {
     // The scf.forall over the leading parallel loops (in their order, which
     // is the tile order), the other loops untiled inside.
@@ -676,29 +744,91 @@ TileAndVectorize::tile(RewriterBase &rewriter, linalg::LinalgOp op,
       return failure();
     rewriter.replaceOp(current, tiled->replacements);
     current = tiled->tiledOps.front();
+    if (!tiled->loops.empty())
+      outermost = tiled->loops.front();
     rewriter.setInsertionPoint(current);
   }
 
-  // scf.for loops over the rest, in tile order.
+  // scf.for loops over the rest, in tile order; with `fill`, over the
+  // parallel loops first and the reduction loops in a second nest.
   SmallVector<int64_t> forSizes(sizes);
   for (unsigned i = 0; i < numForall; ++i)
     forSizes[order[i]] = 0;
-  if (llvm::all_of(forSizes, [](int64_t size) { return size == 0; }))
+  SmallVector<int64_t> reductionSizes(sizes.size(), 0);
+  if (fill)
+    for (unsigned i = numParallel; i < order.size(); ++i)
+      std::swap(reductionSizes[order[i]], forSizes[order[i]]);
+  auto isZero = [](int64_t size) { return size == 0; };
+  if (!llvm::all_of(forSizes, isZero)) {
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(context, forSizes));
+    options.setInterchange(order);
+    FailureOr<scf::SCFTilingResult> tiled =
+        scf::tileUsingSCF(rewriter, cast<TilingInterface>(current), options);
+    if (failed(tiled)) {
+      // The scf.forall's tile stays a linalg operation, for
+      // convert-linalg-to-loops.
+      if (current == op.getOperation())
+        return failure();
+      return SmallVector<Operation *>{};
+    }
+    rewriter.replaceOp(current, tiled->replacements);
+    if (!fill || tiled->tiledOps.size() != 1)
+      return tiled->tiledOps;
+    current = tiled->tiledOps.front();
+    if (!outermost && !tiled->loops.empty())
+      outermost = tiled->loops.front();
+  }
+  if (!fill)
     return SmallVector<Operation *>{current};
+
+  SmallVector<Operation *> tiles;
+  if (outermost) {
+    // The tile's output slice filled, the nest's initial output empty.
+    Location loc = current->getLoc();
+    auto tileOp = cast<linalg::LinalgOp>(current);
+    OpOperand *tileInit = tileOp.getDpsInitOperand(0);
+    rewriter.setInsertionPoint(current);
+    auto fillOp = linalg::FillOp::create(rewriter, loc, ValueRange{fill},
+                                         ValueRange{tileInit->get()});
+    FailureOr<linalg::GenericOp> fillTile =
+        linalg::generalizeNamedOp(rewriter, fillOp);
+    if (failed(fillTile))
+      return failure();
+    rewriter.modifyOpInPlace(current,
+                             [&] { tileInit->set(fillTile->getResult(0)); });
+    tiles.push_back(*fillTile);
+
+    rewriter.setInsertionPoint(outermost);
+    auto type = cast<RankedTensorType>(init.getType());
+    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                          type.getElementType());
+    MutableOperandRange initial =
+        isa<scf::ForallOp>(outermost)
+            ? cast<scf::ForallOp>(outermost).getOutputsMutable()
+            : cast<scf::ForOp>(outermost).getInitArgsMutable();
+    for (OpOperand &operand : initial)
+      if (operand.get() == init)
+        rewriter.modifyOpInPlace(outermost, [&] { operand.set(empty); });
+  }
+  if (llvm::all_of(reductionSizes, isZero)) {
+    tiles.push_back(current);
+    return tiles;
+  }
   scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(context, forSizes));
+  options.setTileSizes(getAsIndexOpFoldResult(context, reductionSizes));
   options.setInterchange(order);
+  rewriter.setInsertionPoint(current);
   FailureOr<scf::SCFTilingResult> tiled =
       scf::tileUsingSCF(rewriter, cast<TilingInterface>(current), options);
   if (failed(tiled)) {
-    // The scf.forall's tile stays a linalg operation, for
-    // convert-linalg-to-loops.
-    if (current == op.getOperation())
-      return failure();
-    return SmallVector<Operation *>{};
+    // The whole reduction of the tile stays a linalg operation, for
+    // convert-linalg-to-loops (too large a vector otherwise).
+    return tiles;
   }
   rewriter.replaceOp(current, tiled->replacements);
-  return tiled->tiledOps;
+  llvm::append_range(tiles, tiled->tiledOps);
+  return tiles;
 }
 
 void TileAndVectorize::runOnOperation() {
@@ -754,6 +884,13 @@ void TileAndVectorize::runOnOperation() {
   linalg::ControlDropUnitDims dropUnitDims;
   dropUnitDims.rankReductionStrategy =
       linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+  // The fills that contractions accumulate onto, before the fills are
+  // tiled themselves.
+  DenseMap<Operation *, Value> fills;
+  for (linalg::LinalgOp op : candidates)
+    if (op.getNumDpsInits() == 1 && isRowMatmul(op))
+      if (Value fill = getFillValue(op.getDpsInitOperand(0)->get(), op))
+        fills[op] = fill;
   for (linalg::LinalgOp op : candidates) {
     std::optional<SmallVector<int64_t>> sizes = getTileSizes(op);
     if (!sizes ||
@@ -762,7 +899,8 @@ void TileAndVectorize::runOnOperation() {
       continue;
 
     rewriter.setInsertionPoint(op);
-    FailureOr<SmallVector<Operation *>> tiles = tile(rewriter, op, *sizes);
+    FailureOr<SmallVector<Operation *>> tiles =
+        tile(rewriter, op, *sizes, fills.lookup(op));
     if (failed(tiles))
       continue;
 
@@ -855,6 +993,13 @@ void TileAndVectorize::runOnOperation() {
       patterns, vector::VectorMultiReductionLowering::InnerReduction);
   // Not converging within the iteration limit leaves valid, slower code.
   (void)applyPatternsGreedily(function, std::move(patterns));
+
+  // The filled output slices that their tiles overwrite entirely: seen once
+  // the reduction loops no longer carry the slices they do not change.
+  RewritePatternSet overwrites(context);
+  scf::ForOp::getCanonicalizationPatterns(overwrites, context);
+  overwrites.add<InsertSliceOverWrite>(context);
+  (void)applyPatternsGreedily(function, std::move(overwrites));
 }
 
 } // namespace
