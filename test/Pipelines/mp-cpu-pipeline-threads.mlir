@@ -11,25 +11,19 @@
 // iterations stay sequential. threads=0 leaves the number to the OpenMP
 // runtime; threads=1 (the default) makes no OpenMP at all.
 
-// The packing of A into 16 panels of 4 rows (8192 iterations) is shared
-// among the threads.
-// CHECK-LABEL: llvm.func @__mp_step_0(
-// CHECK:         omp.parallel num_threads(
-// CHECK:           omp.loop_nest (%{{.*}}, %{{.*}}) : i64 = ({{.*}}) to ({{.*}}) step ({{.*}}) collapse(2) {
-
 // The packing of B into two panels of 16 columns (4096 iterations) is
-// sequential.
-// CHECK-LABEL: llvm.func @__mp_step_1(
+// sequential (A's rows are read where they are).
+// CHECK-LABEL: llvm.func @__mp_step_0(
 // CHECK-NOT:     omp.
 // CHECK:         llvm.intr.memcpy
 // CHECK-NOT:     omp.
 // CHECK:         llvm.return
 
-// The matmul: its B panels (32 / 16) and A panels (64 / 4) are one
+// The matmul: its B panels (32 / 16) and A tiles (64 / 4) are one
 // collapsed loop nest of 32 iterations, each a 4x16 tile accumulated over K
 // inside, from zeros (the fill of its accumulator is in the tile: no nest
 // of its own, and no tile reads the output).
-// CHECK-LABEL: llvm.func @__mp_step_2(
+// CHECK-LABEL: llvm.func @__mp_step_1(
 // CHECK-DAG:     %[[ZERO:.*]] = llvm.mlir.constant(dense<0.000000e+00> : vector<4x16xf32>) : !llvm.array<4 x vector<16xf32>>
 // CHECK-DAG:     %[[N:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK:         omp.parallel num_threads(%[[N]] : i32) {
@@ -42,19 +36,19 @@
 // CHECK:           omp.terminator
 
 // The 64x128 addition: 64 rows of 128 / 16 vectors, the rows shared.
-// CHECK-LABEL: llvm.func @__mp_step_3(
+// CHECK-LABEL: llvm.func @__mp_step_2(
 // CHECK:         omp.parallel num_threads(
 // CHECK:           omp.loop_nest (%{{.*}}) : i64 = ({{.*}}) to ({{.*}}) step ({{.*}}) {
 // CHECK:             llvm.fadd {{.*}} : vector<16xf32>
 
 // The 4x16 addition (64 iterations) runs on the calling thread.
-// CHECK-LABEL: llvm.func @__mp_step_4(
+// CHECK-LABEL: llvm.func @__mp_step_3(
 // CHECK-NOT:     omp.
 // CHECK:         llvm.return
 
-// ALL-LABEL: llvm.func @__mp_step_2(
+// ALL-LABEL: llvm.func @__mp_step_1(
 // ALL:         omp.parallel {
-// ALL-LABEL: llvm.func @__mp_step_3(
+// ALL-LABEL: llvm.func @__mp_step_2(
 // ALL:         omp.parallel {
 
 // ONE-NOT: omp.

@@ -76,13 +76,14 @@ func.func @small(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
 // -----
 
 // A matmul onto a zero fill: the scf.forall of its 4 x 8 tiles of 8 x 32
+// (B packed into 4 panels of 32 columns, A's rows read where they are)
 // starts from a tensor.empty, each tile's sums from zeros in registers; the
 // tile writes its output slice once (the fill is gone).
 // CHECK-LABEL: func.func @matmul_fill(
 // FILL-LABEL: func.func @matmul_fill(
 // FILL-DAG:   %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
-// FILL:       %[[EMPTY:.*]] = tensor.empty() : tensor<8x8x4x32xf32>
-// FILL:       scf.forall (%{{.*}}, %{{.*}}) in (4, 8) shared_outs(%{{.*}} = %[[EMPTY]]) -> (tensor<8x8x4x32xf32>)
+// FILL:       %[[EMPTY:.*]] = tensor.empty() : tensor<64x4x32xf32>
+// FILL:       scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (4, 64) step (1, 8) shared_outs(%{{.*}} = %[[EMPTY]]) -> (tensor<64x4x32xf32>)
 // FILL:         %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c32 step %c1 iter_args(%{{.*}} = %[[ZEROS]]) -> (vector<8x32xf32>)
 // FILL:         vector.transfer_write %[[SUM]], %{{.*}} : vector<8x32xf32>, tensor<8x32xf32>
 // FILL:         scf.forall.in_parallel

@@ -9,11 +9,15 @@
 // Each operation is vectorised along its most contiguous loop (a parallel
 // loop, or its last reduction loop); contractions along their N loop are M
 // rows of N-vectors accumulated over K one step at a time, their N operand
-// packed first into contiguous panels of N-tile columns and their M operand
-// into panels of M-tile rows, K inside (with outer loops over the B panels,
-// then the A panels); small dot contractions (A·Bᵀ, both operands contiguous
-// along K) get their N·K operand transposed instead, so that they are such
-// matmuls. Accumulators are hoisted out of the reduction loops. With
+// packed first into contiguous panels of N-tile columns and their M operand,
+// unless its rows are contiguous along K (then read in place, widened where
+// the payload widens it), into panels of M-tile rows, K inside (with outer
+// loops over the B panels, then the A tiles); small dot contractions (A·Bᵀ,
+// both operands contiguous along K) get their N·K operand transposed
+// instead, so that they are such matmuls. A contraction onto a fill starts
+// each tile's accumulators from the fill's value (the fill in the tile, not
+// in a nest of its own before the contraction). Accumulators are hoisted
+// out of the reduction loops. With
 // `parallel`, the leading parallel tile loops of large operations are one
 // scf.forall (each output element still computed by one iteration).
 //
@@ -468,13 +472,85 @@ static bool packOperand(RewriterBase &rewriter, linalg::GenericOp &op,
   return true;
 }
 
+/// The input of the contraction `op` indexed by its loop `loop` when it is
+/// the only one and its innermost dimension is the loop `k` (its rows are
+/// contiguous along K), else null.
+static OpOperand *getKContiguousInput(linalg::GenericOp op, unsigned loop,
+                                      unsigned k) {
+  OpOperand *x = nullptr;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    if (!llvm::is_contained(map.getResults(),
+                            getAffineDimExpr(loop, op.getContext())))
+      continue;
+    if (x)
+      return nullptr;
+    x = operand;
+  }
+  if (!x || !isa<RankedTensorType>(x->get().getType()))
+    return nullptr;
+  AffineMap map = op.getMatchingIndexingMap(x);
+  if (map.getResults().back() != getAffineDimExpr(k, op.getContext()))
+    return nullptr;
+  return x;
+}
+
+/// Widens the input `x` of `op` where the payload only widens it
+/// (`arith.extf` of f16/bf16 values, the AMP contractions) by an
+/// elementwise linalg.generic in its own layout (exact), so that the tiles
+/// read f32 rows and no inner-loop step converts; leaves other inputs
+/// alone.
+static void widenOperand(RewriterBase &rewriter, linalg::GenericOp op,
+                         OpOperand *x) {
+  BlockArgument argument = op.getMatchingBlockArgument(x);
+  FloatType widened;
+  SmallVector<arith::ExtFOp> extensions;
+  for (Operation *user : argument.getUsers()) {
+    auto extension = dyn_cast<arith::ExtFOp>(user);
+    if (!extension || (widened && extension.getType() != widened))
+      return;
+    widened = cast<FloatType>(extension.getType());
+    extensions.push_back(extension);
+  }
+  if (extensions.empty())
+    return;
+  auto type = cast<RankedTensorType>(x->get().getType());
+  MLIRContext *context = rewriter.getContext();
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), widened);
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), context);
+  Value wide =
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{init.getType()}, ValueRange{x->get()},
+          ValueRange{init}, ArrayRef<AffineMap>{identity, identity},
+          SmallVector<utils::IteratorType>(type.getRank(),
+                                           utils::IteratorType::parallel),
+          [&](OpBuilder &builder, Location loc, ValueRange arguments) {
+            Value extended =
+                arith::ExtFOp::create(builder, loc, widened, arguments[0]);
+            linalg::YieldOp::create(builder, loc, extended);
+          })
+          .getResult(0);
+  rewriter.modifyOpInPlace(op, [&] {
+    x->set(wide);
+    argument.setType(widened);
+  });
+  for (arith::ExtFOp extension : extensions)
+    rewriter.replaceOp(extension, argument);
+}
+
 /// Packs both inputs of the contraction `op` (packOperand): A into panels
 /// of `mPanel` rows along its innermost M loop, then B into panels of
 /// `nPanel` columns along its innermost N loop, so that the loop over B's
 /// panels is outermost and the one over A's next (all A panels run while a
 /// B panel is in cache). Contractions of a single N panel, or whose M
 /// extent is below `minM`, are left alone; A is left as it is when it has a
-/// single panel. Returns whether B was packed.
+/// single panel, and when its rows are contiguous along K: the tile then
+/// broadcasts each of its M elements per K step from M rows (as from a
+/// packed panel, without the transposing copy), A only widened where the
+/// payload widens it (widenOperand). Returns whether B was packed.
 static bool packContraction(RewriterBase &rewriter, linalg::GenericOp &op,
                             int64_t mPanel, int64_t nPanel, int64_t minM) {
   std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
@@ -491,7 +567,9 @@ static bool packContraction(RewriterBase &rewriter, linalg::GenericOp &op,
   mPanel = chooseTileSize(extents[m], mPanel);
   if (mExtent < minM || extents[n] / nPanel < 2)
     return false;
-  if (extents[m] / mPanel >= 2 && packOperand(rewriter, op, m, mPanel))
+  if (OpOperand *rows = getKContiguousInput(op, m, dims->k.back()))
+    widenOperand(rewriter, op, rows);
+  else if (extents[m] / mPanel >= 2 && packOperand(rewriter, op, m, mPanel))
     ++n; // The N loop moved behind A's panel loop.
   return packOperand(rewriter, op, n, nPanel);
 }

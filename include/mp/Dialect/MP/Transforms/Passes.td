@@ -207,14 +207,23 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     16-column tile (a `tensor.expand_shape` and a `linalg.transpose`: values
     moved exactly), with a new outermost loop over the panels: each K step
     reads one contiguous panel row, and all M tiles of a panel run while it
-    is in cache. Their M operand (A) is packed the same way into panels of
-    M-tile rows, `[..., M/4, K, 4]` for 4 rows, with a loop over them inside
-    the loop over B's panels: each K step reads the next M-tile elements of
-    A, whatever its layout. An operand the payload only extends (`arith.extf` of f16/bf16
-    operands) is extended while it is packed, so the tile reads f32 panels
+    is in cache. Their M operand (A), unless its rows are contiguous along
+    K, is packed the same way into panels of M-tile rows, `[..., M/4, K, 4]`
+    for 4 rows, with a loop over them inside the loop over B's panels: each
+    K step reads the next M-tile elements of A; an A whose rows are
+    contiguous along K is read where it is, one element of each of the M
+    rows per K step. An operand the payload only extends (`arith.extf` of
+    f16/bf16 operands) is extended while it is packed (an A read in place
+    by an elementwise copy), so the tile reads f32
     (contractions with a single panel or an M extent below 4 M tiles
     are not packed; those whose operands are both contiguous along K get
-    their N·K operand transposed instead).
+    their N·K operand transposed instead). A contraction whose output is a
+    fill (a `linalg.fill`, possibly reshaped) starts each tile's
+    accumulators from the fill's value: its parallel tile loops are one
+    nest from a `tensor.empty`, each tile fills its own output slice before
+    its reduction loops (a second nest inside), and the output is written
+    once; the tiles are disjoint and cover the output, so every tile starts
+    from the values the fill had given it.
     The other operations are tiled by `tile-sizes`: the last size for the
     vector loop, the sizes before it for the parallel loops before it. A
     tile size that does not divide its loop's extent is lowered to the
