@@ -289,6 +289,46 @@ static void transposeDotOperand(RewriterBase &rewriter, linalg::GenericOp op,
   }
 }
 
+/// The float type every use of the payload argument `argument` extends it
+/// to (`arith.extf`), with those extensions in `extensions`; null (and no
+/// extensions) when it has a use that is not such an extension.
+static FloatType getWidening(BlockArgument argument,
+                             SmallVectorImpl<arith::ExtFOp> &extensions) {
+  FloatType widened;
+  for (Operation *user : argument.getUsers()) {
+    auto extension = dyn_cast<arith::ExtFOp>(user);
+    if (!extension || (widened && extension.getType() != widened)) {
+      extensions.clear();
+      return FloatType();
+    }
+    widened = cast<FloatType>(extension.getType());
+    extensions.push_back(extension);
+  }
+  return widened;
+}
+
+/// A linalg.generic writing `input` extended to `widened` (exact) into a new
+/// tensor of `shape`: its element i is element `inputMap`(i) of `input`.
+static Value createWidening(OpBuilder &builder, Location loc, Value input,
+                            AffineMap inputMap, ArrayRef<int64_t> shape,
+                            FloatType widened) {
+  Value init = tensor::EmptyOp::create(builder, loc, shape, widened);
+  unsigned rank = shape.size();
+  return linalg::GenericOp::create(
+             builder, loc, TypeRange{init.getType()}, ValueRange{input},
+             ValueRange{init},
+             ArrayRef<AffineMap>{inputMap, AffineMap::getMultiDimIdentityMap(
+                                               rank, builder.getContext())},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nested, Location loc, ValueRange arguments) {
+               Value wide =
+                   arith::ExtFOp::create(nested, loc, widened, arguments[0]);
+               linalg::YieldOp::create(nested, loc, wide);
+             })
+      .getResult(0);
+}
+
 /// Packs the input of the contraction `op` indexed by its loop `loop` (B
 /// for an N loop, A for an M loop) into panels of `panel` elements along
 /// that loop: the operand is expanded ([..., L, ...] -> [..., L/panel,
@@ -392,42 +432,19 @@ static bool packOperand(RewriterBase &rewriter, linalg::GenericOp &op,
   }
   // The type every use of the operand in the payload extends it to, if any.
   BlockArgument xArgument = op.getMatchingBlockArgument(x);
-  FloatType widened;
   SmallVector<arith::ExtFOp> extensions;
-  for (Operation *user : xArgument.getUsers()) {
-    auto extension = dyn_cast<arith::ExtFOp>(user);
-    if (!extension || (widened && extension.getType() != widened)) {
-      extensions.clear();
-      break;
-    }
-    widened = cast<FloatType>(extension.getType());
-    extensions.push_back(extension);
-  }
+  FloatType widened = getWidening(xArgument, extensions);
   Value packed;
-  if (!extensions.empty()) {
-    Value packedInit =
-        tensor::EmptyOp::create(rewriter, loc, packedShape, widened);
+  if (widened) {
     // Element i of the packed operand is element permutation[i] of the
     // expanded one.
     SmallVector<AffineExpr> inputResults(permutation.size());
     for (auto [i, from] : llvm::enumerate(permutation))
       inputResults[from] = getAffineDimExpr(i, context);
-    unsigned rank = permutation.size();
-    packed =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{packedInit.getType()},
-            ValueRange{xExpanded}, ValueRange{packedInit},
-            ArrayRef<AffineMap>{
-                AffineMap::get(rank, 0, inputResults, context),
-                AffineMap::getMultiDimIdentityMap(rank, context)},
-            SmallVector<utils::IteratorType>(rank,
-                                             utils::IteratorType::parallel),
-            [&](OpBuilder &builder, Location loc, ValueRange arguments) {
-              Value wide =
-                  arith::ExtFOp::create(builder, loc, widened, arguments[0]);
-              linalg::YieldOp::create(builder, loc, wide);
-            })
-            .getResult(0);
+    packed = createWidening(
+        rewriter, loc, xExpanded,
+        AffineMap::get(permutation.size(), 0, inputResults, context),
+        packedShape, widened);
   } else {
     Value packedInit = tensor::EmptyOp::create(rewriter, loc, packedShape,
                                                xType.getElementType());
@@ -503,36 +520,16 @@ static OpOperand *getKContiguousInput(linalg::GenericOp op, unsigned loop,
 static void widenOperand(RewriterBase &rewriter, linalg::GenericOp op,
                          OpOperand *x) {
   BlockArgument argument = op.getMatchingBlockArgument(x);
-  FloatType widened;
   SmallVector<arith::ExtFOp> extensions;
-  for (Operation *user : argument.getUsers()) {
-    auto extension = dyn_cast<arith::ExtFOp>(user);
-    if (!extension || (widened && extension.getType() != widened))
-      return;
-    widened = cast<FloatType>(extension.getType());
-    extensions.push_back(extension);
-  }
-  if (extensions.empty())
+  FloatType widened = getWidening(argument, extensions);
+  if (!widened)
     return;
   auto type = cast<RankedTensorType>(x->get().getType());
-  MLIRContext *context = rewriter.getContext();
-  Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), widened);
-  AffineMap identity =
-      AffineMap::getMultiDimIdentityMap(type.getRank(), context);
-  Value wide =
-      linalg::GenericOp::create(
-          rewriter, loc, TypeRange{init.getType()}, ValueRange{x->get()},
-          ValueRange{init}, ArrayRef<AffineMap>{identity, identity},
-          SmallVector<utils::IteratorType>(type.getRank(),
-                                           utils::IteratorType::parallel),
-          [&](OpBuilder &builder, Location loc, ValueRange arguments) {
-            Value extended =
-                arith::ExtFOp::create(builder, loc, widened, arguments[0]);
-            linalg::YieldOp::create(builder, loc, extended);
-          })
-          .getResult(0);
+  Value wide = createWidening(
+      rewriter, op.getLoc(), x->get(),
+      AffineMap::getMultiDimIdentityMap(type.getRank(), rewriter.getContext()),
+      type.getShape(), widened);
   rewriter.modifyOpInPlace(op, [&] {
     x->set(wide);
     argument.setType(widened);
