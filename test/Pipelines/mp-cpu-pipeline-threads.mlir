@@ -11,30 +11,22 @@
 // iterations stay sequential. threads=0 leaves the number to the OpenMP
 // runtime; threads=1 (the default) makes no OpenMP at all.
 
-// The fill of the 64x32 accumulator (2048 iterations) is sequential.
-// CHECK-LABEL: llvm.func @__mp_step_0(
-// CHECK-NOT:     omp.
-// CHECK:         llvm.return
-
-// The packing of A into 16 panels of 4 rows (8192 iterations) is shared
-// among the threads.
-// CHECK-LABEL: llvm.func @__mp_step_1(
-// CHECK:         omp.parallel num_threads(
-// CHECK:           omp.loop_nest (%{{.*}}, %{{.*}}) : i64 = ({{.*}}) to ({{.*}}) step ({{.*}}) collapse(2) {
-
+// A is read in place (its rows are contiguous along K): no packing copy.
 // The packing of B into two panels of 16 columns (4096 iterations) is
 // sequential.
-// CHECK-LABEL: llvm.func @__mp_step_2(
+// CHECK-LABEL: llvm.func @__mp_step_0(
 // CHECK-NOT:     omp.
 // CHECK:         llvm.intr.memcpy
 // CHECK-NOT:     omp.
 // CHECK:         llvm.return
 
-// The matmul: its B panels (32 / 16) and A panels (64 / 4) are one
+// The matmul: its B panels (32 / 16) and row tiles (64 / 4) are one
 // collapsed loop nest of 32 iterations, each a 4x16 tile accumulated over K
-// inside.
-// CHECK-LABEL: llvm.func @__mp_step_3(
-// CHECK:         %[[N:.*]] = llvm.mlir.constant(2 : i32) : i32
+// inside, from zeros in registers (the accumulator's fill is fused into
+// the tile loops: no nest of its own).
+// CHECK-LABEL: llvm.func @__mp_step_1(
+// CHECK-DAG:     %[[N:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-DAG:     llvm.mlir.constant(dense<0.000000e+00> : vector<16xf32>) : vector<16xf32>
 // CHECK:         omp.parallel num_threads(%[[N]] : i32) {
 // CHECK-NEXT:      omp.wsloop {
 // CHECK-NEXT:        omp.loop_nest (%{{.*}}, %{{.*}}) : i64 = ({{.*}}) to ({{.*}}) step ({{.*}}) collapse(2) {
@@ -43,19 +35,20 @@
 // CHECK:           omp.terminator
 
 // The 64x128 addition: 64 rows of 128 / 16 vectors, the rows shared.
-// CHECK-LABEL: llvm.func @__mp_step_4(
+// CHECK-LABEL: llvm.func @__mp_step_2(
 // CHECK:         omp.parallel num_threads(
 // CHECK:           omp.loop_nest (%{{.*}}) : i64 = ({{.*}}) to ({{.*}}) step ({{.*}}) {
 // CHECK:             llvm.fadd {{.*}} : vector<16xf32>
 
 // The 4x16 addition (64 iterations) runs on the calling thread.
-// CHECK-LABEL: llvm.func @__mp_step_5(
+// CHECK-LABEL: llvm.func @__mp_step_3(
 // CHECK-NOT:     omp.
 // CHECK:         llvm.return
+// CHECK-NOT:   llvm.func @__mp_step_4(
 
-// ALL-LABEL: llvm.func @__mp_step_3(
+// ALL-LABEL: llvm.func @__mp_step_1(
 // ALL:         omp.parallel {
-// ALL-LABEL: llvm.func @__mp_step_4(
+// ALL-LABEL: llvm.func @__mp_step_2(
 // ALL:         omp.parallel {
 
 // ONE-NOT: omp.

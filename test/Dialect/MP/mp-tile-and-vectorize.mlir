@@ -3,32 +3,30 @@
 // RUN: mp-opt %s -split-input-file -mp-tile-and-vectorize="matmul-tile-sizes=8,32,1" -canonicalize -cse | FileCheck %s --check-prefix=AVX512
 
 // Every loop is tiled (by 1 unless it is in the vector) and vectors keep a
-// few registers. A plain matmul has its A packed first into panels of 4
-// rows (4x64x4: an exact copy, one contiguous 4-element column per K step)
-// and its B into panels of 16 columns (49x64x16: one contiguous 16-element
-// row per K step), and becomes, B panel by B panel, then A panel by A
-// panel, M rows (4) of N-vectors (16 lanes) accumulated over K one step at
-// a time, in K's order: a broadcast column of A (a splat of each of its
-// elements across a row: a stretching vector.broadcast of the column as
-// 4 x 1, not a broadcast and a transpose, which LLVM would get as shuffles
-// of all 64 lanes) times a panel row,
-// multiplied and added as separate operations (no FMA: the products round
-// as in the scalar loops). The accumulator stays in registers across the K
-// loop.
+// few registers. A plain matmul has its B packed first into panels of 16
+// columns (49x64x16: one contiguous 16-element row per K step); its A, whose
+// rows are contiguous along K, is read where it is. It becomes, B panel by
+// B panel, then 4-row tile by tile, M rows (4) of N-vectors (16 lanes)
+// accumulated over K one step at a time, in K's order: a column of A (a
+// splat of each of its elements across a row: a stretching
+// vector.broadcast of the column as 4 x 1, not a broadcast and a
+// transpose, which LLVM would get as shuffles of all 64 lanes; LLVM loads
+// each element of the column as a broadcast from its row) times a panel
+// row, multiplied and added as separate operations (no FMA: the products
+// round as in the scalar loops). The accumulator stays in registers across
+// the K loop.
 // CHECK-LABEL: func.func @matmul(
-// CHECK:   %[[AX:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [4, 4, 64] : tensor<16x64xf32> into tensor<4x4x64xf32>
-// CHECK:   %[[PACKEDA:.*]] = scf.for %{{.*}} -> (tensor<4x64x4xf32>)
-// CHECK:         vector.transfer_read %[[AX]]{{.*}} : tensor<4x4x64xf32>, vector<16xf32>
-// CHECK:         vector.transfer_write %{{.*}} : vector<16x1xf32>, tensor<4x64x4xf32>
+// CHECK-SAME:    %[[A:[^:]*]]: tensor<16x64xf32>
+// CHECK-NOT:   tensor.expand_shape %[[A]]
 // CHECK:   %[[BX:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [64, 49, 16] : tensor<64x784xf32> into tensor<64x49x16xf32>
 // CHECK:   %[[PACKED:.*]] = scf.for %{{.*}} -> (tensor<49x64x16xf32>)
 // CHECK:       tensor.extract_slice %[[BX]]{{.*}} [1, 1, 16] [1, 1, 1] : tensor<64x49x16xf32> to tensor<1x1x16xf32>
-// CHECK:   %[[CX:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2, 3]] output_shape [4, 4, 49, 16] : tensor<16x784xf32> into tensor<4x4x49x16xf32>
-// CHECK:   %[[R:.*]] = scf.for %{{.*}} = %c0 to %c49 step %c1 iter_args(%{{.*}} = %[[CX]]) -> (tensor<4x4x49x16xf32>)
-// CHECK:     scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (tensor<4x4x49x16xf32>)
+// CHECK:   %[[CX:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [16, 49, 16] : tensor<16x784xf32> into tensor<16x49x16xf32>
+// CHECK:   %[[R:.*]] = scf.for %{{.*}} = %c0 to %c49 step %c1 iter_args(%{{.*}} = %[[CX]]) -> (tensor<16x49x16xf32>)
+// CHECK:     scf.for %{{.*}} = %c0 to %c16 step %c4 iter_args(%{{.*}} = %{{.*}}) -> (tensor<16x49x16xf32>)
 // CHECK:       %[[ACC:.*]] = vector.transfer_read %{{.*}} : tensor<4x16xf32>, vector<4x16xf32>
 // CHECK:       %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[S:.*]] = %[[ACC]]) -> (vector<4x16xf32>)
-// CHECK:         %[[COLUMN:.*]] = vector.transfer_read %[[PACKEDA]]{{.*}} : tensor<4x64x4xf32>, vector<4xf32>
+// CHECK:         %[[COLUMN:.*]] = vector.transfer_read %[[A]]{{.*}} : tensor<16x64xf32>, vector<4xf32>
 // CHECK-NEXT:    %[[STRETCH:.*]] = vector.shape_cast %[[COLUMN]] : vector<4xf32> to vector<4x1xf32>
 // CHECK-NEXT:    %[[ROWS:.*]] = vector.broadcast %[[STRETCH]] : vector<4x1xf32> to vector<4x16xf32>
 // CHECK:         vector.transfer_read %[[PACKED]]{{.*}} : tensor<49x64x16xf32>, vector<16xf32>
@@ -36,7 +34,7 @@
 // CHECK:         %[[N:.*]] = arith.addf %[[S]], %[[P]] : vector<4x16xf32>
 // CHECK:         scf.yield %[[N]] : vector<4x16xf32>
 // CHECK:       vector.transfer_write %[[SUM]], %{{.*}} : vector<4x16xf32>, tensor<4x16xf32>
-// CHECK:   tensor.collapse_shape %[[R]] {{\[\[}}0, 1], [2, 3]] : tensor<4x4x49x16xf32> into tensor<16x784xf32>
+// CHECK:   tensor.collapse_shape %[[R]] {{\[\[}}0], [1, 2]] : tensor<16x49x16xf32> into tensor<16x784xf32>
 // CHECK-NOT: linalg.matmul
 // CHECK-NOT: vector.fma
 // CHECK-NOT: math.fma
@@ -57,11 +55,10 @@
 // AVX512:             arith.mulf %{{.*}}, %{{.*}} : vector<8x16xf32>
 // AVX512:             arith.addf %{{.*}}, %{{.*}} : vector<8x16xf32>
 // SIZES-LABEL: func.func @matmul(
-// SIZES: output_shape [8, 2, 64]
-// SIZES: -> (tensor<8x64x2xf32>)
+// SIZES-NOT: output_shape [8, 2, 64]
 // SIZES: output_shape [64, 98, 8]
 // SIZES: -> (tensor<98x64x8xf32>)
-// SIZES: -> (tensor<8x2x98x8xf32>)
+// SIZES: -> (tensor<16x98x8xf32>)
 // SIZES: step %c1 iter_args(%{{.*}}) -> (vector<2x8xf32>)
 // SIZES: arith.addf %{{.*}} : vector<2x8xf32>
 func.func @matmul(%a: tensor<16x64xf32>, %b: tensor<64x784xf32>,
@@ -258,18 +255,21 @@ func.func @weight_gradient(%a: tensor<64x16xf32>, %b: tensor<64x32xf32>,
 
 // -----
 
-// An AMP matmul (bf16 operands, f32 accumulation) widens its operands while
-// packing them (extf is exact): the panels are f32, and the tile's K steps
-// multiply and add f32 values with no conversion, as an f32 matmul does.
+// An AMP matmul (bf16 operands, f32 accumulation) widens its operands
+// (extf is exact): A, whose rows are contiguous along K, by an elementwise
+// copy in its own layout (16 lanes per step), B while packing it: the tile's
+// K steps multiply and add f32 values with no conversion, as an f32 matmul
+// does.
 // CHECK-LABEL: func.func @widened(
-// CHECK:   %[[PACKEDA:.*]] = scf.for %{{.*}} -> (tensor<4x64x4xf32>)
-// CHECK:         vector.transfer_read %{{.*}} : tensor<4x4x64xbf16>, vector<16xbf16>
+// CHECK:   %[[WIDEA:.*]] = scf.for %{{.*}} -> (tensor<16x64xf32>)
+// CHECK:         vector.transfer_read %{{.*}} : tensor<16x64xbf16>, vector<16xbf16>
 // CHECK:         arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
+// CHECK:         vector.transfer_write %{{.*}} : vector<16xf32>, tensor<1x16xf32>
 // CHECK:   %[[PACKED:.*]] = scf.for %{{.*}} -> (tensor<2x64x16xf32>)
 // CHECK:       vector.transfer_read %{{.*}} : tensor<64x2x16xbf16>, vector<16xbf16>
 // CHECK:       arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
 // CHECK:       scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[S:.*]] = %{{.*}}) -> (vector<4x16xf32>)
-// CHECK-NEXT:    vector.transfer_read %[[PACKEDA]]{{.*}} : tensor<4x64x4xf32>, vector<4xf32>
+// CHECK-NEXT:    vector.transfer_read %[[WIDEA]]{{.*}} : tensor<16x64xf32>, vector<4xf32>
 // CHECK-NEXT:    vector.shape_cast
 // CHECK-NEXT:    vector.broadcast
 // CHECK-NEXT:    vector.transfer_read %[[PACKED]]{{.*}} : tensor<2x64x16xf32>, vector<16xf32>
@@ -400,4 +400,28 @@ func.func @implicit_conv(%x: tensor<1x2x4x9xbf16>, %w: tensor<2x3x3x16xf32>) -> 
     linalg.yield %s : f32
   } -> tensor<1x2x1x7x16xf32>
   return %r : tensor<1x2x1x7x16xf32>
+}
+
+// -----
+
+// A packed contraction onto a zero fill: packing expands the output into
+// panels ([64, 8, 16]), and the reshaped fill becomes a fill of the panel
+// shape, which is fused into the tile loops like any accumulator fill: no
+// fill nest of its own, the loops start from a tensor.empty of the panels.
+// CHECK-LABEL: func.func @packed_fill(
+// CHECK-DAG:   %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4x1x16xf32>
+// CHECK-NOT:   linalg.fill
+// CHECK:       %[[EMPTY:.*]] = tensor.empty() : tensor<64x8x16xf32>
+// CHECK:       %[[R:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[EMPTY]]) -> (tensor<64x8x16xf32>)
+// CHECK:         scf.for %{{.*}} = %c0 to %c64 step %c4
+// CHECK:           vector.transfer_write %[[ZERO]]
+// CHECK:           scf.for %{{.*}} = %c0 to %c32 step %c1 iter_args(%{{.*}}) -> (vector<4x16xf32>)
+// CHECK:       tensor.collapse_shape %[[R]] {{\[\[}}0], [1, 2]] : tensor<64x8x16xf32> into tensor<64x128xf32>
+func.func @packed_fill(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>) -> tensor<64x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x128xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x128xf32>)
+      outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %r : tensor<64x128xf32>
 }

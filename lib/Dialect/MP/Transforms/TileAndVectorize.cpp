@@ -9,14 +9,16 @@
 // Each operation is vectorised along its most contiguous loop (a parallel
 // loop, or its last reduction loop); contractions along their N loop are M
 // rows of N-vectors accumulated over K one step at a time, their N operand
-// packed first into contiguous panels of N-tile columns and their M operand
-// into panels of M-tile rows, K inside (with outer loops over the B panels,
-// then the A panels); small dot contractions (A·Bᵀ, both operands contiguous
-// along K) get their N·K operand transposed instead, so that they are such
-// matmuls. Accumulators are hoisted out of the reduction loops; a zero
-// fill that only makes accumulators is fused into the parallel tile loops
-// of its contractions, so that they start from zeros in registers (no
-// fill of the whole result in memory, no reading it back). With
+// packed first into contiguous panels of N-tile columns and their M operand,
+// unless its rows are contiguous along K (then read in place, widened where
+// the payload widens it), into panels of M-tile rows, K inside (with outer
+// loops over the B panels, then the A tiles); small dot contractions (A·Bᵀ,
+// both operands contiguous along K) get their N·K operand transposed
+// instead, so that they are such matmuls. Accumulators are hoisted out of
+// the reduction loops; a zero fill that only makes accumulators is fused
+// into the parallel tile loops of its contractions, so that they start from
+// zeros in registers (no fill of the whole result in memory, no reading it
+// back). With
 // `parallel`, the leading parallel tile loops of large operations are one
 // scf.forall (each output element still computed by one iteration).
 //
@@ -343,6 +345,46 @@ static void transposeDotOperand(RewriterBase &rewriter, linalg::GenericOp op,
   }
 }
 
+/// The float type every use of the payload argument `argument` extends it
+/// to (`arith.extf`), with those extensions in `extensions`; null (and no
+/// extensions) when it has a use that is not such an extension.
+static FloatType getWidening(BlockArgument argument,
+                             SmallVectorImpl<arith::ExtFOp> &extensions) {
+  FloatType widened;
+  for (Operation *user : argument.getUsers()) {
+    auto extension = dyn_cast<arith::ExtFOp>(user);
+    if (!extension || (widened && extension.getType() != widened)) {
+      extensions.clear();
+      return FloatType();
+    }
+    widened = cast<FloatType>(extension.getType());
+    extensions.push_back(extension);
+  }
+  return widened;
+}
+
+/// A linalg.generic writing `input` extended to `widened` (exact) into a new
+/// tensor of `shape`: its element i is element `inputMap`(i) of `input`.
+static Value createWidening(OpBuilder &builder, Location loc, Value input,
+                            AffineMap inputMap, ArrayRef<int64_t> shape,
+                            FloatType widened) {
+  Value init = tensor::EmptyOp::create(builder, loc, shape, widened);
+  unsigned rank = shape.size();
+  return linalg::GenericOp::create(
+             builder, loc, TypeRange{init.getType()}, ValueRange{input},
+             ValueRange{init},
+             ArrayRef<AffineMap>{inputMap, AffineMap::getMultiDimIdentityMap(
+                                               rank, builder.getContext())},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nested, Location loc, ValueRange arguments) {
+               Value wide =
+                   arith::ExtFOp::create(nested, loc, widened, arguments[0]);
+               linalg::YieldOp::create(nested, loc, wide);
+             })
+      .getResult(0);
+}
+
 /// Packs the input of the contraction `op` indexed by its loop `loop` (B
 /// for an N loop, A for an M loop) into panels of `panel` elements along
 /// that loop: the operand is expanded ([..., L, ...] -> [..., L/panel,
@@ -446,42 +488,19 @@ static bool packOperand(RewriterBase &rewriter, linalg::GenericOp &op,
   }
   // The type every use of the operand in the payload extends it to, if any.
   BlockArgument xArgument = op.getMatchingBlockArgument(x);
-  FloatType widened;
   SmallVector<arith::ExtFOp> extensions;
-  for (Operation *user : xArgument.getUsers()) {
-    auto extension = dyn_cast<arith::ExtFOp>(user);
-    if (!extension || (widened && extension.getType() != widened)) {
-      extensions.clear();
-      break;
-    }
-    widened = cast<FloatType>(extension.getType());
-    extensions.push_back(extension);
-  }
+  FloatType widened = getWidening(xArgument, extensions);
   Value packed;
-  if (!extensions.empty()) {
-    Value packedInit =
-        tensor::EmptyOp::create(rewriter, loc, packedShape, widened);
+  if (widened) {
     // Element i of the packed operand is element permutation[i] of the
     // expanded one.
     SmallVector<AffineExpr> inputResults(permutation.size());
     for (auto [i, from] : llvm::enumerate(permutation))
       inputResults[from] = getAffineDimExpr(i, context);
-    unsigned rank = permutation.size();
-    packed =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{packedInit.getType()},
-            ValueRange{xExpanded}, ValueRange{packedInit},
-            ArrayRef<AffineMap>{
-                AffineMap::get(rank, 0, inputResults, context),
-                AffineMap::getMultiDimIdentityMap(rank, context)},
-            SmallVector<utils::IteratorType>(rank,
-                                             utils::IteratorType::parallel),
-            [&](OpBuilder &builder, Location loc, ValueRange arguments) {
-              Value wide =
-                  arith::ExtFOp::create(builder, loc, widened, arguments[0]);
-              linalg::YieldOp::create(builder, loc, wide);
-            })
-            .getResult(0);
+    packed = createWidening(
+        rewriter, loc, xExpanded,
+        AffineMap::get(permutation.size(), 0, inputResults, context),
+        packedShape, widened);
   } else {
     Value packedInit = tensor::EmptyOp::create(rewriter, loc, packedShape,
                                                xType.getElementType());
@@ -526,13 +545,65 @@ static bool packOperand(RewriterBase &rewriter, linalg::GenericOp &op,
   return true;
 }
 
+/// The input of the contraction `op` indexed by its loop `loop` when it is
+/// the only one and its innermost dimension is the loop `k` (its rows are
+/// contiguous along K), else null.
+static OpOperand *getKContiguousInput(linalg::GenericOp op, unsigned loop,
+                                      unsigned k) {
+  OpOperand *x = nullptr;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    if (!llvm::is_contained(map.getResults(),
+                            getAffineDimExpr(loop, op.getContext())))
+      continue;
+    if (x)
+      return nullptr;
+    x = operand;
+  }
+  if (!x || !isa<RankedTensorType>(x->get().getType()))
+    return nullptr;
+  AffineMap map = op.getMatchingIndexingMap(x);
+  if (map.getResults().back() != getAffineDimExpr(k, op.getContext()))
+    return nullptr;
+  return x;
+}
+
+/// Widens the input `x` of `op` where the payload only widens it
+/// (`arith.extf` of f16/bf16 values, the AMP contractions) by an
+/// elementwise linalg.generic in its own layout (exact), so that the tiles
+/// read f32 rows and no inner-loop step converts; leaves other inputs
+/// alone.
+static void widenOperand(RewriterBase &rewriter, linalg::GenericOp op,
+                         OpOperand *x) {
+  BlockArgument argument = op.getMatchingBlockArgument(x);
+  SmallVector<arith::ExtFOp> extensions;
+  FloatType widened = getWidening(argument, extensions);
+  if (!widened)
+    return;
+  auto type = cast<RankedTensorType>(x->get().getType());
+  rewriter.setInsertionPoint(op);
+  Value wide = createWidening(
+      rewriter, op.getLoc(), x->get(),
+      AffineMap::getMultiDimIdentityMap(type.getRank(), rewriter.getContext()),
+      type.getShape(), widened);
+  rewriter.modifyOpInPlace(op, [&] {
+    x->set(wide);
+    argument.setType(widened);
+  });
+  for (arith::ExtFOp extension : extensions)
+    rewriter.replaceOp(extension, argument);
+}
+
 /// Packs both inputs of the contraction `op` (packOperand): A into panels
 /// of `mPanel` rows along its innermost M loop, then B into panels of
 /// `nPanel` columns along its innermost N loop, so that the loop over B's
 /// panels is outermost and the one over A's next (all A panels run while a
 /// B panel is in cache). Contractions of a single N panel, or whose M
 /// extent is below `minM`, are left alone; A is left as it is when it has a
-/// single panel. Returns whether B was packed.
+/// single panel, and when its rows are contiguous along K: the tile then
+/// broadcasts each of its M elements per K step from M rows (as from a
+/// packed panel, without the transposing copy), A only widened where the
+/// payload widens it (widenOperand). Returns whether B was packed.
 static bool packContraction(RewriterBase &rewriter, linalg::GenericOp &op,
                             int64_t mPanel, int64_t nPanel, int64_t minM) {
   std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
@@ -549,7 +620,9 @@ static bool packContraction(RewriterBase &rewriter, linalg::GenericOp &op,
   mPanel = chooseTileSize(extents[m], mPanel);
   if (mExtent < minM || extents[n] / nPanel < 2)
     return false;
-  if (extents[m] / mPanel >= 2 && packOperand(rewriter, op, m, mPanel))
+  if (OpOperand *rows = getKContiguousInput(op, m, dims->k.back()))
+    widenOperand(rewriter, op, rows);
+  else if (extents[m] / mPanel >= 2 && packOperand(rewriter, op, m, mPanel))
     ++n; // The N loop moved behind A's panel loop.
   return packOperand(rewriter, op, n, nPanel);
 }
@@ -704,6 +777,40 @@ fuseFilledDestinations(RewriterBase &rewriter, Operation *tiled,
       llvm::append_range(fills, fused->tiledOps);
   }
   return fills;
+}
+
+/// Replaces each reshape (tensor.expand_shape, tensor.collapse_shape) of a
+/// fill (isFill) of a tensor.empty by a fill of a tensor.empty of the
+/// reshaped type: the packed contractions' outputs (packOperand expands the
+/// zero accumulator into panels), whose fills fuseFilledDestinations then
+/// finds as their destinations' producers. Same values, no copy.
+static void refillReshapedFills(RewriterBase &rewriter,
+                                func::FuncOp function) {
+  SmallVector<Operation *> reshapes;
+  function.walk([&](Operation *op) {
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
+      return;
+    auto fill = dyn_cast_or_null<linalg::LinalgOp>(
+        op->getOperand(0).getDefiningOp());
+    if (fill && isFill(fill) && fill.getDpsInits().size() == 1 &&
+        fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+      reshapes.push_back(op);
+  });
+  for (Operation *reshape : reshapes) {
+    auto fill = cast<linalg::LinalgOp>(reshape->getOperand(0).getDefiningOp());
+    auto type = cast<RankedTensorType>(reshape->getResult(0).getType());
+    if (!type.hasStaticShape())
+      continue;
+    rewriter.setInsertionPoint(reshape);
+    Value empty = tensor::EmptyOp::create(rewriter, reshape->getLoc(),
+                                          type.getShape(),
+                                          type.getElementType());
+    Value scalar = fill.getDpsInputs()[0];
+    rewriter.replaceOp(reshape,
+                       linalg::FillOp::create(rewriter, reshape->getLoc(),
+                                              scalar, empty)
+                           .getResults());
+  }
 }
 
 /// tensor.insert_slice %x into %t where %t is written into %d by a
@@ -964,6 +1071,7 @@ void TileAndVectorize::runOnOperation() {
                          /*nPanel=*/matmulTiles[1],
                          /*minM=*/4 * matmulTiles[0]))
       transposeDotOperand(rewriter, op, /*minM=*/matmulTiles[0]);
+  refillReshapedFills(rewriter, function);
 
   // Fills that only make accumulators come last: tiling their contractions
   // fuses them (fuseFilledDestinations); those left are tiled on their own.

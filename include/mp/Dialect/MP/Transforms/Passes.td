@@ -261,11 +261,14 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     16-column tile (a `tensor.expand_shape` and a `linalg.transpose`: values
     moved exactly), with a new outermost loop over the panels: each K step
     reads one contiguous panel row, and all M tiles of a panel run while it
-    is in cache. Their M operand (A) is packed the same way into panels of
-    M-tile rows, `[..., M/4, K, 4]` for 4 rows, with a loop over them inside
-    the loop over B's panels: each K step reads the next M-tile elements of
-    A, whatever its layout. An operand the payload only extends (`arith.extf` of f16/bf16
-    operands) is extended while it is packed, so the tile reads f32 panels
+    is in cache. Their M operand (A), unless its rows are contiguous along
+    K, is packed the same way into panels of M-tile rows, `[..., M/4, K, 4]`
+    for 4 rows, with a loop over them inside the loop over B's panels: each
+    K step reads the next M-tile elements of A; an A whose rows are
+    contiguous along K is read where it is, one element of each of the M
+    rows per K step. An operand the payload only extends (`arith.extf` of
+    f16/bf16 operands) is extended while it is packed (an A read in place
+    by an elementwise copy), so the tile reads f32
     (contractions with a single panel or an M extent below 4 M tiles
     are not packed; those whose operands are both contiguous along K get
     their N·K operand transposed instead).
@@ -276,7 +279,9 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     masking is needed; an M loop of at most twice the M tile whose divisors
     up to it are below half of it (a convolution panel's 7 pixels with an
     M tile of 4) is one tile. Accumulators stay in registers across
-    reduction loops; a zero fill that only makes accumulators is fused into
+    reduction loops; a zero fill that only makes accumulators (a reshaped
+    one, such as the panel output of a packed contraction, first becomes a
+    fill of the reshaped type) is fused into
     the parallel tile loops of each contraction (the reduction loops tiled
     inside them afterwards), so the accumulators start from a zero vector
     and the result is neither filled in memory nor read back. An
