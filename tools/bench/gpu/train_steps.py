@@ -33,6 +33,9 @@ Two phases, like run_gpu_checks.py:
 Models (the PyTorch definitions of tools/bench/cpu_scale.py, reused):
   mlp          docs/examples/mlp_train_step.mlir (784-256-10, batch 64,
                Adam; PyTorch: Linear-ReLU-Linear, torch.optim.Adam)
+  mlp-tiny     test/Integration/GPU/Inputs/mlp_16_32_10.mlir (16-32-10,
+               batch 8): not built by default; small enough for a dry run of
+               `run` on the simulated driver (--torch-device cpu)
   block-small  the transformer block of tools/bench/autocast_casts.py at
                its own sizes (batch 2, sequence 16, d_model 64, 4 heads,
                MLP 256, vocabulary 512; AdamW; cpu_scale.torch_block)
@@ -79,7 +82,15 @@ BLOCK_SIZES = {
     "block-small": dict(B=2, S=16, D=64, H=4, F=256, V=512),
     "block-gpt2": dict(B=8, S=1024, D=768, H=12, F=3072, V=50304),
 }
-MLP_SHAPES = dict(batch=64, inputs=784, hidden=256, classes=10)
+MLP_SHAPES = {
+    "mlp": dict(batch=64, inputs=784, hidden=256, classes=10),
+    "mlp-tiny": dict(batch=8, inputs=16, hidden=32, classes=10),
+}
+MLP_SOURCES = {
+    "mlp": os.path.join(ROOT, "docs", "examples", "mlp_train_step.mlir"),
+    "mlp-tiny": os.path.join(ROOT, "test", "Integration", "GPU", "Inputs",
+                             "mlp_16_32_10.mlir"),
+}
 
 
 # ---------------------------------------------------------------------------
@@ -88,8 +99,8 @@ MLP_SHAPES = dict(batch=64, inputs=784, hidden=256, classes=10)
 
 def model_source(model, tmp):
     """The f32 mp-level train step of `model` (a path)."""
-    if model == "mlp":
-        return os.path.join(ROOT, "docs", "examples", "mlp_train_step.mlir")
+    if model in MLP_SOURCES:
+        return MLP_SOURCES[model]
     import autocast_casts
     dims = BLOCK_SIZES[model]
     path = os.path.join(tmp, model + ".mlir")
@@ -109,7 +120,7 @@ def build(args):
         source = model_source(model, args.out)
         for mode in args.modes.split(","):
             mixed_options, gpu_options = MODES[mode]
-            if mode == "FP8" and model == "mlp":
+            if mode == "FP8" and model in MLP_SOURCES:
                 mixed_options += " fp8-include-first-last=true"
             name = f"{model}-{mode.lower()}"
             directory = os.path.join(args.out, name)
@@ -130,7 +141,8 @@ def build(args):
             entries.append(dict(name=name, model=model, mode=mode,
                                 library=name, mixed_precision=mixed_options,
                                 gpu_pipeline=pipeline,
-                                dims=BLOCK_SIZES.get(model, MLP_SHAPES)))
+                                dims=BLOCK_SIZES.get(model,
+                                                     MLP_SHAPES.get(model))))
     with open(os.path.join(args.out, "steps.json"), "w") as f:
         json.dump({"chip": args.chip, "steps": entries}, f, indent=2)
     total = sum(os.path.getsize(os.path.join(d, n))
@@ -148,7 +160,7 @@ def torch_model(torch, entry):
     """The PyTorch model of `entry`, its parameters in the step's order, and
     its optimizer (the step's hyperparameters)."""
     torch.manual_seed(0)
-    if entry["model"] == "mlp":
+    if entry["model"] in MLP_SHAPES:
         d = entry["dims"]
         model = torch.nn.Sequential(
             torch.nn.Linear(d["inputs"], d["hidden"]), torch.nn.ReLU(),
@@ -182,7 +194,7 @@ def make_batches(np, entry, count):
     d = entry["dims"]
     batches = []
     for _ in range(count):
-        if entry["model"] == "mlp":
+        if entry["model"] in MLP_SHAPES:
             batches.append([random.standard_normal((d["batch"], d["inputs"]),
                                                    dtype=np.float32),
                             random.integers(0, d["classes"], d["batch"])])
@@ -195,26 +207,27 @@ def make_batches(np, entry, count):
 class TorchStep:
     """One PyTorch CUDA eager train step of `mode`."""
 
-    def __init__(self, torch, entry, mode):
+    def __init__(self, torch, entry, mode, device):
         self.torch = torch
         model, params, optimizer = torch_model(torch, entry)
         self.initial = [p.detach().cpu().numpy().copy() for p in params]
-        # Module.cuda() moves the parameters' data: `params` stay theirs.
-        self.model = model.cuda()
+        # Module.to() moves the parameters' data: `params` stay theirs.
+        self.model = model.to(device)
         self.optimizer = optimizer(params)
         self.mode = mode
+        self.device = device
         torch.backends.cuda.matmul.allow_tf32 = mode == "FP32"
         torch.backends.cudnn.allow_tf32 = mode == "FP32"
         self.scaler = (torch.cuda.amp.GradScaler(init_scale=65536.0,
                                                  growth_interval=2000)
                        if mode == "FP16" else None)
-        self.block = entry["model"] != "mlp"
+        self.block = entry["model"] not in MLP_SHAPES
 
     def __call__(self, x, y):
         torch = self.torch
         self.optimizer.zero_grad(set_to_none=True)
         dtype = {"BF16": torch.bfloat16, "FP16": torch.float16}.get(self.mode)
-        with torch.autocast("cuda", dtype=dtype or torch.float32,
+        with torch.autocast(self.device, dtype=dtype or torch.bfloat16,
                             enabled=dtype is not None):
             logits = self.model(x)
         loss = torch.nn.functional.cross_entropy(
@@ -232,11 +245,12 @@ class TorchStep:
 def time_torch(torch, step, batches, repeat):
     """ms/step of `repeat` queued PyTorch steps and their losses."""
     losses = []
-    torch.cuda.synchronize()
+    sync = torch.cuda.synchronize if step.device == "cuda" else (lambda: None)
+    sync()
     start = time.perf_counter()
     for k in range(repeat):
         losses.append(step(*batches[k % len(batches)]))
-    torch.cuda.synchronize()
+    sync()
     seconds = (time.perf_counter() - start) / repeat
     return seconds * 1e3, [float(l) for l in losses]
 
@@ -245,7 +259,7 @@ def run_entry(np, torch, StepLibrary, directory, entry, args):
     mode = entry["mode"]
     reference_mode = "BF16" if mode == "FP8" else mode
     ours = StepLibrary(os.path.join(directory, entry["library"]), args.cuda_driver)
-    theirs = TorchStep(torch, entry, reference_mode)
+    theirs = TorchStep(torch, entry, reference_mode, args.torch_device)
     param_args = [a for a in ours.arguments if a["role"] == "param"]
     if [tuple(a["shape"]) for a in param_args] != [p.shape for p in theirs.initial]:
         raise ValueError(f"{entry['name']}: the step's parameters "
@@ -254,8 +268,8 @@ def run_entry(np, torch, StepLibrary, directory, entry, args):
     ours.initialize({a["index"]: p for a, p in zip(param_args, theirs.initial)})
     data = ours.data_arguments()
     batches = make_batches(np, entry, args.batches)
-    cuda = [[torch.from_numpy(np.asarray(v)).cuda() for v in batch]
-            for batch in batches]
+    cuda = [[torch.from_numpy(np.asarray(v)).to(args.torch_device)
+             for v in batch] for batch in batches]
     # Agreement: the first K steps of both on the same batches.
     our_losses, their_losses, skipped = [], [], 0
     for k in range(args.check_steps):
@@ -299,12 +313,13 @@ def run(args):
     import numpy as np
     import torch
     from aot_step import StepLibrary
-    if not torch.cuda.is_available():
+    if args.torch_device == "cuda" and not torch.cuda.is_available():
         print("train_steps.py run: torch sees no CUDA device", file=sys.stderr)
         return 1
     with open(os.path.join(args.steps_dir, "steps.json")) as f:
         listing = json.load(f)
-    device = torch.cuda.get_device_name(0)
+    device = (torch.cuda.get_device_name(0) if args.torch_device == "cuda"
+              else f"{args.cuda_driver} (ours), PyTorch on the CPU")
     print(f"{device}; PyTorch {torch.__version__}; libraries for "
           f"{listing['chip']}; {args.check_steps} checked and {args.steps} "
           "timed steps each")
@@ -361,6 +376,11 @@ def main():
                    help="distinct batches, cycled")
     r.add_argument("--only", help="REGEX of the step names to run")
     r.add_argument("--cuda-driver", help="default: libcuda.so.1")
+    r.add_argument("--torch-device", default="cuda",
+                   help="where PyTorch runs: cuda, or cpu for a dry run of "
+                        "libraries built with --models mlp-tiny --chip sm_80 "
+                        "--gpu-pipeline=binary-format=isa on the simulated "
+                        "driver (--cuda-driver build/lib/libmp_cuda_sim.so)")
     r.add_argument("--markdown")
     r.add_argument("--json")
     args = parser.parse_args()
