@@ -337,6 +337,8 @@ def run(args):
             continue
         failed |= not row["finite"]
         rows.append(row)
+        if args.torch_device == "cuda":
+            torch.cuda.empty_cache()
         print(f"{row['name']:22s} {row['ours_ms']:9.3f} {row['torch_ms']:10.3f} "
               f"{row['ratio']:6.2f}x {row['loss_rel_diff']:10.2e}  "
               f"{row['reference']}{'' if row['finite'] else '  NOT FINITE'}"
