@@ -172,8 +172,10 @@ class StepLibrary:
             elif a["role"] == "state" and a["state"] == "rng" and a["init"] is None:
                 values = np.array([seed, 0], np.int64)
             elif a["role"] == "state" and a["init"] is not None:
-                values = to_storage(np.broadcast_to(
-                    np.asarray(a["init"], np.float64), shape), dtype)
+                # A number (splat) or every element in row-major order.
+                init = np.asarray(a["init"], np.float64)
+                values = to_storage(init.reshape(shape) if init.size > 1
+                                    else np.broadcast_to(init, shape), dtype)
             elif a["role"] == "state" and a["state"] == "bn.running_var":
                 values = to_storage(np.ones(shape), dtype)
             else:
