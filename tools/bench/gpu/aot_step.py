@@ -173,7 +173,9 @@ class StepLibrary:
                 values = np.array([seed, 0], np.int64)
             elif a["role"] == "state" and a["init"] is not None:
                 # A number (splat) or every element in row-major order.
-                init = np.asarray(a["init"], np.float64)
+                # (integers exactly: an rng seed may exceed 2^53).
+                init = np.asarray(a["init"], np.int64 if dtype.startswith("i")
+                                  else np.float64)
                 values = to_storage(init.reshape(shape) if init.size > 1
                                     else np.broadcast_to(init, shape), dtype)
             elif a["role"] == "state" and a["state"] == "bn.running_var":
