@@ -91,13 +91,26 @@ struct Driver {
                                      int, int, int);
 };
 
+// The state below is constant-initialised, or built on first use: a step
+// library's constructors that load its GPU modules (priority 123, the GPU
+// dialect's translation) run before this file's dynamic initialisers.
 Driver driver;
 void *driverHandle = nullptr;
-std::string driverPath;
 CUcontext context = nullptr;
 int32_t defaultDevice = 0;
 std::mutex errorMutex;
-std::string firstError;
+
+/// The loaded driver's path; the first driver error not yet taken. Never
+/// destroyed (module destructors may report errors after static
+/// destruction).
+std::string &getDriverPath() {
+  static auto *path = new std::string;
+  return *path;
+}
+std::string &getFirstError() {
+  static auto *error = new std::string;
+  return *error;
+}
 
 /// Reports a failed driver call on stderr and remembers the first one.
 void check(CUresult result, const char *call) {
@@ -111,8 +124,8 @@ void check(CUresult result, const char *call) {
                         std::to_string(result) + ")";
   fprintf(stderr, "mp-run: %s\n", message.c_str());
   std::lock_guard<std::mutex> lock(errorMutex);
-  if (firstError.empty())
-    firstError = message;
+  if (getFirstError().empty())
+    getFirstError() = message;
 }
 #define CUDA_CHECK(call) check(driver.call, #call)
 
@@ -252,8 +265,8 @@ MgpuModule loadModule(const void *data, int jitOptLevel) {
     if (!error.empty()) {
       fprintf(stderr, "mp-run: %s\n", error.c_str());
       std::lock_guard<std::mutex> lock(errorMutex);
-      if (firstError.empty())
-        firstError = error;
+      if (getFirstError().empty())
+        getFirstError() = error;
       return nullptr;
     }
   }
@@ -361,17 +374,17 @@ std::string mp::loadCudaDriverLibrary(const char *path) {
   if (CUresult result = driver.cuDevicePrimaryCtxRetain(&context, device))
     return fail(result, "cuDevicePrimaryCtxRetain");
   driverHandle = handle;
-  driverPath = library;
+  getDriverPath() = library;
   setContext();
   return "";
 }
 
-const std::string &mp::getCudaDriverLibraryPath() { return driverPath; }
+const std::string &mp::getCudaDriverLibraryPath() { return getDriverPath(); }
 
 std::string mp::takeFirstCudaError() {
   std::lock_guard<std::mutex> lock(errorMutex);
-  std::string message = std::move(firstError);
-  firstError.clear();
+  std::string message = std::move(getFirstError());
+  getFirstError().clear();
   return message;
 }
 
