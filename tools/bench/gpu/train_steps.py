@@ -125,7 +125,8 @@ def build(args):
             name = f"{model}-{mode.lower()}"
             directory = os.path.join(args.out, name)
             mixed = os.path.join(args.out, name + ".mlir")
-            pipeline = f"chip={args.chip} {gpu_options} {args.gpu_pipeline}".strip()
+            pipeline = " ".join(o for o in (f"chip={args.chip}", gpu_options,
+                                            args.gpu_pipeline) if o)
             start = time.time()
             subprocess.run([mp_opt, source, "--mp-mixed-precision-pipeline="
                             + mixed_options, "-o", mixed], check=True)
