@@ -7,6 +7,9 @@
 // (mp-export-entry-points, which mp-cpu-pipeline runs), and loads libomp when
 // the lowered module has OpenMP operations (mp-cpu-pipeline's `threads`).
 //
+// compileForHostToObject compiles the same LLVM IR through the same
+// pipeline ahead of time into an object file (mp-run --emit-library).
+//
 // Before LLVM's optimisation pipeline, each function behind a C interface
 // (always_inline, mp-inline-c-interface-callees) is inlined into its
 // `_mlir_ciface_` wrapper and dropped, with the ExecutionEngine's packed
@@ -27,11 +30,15 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "mp/Dialect/MP/IR/MPDialect.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/IPO/AlwaysInliner.h"
 
 #if defined(__GLIBC__)
@@ -161,10 +168,18 @@ llvm::Error mp::lowerForHost(ModuleOp module, const HostLowering &lowering,
   return llvm::Error::success();
 }
 
-llvm::Expected<std::unique_ptr<ExecutionEngine>> mp::compileForHost(
-    ModuleOp module,
-    llvm::function_ref<void(ExecutionEngine &)> registerSymbols,
-    unsigned optLevel) {
+/// The code generation level of the LLVM level `optLevel`.
+static llvm::CodeGenOptLevel getCodeGenLevel(unsigned optLevel) {
+  return optLevel == 0   ? llvm::CodeGenOptLevel::None
+         : optLevel == 1 ? llvm::CodeGenOptLevel::Less
+                         : llvm::CodeGenOptLevel::Aggressive;
+}
+
+/// The host's target machine for `optLevel` (checked: 0 to 3), with the
+/// relocation model `pic` or the default; registers the translations to
+/// LLVM IR of `module`'s dialects.
+static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createHostMachine(ModuleOp module, unsigned optLevel, bool pic) {
   if (optLevel > 3)
     return llvm::createStringError("optimisation level " +
                                    llvm::Twine(optLevel) +
@@ -177,21 +192,67 @@ llvm::Expected<std::unique_ptr<ExecutionEngine>> mp::compileForHost(
   auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!machineBuilder)
     return machineBuilder.takeError();
-  llvm::CodeGenOptLevel codeGenLevel =
-      optLevel == 0   ? llvm::CodeGenOptLevel::None
-      : optLevel == 1 ? llvm::CodeGenOptLevel::Less
-                      : llvm::CodeGenOptLevel::Aggressive;
-  machineBuilder->setCodeGenOptLevel(codeGenLevel);
-  auto machine = machineBuilder->createTargetMachine();
-  if (!machine)
-    return machine.takeError();
-  llvm::TargetMachine *target = machine->get();
+  machineBuilder->setCodeGenOptLevel(getCodeGenLevel(optLevel));
+  if (pic)
+    machineBuilder->setRelocationModel(llvm::Reloc::PIC_);
+  return machineBuilder->createTargetMachine();
+}
+
+/// What runs on the translated module before code generation: the inlining
+/// into the C interfaces, then LLVM's -O`optLevel` pipeline.
+static std::function<llvm::Error(llvm::Module *)>
+makeHostTransformer(unsigned optLevel, llvm::TargetMachine *target) {
   std::function<llvm::Error(llvm::Module *)> optimize =
       makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, target);
-  auto transformer = [&](llvm::Module *module) -> llvm::Error {
+  return [optimize, target](llvm::Module *module) -> llvm::Error {
     inlineIntoCInterfaces(*module, target);
     return optimize(module);
   };
+}
+
+llvm::Error mp::compileForHostToObject(ModuleOp module, StringRef path,
+                                       unsigned optLevel) {
+  auto machine = createHostMachine(module, optLevel, /*pic=*/true);
+  if (!machine)
+    return machine.takeError();
+  llvm::TargetMachine *target = machine->get();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return llvm::createStringError(
+        "cannot translate the lowered module to LLVM IR");
+  // What ExecutionEngine::setupTargetTripleAndDataLayout does.
+  llvmModule->setDataLayout(target->createDataLayout());
+  llvmModule->setTargetTriple(target->getTargetTriple());
+  if (llvm::Error error = makeHostTransformer(optLevel, target)(
+          llvmModule.get()))
+    return error;
+  std::error_code code;
+  llvm::ToolOutputFile out(path, code, llvm::sys::fs::OF_None);
+  if (code)
+    return llvm::createStringError("cannot write '" + path.str() +
+                                   "': " + code.message());
+  llvm::legacy::PassManager passes;
+  if (target->addPassesToEmitFile(passes, out.os(), nullptr,
+                                  llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError(
+        "the host's target machine cannot emit an object file");
+  passes.run(*llvmModule);
+  out.keep();
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<ExecutionEngine>> mp::compileForHost(
+    ModuleOp module,
+    llvm::function_ref<void(ExecutionEngine &)> registerSymbols,
+    unsigned optLevel) {
+  auto machine = createHostMachine(module, optLevel, /*pic=*/false);
+  if (!machine)
+    return machine.takeError();
+  llvm::CodeGenOptLevel codeGenLevel = getCodeGenLevel(optLevel);
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeHostTransformer(optLevel, machine->get());
 
   SmallVector<StringRef> libraries;
   if (llvm::sys::fs::exists(MP_C_RUNNER_UTILS))

@@ -60,20 +60,22 @@ def t(shape, elem="f32"):
     return "tensor<%s%s>" % ("".join("%dx" % d for d in shape), elem)
 
 
-def generate(layers, dims=None, labels_2d=False):
+def generate(layers, dims=None, labels_2d=False, attention_scale=0.25):
     """Returns the mp.grad-form train step of an N-layer transformer.
 
     `dims` overrides some of the sizes B, S, D, H, F, V (a dict; the head
     dimension is D / H); with `labels_2d` the labels are [B, S] (reshaped to
     [B * S] in the step), so that every data argument has the batch B first,
-    as mp-run's --data needs.
+    as mp-run's --data needs. `attention_scale` multiplies the attention
+    scores (1 / sqrt(16), that of the default head dimension, unless told:
+    a step compared with PyTorch's attention needs (D / H) ** -0.5).
     """
     sizes = dict(B=B, S=S, D=D, H=H, F=F, V=V)
     sizes.update(dims or {})
-    return _generate(layers, labels_2d, **sizes)
+    return _generate(layers, labels_2d, attention_scale, **sizes)
 
 
-def _generate(layers, labels_2d, B, S, D, H, F, V):
+def _generate(layers, labels_2d, attention_scale, B, S, D, H, F, V):
     HD, T = D // H, B * S
     params = [("tok_emb", [V, D])]
     for l in range(layers):
@@ -110,7 +112,8 @@ def _generate(layers, labels_2d, B, S, D, H, F, V):
     heads = t([B, H, S, HD])
     emit("%%x = mp.embedding %%tok_emb[%%ids] : %s, %s"
          % (t([V, D]), t([B, S], "i64")))
-    emit("%scale = arith.constant dense<2.500000e-01> : tensor<f32>")
+    emit("%%scale = arith.constant dense<%.9e> : tensor<f32>"
+         % attention_scale)
     x = "%x"
     for l in range(layers):
         p = "%%l%d_" % l

@@ -138,6 +138,14 @@ cl::opt<bool>
               cl::desc("Print the lowered module (LLVM dialect, what mp-run "
                        "would run) and exit"),
               cl::init(false), cl::cat(runCategory));
+cl::opt<std::string> emitLibraryDir(
+    "emit-library",
+    cl::desc("Instead of running the step, compile it ahead of time into "
+             "DIR/step.so (needing neither MLIR nor LLVM to run; with "
+             "--device=cuda the GPU binaries embedded and the CUDA runtime "
+             "wrappers linked in, the driver loaded when it is opened) and "
+             "describe its C interface in DIR/manifest.json"),
+    cl::value_desc("DIR"), cl::cat(runCategory));
 cl::opt<int64_t>
     printEvery("print-every",
                cl::desc("Print every N-th step (and the last); 0 prints "

@@ -48,6 +48,7 @@ extern llvm::cl::opt<std::string> saveDir;
 extern llvm::cl::opt<std::string> prePipeline;
 extern llvm::cl::opt<std::string> cpuPipelineOptions;
 extern llvm::cl::opt<bool> lowerOnly;
+extern llvm::cl::opt<std::string> emitLibraryDir;
 extern llvm::cl::opt<int64_t> printEvery;
 extern llvm::cl::opt<Device> device;
 extern llvm::cl::opt<std::string> gpuPipelineOptions;

@@ -22,7 +22,8 @@
 //
 // This file holds the driver (lowering, compilation, the step loop and the
 // summary, mpirun); the other parts: Options (command line), EntryPoint
-// (the contract), Invocation (buffers and the call), Arguments (initial
+// (the contract), Invocation (buffers and the call), Library
+// (--emit-library), Arguments (initial
 // values), Batches (--data), Eval (--eval), Report (--json, --save), Data,
 // Npy, Tensor and Distributed.
 //
@@ -37,6 +38,7 @@
 #include "Eval.h"
 #include "HelpDefaults.h"
 #include "Invocation.h"
+#include "Library.h"
 #include "Options.h"
 #include "Report.h"
 
@@ -210,7 +212,7 @@ static llvm::Error run(MLIRContext &context) {
         "give mp-gpu-pipeline's options with --gpu-pipeline (host-vectorize "
         "is its vectorize)");
   // The driver is needed to run, not to lower: --lower-only works without.
-  if (device == Device::CUDA && !lowerOnly)
+  if (device == Device::CUDA && !lowerOnly && emitLibraryDir.empty())
     if (llvm::Error error = mp::loadCudaDriver(cudaDriver))
       return error;
 
@@ -285,6 +287,8 @@ static llvm::Error run(MLIRContext &context) {
         "docs/TrainStep.md)");
   if (llvm::Error error = checkCInterface(*module, *entry))
     return error;
+  if (!emitLibraryDir.empty())
+    return emitLibrary(*module, *entry, emitLibraryDir);
 
   // Everything that can fail on user input is checked before compiling.
   llvm::Expected<std::unique_ptr<DataSource>> data = createDataSource(*entry);
@@ -569,7 +573,7 @@ int main(int argc, char **argv) {
   appendDefaultsToHelp(numSteps, seed, loadDir, dataSpec, shuffle, numClasses,
                        jsonFile, evaluate, evalFunctionName, saveDir,
                        prePipeline, cpuPipelineOptions, numThreads, optLevel,
-                       lowerOnly, printEvery, gpuPipelineOptions, cudaDriver,
+                       lowerOnly, emitLibraryDir, printEvery, gpuPipelineOptions, cudaDriver,
                        cudaStats);
   cl::ParseCommandLineOptions(
       argc, argv,

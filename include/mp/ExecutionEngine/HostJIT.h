@@ -64,6 +64,16 @@ llvm::Expected<std::unique_ptr<ExecutionEngine>> compileForHost(
     llvm::function_ref<void(ExecutionEngine &)> registerSymbols = {},
     unsigned optLevel = kDefaultHostOptLevel);
 
+/// Compiles the lowered `module` ahead of time into the relocatable,
+/// position-independent object file `path` for the host CPU: the LLVM IR
+/// compileForHost would JIT-compile (the same translation, the same inlining
+/// into the C interfaces and -O`optLevel` pipeline, the same code generation
+/// level), so the object computes the same bits. Its GPU binaries are
+/// embedded constants that its constructors load (the GPU dialect's LLVM IR
+/// translation). The native target must be initialised.
+llvm::Error compileForHostToObject(ModuleOp module, llvm::StringRef path,
+                                   unsigned optLevel = kDefaultHostOptLevel);
+
 } // namespace mlir::mp
 
 #endif // MP_EXECUTIONENGINE_HOSTJIT_H
