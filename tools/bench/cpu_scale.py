@@ -18,8 +18,9 @@ compile_cpu_seconds) in total and per op, vectorised and with
 vectorize=false; then the least-squares line compile = a + b·N and its R²
 per d_model. CPU seconds, not wall-clock ones: this machine is shared.
 
-Part 2, steps: ms/step of mp-run (the time in the compiled step, its
-compute_seconds) and of PyTorch eager (Debian's python3-torch, the same
+Part 2, steps: ms/step of mp-run (the time in the compiled step: the mean
+of its JSON's per-step seconds after the first step, as PyTorch's first,
+warm-up step is not timed either) and of PyTorch eager (Debian's python3-torch, the same
 shapes and threads: torch.set_num_threads) for the MLP of
 docs/examples/mlp_train_step.mlir (784-256-10, batch 64, Adam) and the bench
 transformer block at d_model 256 / sequence 128 / batch 8 (1 layer), in
@@ -39,8 +40,8 @@ Python package of --build). --models picks the rows' models;
 With --threads 1,2 each row is run on each thread count (mp-run --threads,
 torch.set_num_threads), and `vs 1` is our 1-thread ms/step over this one's
 (the speed-up of our threads); --modes picks the rows' modes. The last
-three columns are CPU milliseconds per step (mp-run's compute_cpu_seconds,
-of all its threads; PyTorch's: the calling thread's on one thread, since
+three columns are CPU milliseconds per step (mp-run's per-step
+cpu_seconds, of all its threads; PyTorch's: the calling thread's on one thread, since
 its pool threads of an earlier two-thread row may still spin, the process's
 otherwise) and their ratio: on one thread, the comparison a loaded machine
 distorts less than wall-clock times.
@@ -110,6 +111,18 @@ def mp_run_json(mp_run, path, steps, options, tmp, extra=()):
     subprocess.run(command + list(extra), check=True, stdout=subprocess.DEVNULL)
     with open(trajectory) as f:
         return json.load(f)
+
+
+def step_ms(run_json, count):
+    """Wall-clock and CPU ms per step of an mp-run --json trajectory, its
+    first step left out where mp-run timed each step (as PyTorch's warm-up
+    step is: the first touches every buffer)."""
+    timed = run_json["steps"][1:]
+    if timed and all(step.get("seconds") is not None for step in timed):
+        return (sum(step["seconds"] for step in timed) / len(timed) * 1e3,
+                sum(step["cpu_seconds"] for step in timed) / len(timed) * 1e3)
+    return (run_json["compute_seconds"] / count * 1e3,
+            run_json["compute_cpu_seconds"] / count * 1e3)
 
 
 def fit(xs, ys):
@@ -255,8 +268,7 @@ def steps(args, tmp):
                 run_json = mp_run_json(mp_run, mixed, count,
                                        args.cpu_pipeline_options, tmp,
                                        extra=["--threads=%d" % threads])
-                ours = run_json["compute_seconds"] / count * 1e3
-                ours_cpu = run_json["compute_cpu_seconds"] / count * 1e3
+                ours, ours_cpu = step_ms(run_json, count)
                 if threads == 1:
                     one = ours
                 theirs, theirs_cpu = (

@@ -130,6 +130,10 @@ llvm::Error writeJsonReport(const RunReport &report) {
        << (!record.unchanged   ? "null"
            : *record.unchanged ? "true"
                                : "false")
+       << ", \"seconds\": "
+       << (record.seconds ? jsonNumber(*record.seconds) : "null")
+       << ", \"cpu_seconds\": "
+       << (record.cpuSeconds ? jsonNumber(*record.cpuSeconds) : "null")
        << "}";
   os << "\n  ],\n  \"skipped_steps\": " << report.skippedSteps
      << ",\n  \"final_loss\": "

@@ -25,6 +25,9 @@ struct StepRecord {
   /// Whether every parameter and non-loss-scale state came back bit-identical
   /// (only computed when needed; never for a device-resident step).
   std::optional<bool> unchanged;
+  /// The wall-clock and CPU seconds of the compiled step's call (the CPU
+  /// path; a device-resident step overlaps the next, so none).
+  std::optional<double> seconds, cpuSeconds;
 };
 
 /// What a run measured, for --json.

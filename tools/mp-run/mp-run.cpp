@@ -453,8 +453,11 @@ static llvm::Error run(MLIRContext &context) {
     auto callStart = std::chrono::steady_clock::now();
     std::clock_t callCPUStart = std::clock();
     call.call();
-    computeCPUTime += std::clock() - callCPUStart;
-    computeTime += std::chrono::steady_clock::now() - callStart;
+    std::clock_t callCPUTime = std::clock() - callCPUStart;
+    std::chrono::steady_clock::duration callTime =
+        std::chrono::steady_clock::now() - callStart;
+    computeCPUTime += callCPUTime;
+    computeTime += callTime;
     if (device == Device::CUDA)
       if (llvm::Error error = mp::takeCudaError())
         return llvm::createStringError(
@@ -475,6 +478,9 @@ static llvm::Error run(MLIRContext &context) {
         call.feedBack(r, result.updates);
     if (llvm::Error error = report(step, scale, unchanged))
       return error;
+    records.back().seconds = std::chrono::duration<double>(callTime).count();
+    records.back().cpuSeconds =
+        static_cast<double>(callCPUTime) / CLOCKS_PER_SEC;
   }
   if (pendingStep)
     if (llvm::Error error = finishPending())
