@@ -69,10 +69,6 @@ constexpr int64_t kTileRows = 8;
 constexpr int64_t kTileColumns = 32;
 constexpr int64_t kLanes = 16;
 
-/// Marks the contraction of the fallback branch, which is not rewritten
-/// again.
-constexpr StringLiteral kFallback = "mp.bf16_dot_fallback";
-
 /// The loops of a contraction the kernel can take: its batch, M and N
 /// loops in the order the output indexes them (output (batch..., M..., N...)),
 /// its K loops in loop order (the order of the sum), and the flattened
@@ -99,7 +95,7 @@ static bool isZeroFill(Value value) {
 /// N and K loop, at most one batch loop, the output indexed (batch, M, N),
 /// a zero fill as its initial value, M, N and K multiples of the tile.
 static std::optional<ContractionShape> matchContraction(linalg::LinalgOp op) {
-  if (op->hasAttr(kFallback) || !op.hasPureTensorSemantics() ||
+  if (!op.hasPureTensorSemantics() ||
       op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !linalg::isaContractionOpInterface(op))
     return std::nullopt;
@@ -622,16 +618,12 @@ struct BF16DotProducts
       builder.setInsertionPointToStart(branch.thenBlock());
       scf::YieldOp::create(builder, loc,
                            buildKernel(builder, loc, op, shape, parallel));
-      builder.setInsertionPointToStart(branch.elseBlock());
-      Operation *fallback = builder.clone(*op);
-      fallback->setAttr(kFallback, builder.getUnitAttr());
-      scf::YieldOp::create(builder, loc, fallback->getResults());
+      // The contraction itself is the fallback.
       op->replaceAllUsesWith(branch.getResults());
-      op->erase();
+      op->moveBefore(branch.elseBlock(), branch.elseBlock()->end());
+      builder.setInsertionPointToEnd(branch.elseBlock());
+      scf::YieldOp::create(builder, loc, op->getResults());
     }
-    // The marks are this pass's own: the fallbacks are plain contractions.
-    getOperation().walk(
-        [](linalg::LinalgOp op) { op->removeAttr(kFallback); });
   }
 };
 
