@@ -138,7 +138,7 @@ addsOddProductFirst() {
 }
 #endif
 
-bool mlir::mp::hostHasAVX512BF16() {
+bool mlir::mp::hostHasInOrderBF16Dots() {
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
   static const bool inOrder =
       llvm::sys::getHostCPUFeatures().lookup("avx512bf16") &&

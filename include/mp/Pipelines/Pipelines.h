@@ -24,7 +24,7 @@ namespace mlir::mp {
 /// True when the host's CPU has AVX512_BF16 and its vdpbf16ps adds a
 /// pair's odd product, then its even one, each exactly and rounded once (a
 /// probe run once): mp-cpu-pipeline's default for `bf16-dot-products`.
-bool hostHasAVX512BF16();
+bool hostHasInOrderBF16Dots();
 
 /// Options of `mp-cpu-pipeline`.
 struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
@@ -50,7 +50,7 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "same bits (mp-bf16-dot-products; with vectorize) "
                      "(default: true where the host has AVX512_BF16 and its vdpbf16ps "
                      "adds in the order a probe checks at start-up)"),
-      llvm::cl::init(hostHasAVX512BF16())};
+      llvm::cl::init(hostHasInOrderBF16Dots())};
   PassOptions::Option<unsigned> threads{
       *this, "threads",
       llvm::cl::desc("Threads the outermost parallel tile loops run on "
