@@ -706,13 +706,7 @@ static bool isFill(Operation *op) {
   if (isa<linalg::FillOp>(op))
     return true;
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!generic || generic.getNumDpsInputs() != 1 ||
-      generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
-      isa<ShapedType>(generic.getDpsInputOperand(0)->get().getType()))
-    return false;
-  Block *body = generic.getBody();
-  return body->getOperations().size() == 1 &&
-         body->getTerminator()->getOperand(0) == body->getArgument(0);
+  return generic && linalg::isaFillOpInterface(generic).has_value();
 }
 
 /// True when `fill` (isFill) has uses and each is the destination of a
