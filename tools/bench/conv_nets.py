@@ -39,7 +39,7 @@ import torch.nn as nn
 import mixedprec.torch as mpt
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from machine import cpu_name, time_side_by_side  # noqa: E402
+from machine import cpu_name, set_torch_threads, time_side_by_side  # noqa: E402
 
 
 def small_cnn():
@@ -99,7 +99,7 @@ def measure(name, mode, steps, cpu_options="", threads=1,
     loss difference, the Trainer's compile seconds); PyTorch's figures are
     None in fp16 (its CPU autocast has no f16). Steps are timed by `clock`
     (machine.time_side_by_side)."""
-    torch.set_num_threads(threads)
+    set_torch_threads(torch, threads)
     torch.manual_seed(0)
     model = MODELS[name]().train()
     reference = copy.deepcopy(model)
@@ -162,7 +162,7 @@ def main():
                              "machine inflates wall-clock times)")
     args = parser.parse_args()
     clock = time.process_time if args.cpu_time else time.perf_counter
-    torch.set_num_threads(1)
+    set_torch_threads(torch, 1)
     print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; torch {torch.__version__}, "
           f"{torch.get_num_threads()} thread; "
           f"{'CPU' if args.cpu_time else 'wall-clock'} ms")

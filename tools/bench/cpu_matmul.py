@@ -7,7 +7,7 @@
 Times one f32 contraction at a time, JIT-compiled in process by the Python
 engine (mixedprec.compiler: mp-cpu-pipeline, then the JIT at -O2) and called
 on numpy arrays, against PyTorch eager on the same arrays and threads
-(torch.set_num_threads): the linear layer's A·Bᵀ (mp.linear) at the
+(machine.set_torch_threads: PyTorch's pool and OpenBLAS's): the linear layer's A·Bᵀ (mp.linear) at the
 transformer block's shapes (1024 tokens, d_model 256, MLP 1024), a plain
 A·B, and the weight gradient's Aᵀ·B. Prints ms, GFLOP/s, the ratio and the
 largest difference from PyTorch's result (a rounding difference: PyTorch
@@ -25,7 +25,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools", "bench"))
-from machine import cpu_name  # noqa: E402
+from machine import cpu_name, set_torch_threads  # noqa: E402
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 parser.add_argument("--build", default=os.environ.get("MP_BUILD_DIR", os.path.join(ROOT, "build")))
@@ -40,7 +40,7 @@ sys.path.insert(0, os.path.join(args.build, "python_packages"))
 from mixedprec.compiler import Session, memref_descriptor  # noqa: E402
 import torch  # noqa: E402
 
-torch.set_num_threads(args.threads)
+set_torch_threads(torch, args.threads)
 opts = args.cpu_pipeline_options
 if args.threads != 1:
     opts = (opts + " threads=%d" % args.threads).strip()

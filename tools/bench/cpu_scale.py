@@ -21,7 +21,8 @@ per d_model. CPU seconds, not wall-clock ones: this machine is shared.
 Part 2, steps: ms/step of mp-run (the time in the compiled step: the mean
 of its JSON's per-step seconds after the first step, as PyTorch's first,
 warm-up step is not timed either) and of PyTorch eager (Debian's python3-torch, the same
-shapes and threads: torch.set_num_threads) for the MLP of
+shapes and threads: machine.set_torch_threads, which bounds OpenBLAS's pool
+too) for the MLP of
 docs/examples/mlp_train_step.mlir (784-256-10, batch 64, Adam) and the bench
 transformer block at d_model 256 / sequence 128 / batch 8 (1 layer), in
 FP32, BF16 AMP (ours: mp-mixed-precision-pipeline{compute-type=bf16};
@@ -38,7 +39,7 @@ Python package of --build). --models picks the rows' models;
 (the CPU columns; the wall-clock ones are then "-").
 
 With --threads 1,2 each row is run on each thread count (mp-run --threads,
-torch.set_num_threads), and `vs 1` is our 1-thread ms/step over this one's
+machine.set_torch_threads), and `vs 1` is our 1-thread ms/step over this one's
 (the speed-up of our threads); --modes picks the rows' modes. The last
 three columns are CPU milliseconds per step (mp-run's per-step
 cpu_seconds, of all its threads; PyTorch's: the calling thread's on one thread, since
@@ -65,7 +66,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools", "bench"))
 import autocast_casts  # noqa: E402
-from machine import cpu_name  # noqa: E402
+from machine import cpu_name, set_torch_threads  # noqa: E402
 
 
 def build_type(build):
@@ -264,7 +265,7 @@ def steps(args, tmp):
                             "compute-type=" + compute, "-o", mixed], check=True)
             one = None
             for threads in args.threads:
-                torch.set_num_threads(threads)
+                set_torch_threads(torch, threads)
                 run_json = mp_run_json(mp_run, mixed, count,
                                        args.cpu_pipeline_options, tmp,
                                        extra=["--threads=%d" % threads])

@@ -1,6 +1,8 @@
 """What the PyTorch benchmarks share: the machine they ran on, and the timing
 of a MixedPrec Trainer beside PyTorch on the same batches."""
 
+import ctypes
+import os
 import platform
 import time
 
@@ -15,6 +17,31 @@ def cpu_name():
     except OSError:
         pass
     return platform.processor() or "unknown CPU"
+
+
+def loaded_openblas():
+    """The OpenBLAS libraries this process has loaded (PyTorch's BLAS on
+    Debian: libblas.so.3 of openblas-pthread, with its own thread pool)."""
+    paths = set()
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            fields = line.split()
+            if len(fields) >= 6 and "openblas" in os.path.basename(fields[-1]):
+                paths.add(fields[-1])
+    return sorted(paths)
+
+
+def set_torch_threads(torch, threads):
+    """Runs PyTorch on `threads` threads: its intra-op pool
+    (torch.set_num_threads) and OpenBLAS's pool, which Debian's
+    python3-torch calls for f32 matmuls and which torch.set_num_threads
+    leaves at one thread per core (so a "one-thread" PyTorch matmul ran on
+    every core, and a two-thread step oversubscribed them)."""
+    torch.set_num_threads(threads)
+    for path in loaded_openblas():
+        library = ctypes.CDLL(path)
+        if hasattr(library, "openblas_set_num_threads"):
+            library.openblas_set_num_threads(threads)
 
 
 def time_side_by_side(trainer, torch_step, batches, clock=time.perf_counter,

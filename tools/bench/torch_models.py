@@ -10,8 +10,8 @@ with the Trainer's compile time and the ratio.
         [--cpu-pipeline-options=...]
 
 Each mode runs N steps (after one warm-up step) of both, interleaved, on the
-same batches, both on --threads threads (default 1: torch.set_num_threads
-and the Trainer's `threads`); prints figures (ms/step wall-clock and CPU, the
+same batches, both on --threads threads (default 1: machine.set_torch_threads,
+PyTorch's pool and OpenBLAS's, and the Trainer's `threads`); prints figures (ms/step wall-clock and CPU, the
 ratio of PyTorch's to ours, the compile's wall and CPU time: import, the
 passes and the JIT; the 1-minute load average after the run), never asserts.
 """
@@ -31,7 +31,7 @@ import models  # noqa: E402
 from models import MODELS  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from machine import cpu_name, time_side_by_side  # noqa: E402
+from machine import cpu_name, set_torch_threads, time_side_by_side  # noqa: E402
 
 import mixedprec.torch as mpt  # noqa: E402
 
@@ -88,7 +88,7 @@ def main():
     parser.add_argument("--opt-level", type=int, default=2,
                         help="LLVM optimisation level of the JIT-compiled step")
     args = parser.parse_args()
-    torch.set_num_threads(args.threads)
+    set_torch_threads(torch, args.threads)
     print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; torch {torch.__version__}; "
           f"{args.threads} threads each; JIT -O{args.opt_level}")
     print(f"{'model':20s} {'mode':5s} {'ms/step':>9s} {'torch':>9s} {'speedup':>8s} "
