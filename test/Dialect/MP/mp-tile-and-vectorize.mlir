@@ -1,6 +1,7 @@
 // RUN: mp-opt %s -split-input-file -mp-tile-and-vectorize="matmul-tile-sizes=4,16,1" -canonicalize -cse | FileCheck %s
 // RUN: mp-opt %s -split-input-file -mp-tile-and-vectorize="matmul-tile-sizes=2,8,1 tile-sizes=2,8" -canonicalize -cse | FileCheck %s --check-prefix=SIZES
 // RUN: mp-opt %s -split-input-file -mp-tile-and-vectorize="matmul-tile-sizes=8,32,1" -canonicalize -cse | FileCheck %s --check-prefix=AVX512
+// RUN: mp-opt %s -split-input-file -mp-tile-and-vectorize="matmul-tile-sizes=16,16,1" -canonicalize -cse | FileCheck %s --check-prefix=TALL
 
 // Every loop is tiled (by 1 unless it is in the vector) and vectors keep a
 // few registers. A plain matmul has its B packed first into panels of 16
@@ -418,6 +419,45 @@ func.func @implicit_conv(%x: tensor<1x2x4x9xbf16>, %w: tensor<2x3x3x16xf32>) -> 
 // CHECK:           scf.for %{{.*}} = %c0 to %c32 step %c1 iter_args(%{{.*}}) -> (vector<4x16xf32>)
 // CHECK:       tensor.collapse_shape %[[R]] {{\[\[}}0], [1, 2]] : tensor<64x8x16xf32> into tensor<64x128xf32>
 func.func @packed_fill(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>) -> tensor<64x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x128xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x128xf32>)
+      outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %r : tensor<64x128xf32>
+}
+
+// -----
+
+// The AVX-512 hosts' default tile, 16 x 16: one accumulator register a row,
+// so that each broadcast A element feeds one multiplication (LLVM folds it
+// into the multiply). 16 rows read in place would be 16 streams through L1,
+// evicting each other at 4 KiB strides, so A is packed into panels of 16
+// rows ([4, 32, 16], K inside) as well as B ([8, 32, 16]), and the
+// accumulator fill, reshaped twice into the panels' shape, is still fused
+// into the tile loops (they start from a tensor.empty).
+// With the 8 x 32 tile (8 rows) A is read in place.
+// TALL-LABEL: func.func @tall_tile(
+// TALL-SAME:    %[[A:[^:]*]]: tensor<64x32xf32>
+// TALL:         %[[AX:.*]] = tensor.expand_shape %[[A]] {{\[\[}}0, 1], [2]] output_shape [4, 16, 32]
+// TALL:         %[[PA:.*]] = scf.for {{.*}} -> (tensor<4x32x16xf32>)
+// TALL:           vector.transfer_read %[[AX]]{{.*}} : tensor<4x16x32xf32>, vector<16xf32>
+// TALL:         %[[PB:.*]] = scf.for {{.*}} -> (tensor<8x32x16xf32>)
+// TALL-NOT:     linalg.fill
+// TALL:         %[[EMPTY:.*]] = tensor.empty() : tensor<4x16x8x16xf32>
+// TALL:         scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args(%{{.*}} = %[[EMPTY]])
+// TALL:           scf.for %{{.*}} = %c0 to %c4 step %c1
+// TALL:             scf.for %{{.*}} = %c0 to %c32 step %c1 iter_args(%{{.*}}) -> (vector<16x16xf32>)
+// TALL:               vector.transfer_read %[[PA]]{{.*}} : tensor<4x32x16xf32>, vector<16xf32>
+// TALL:               vector.transfer_read %[[PB]]{{.*}} : tensor<8x32x16xf32>, vector<16xf32>
+// TALL:               arith.mulf %{{.*}}, %{{.*}} : vector<16x16xf32>
+// TALL:               arith.addf %{{.*}}, %{{.*}} : vector<16x16xf32>
+// AVX512-LABEL: func.func @tall_tile(
+// AVX512-SAME:    %[[A:[^:]*]]: tensor<64x32xf32>
+// AVX512-NOT:     tensor.expand_shape %[[A]]
+// AVX512:         scf.for {{.*}} -> (vector<8x32xf32>)
+// AVX512:           vector.transfer_read %[[A]]{{.*}} : tensor<64x32xf32>, vector<8xf32>
+func.func @tall_tile(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>) -> tensor<64x128xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64x128xf32>
   %c = linalg.fill ins(%zero : f32) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>

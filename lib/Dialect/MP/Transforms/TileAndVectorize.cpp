@@ -151,15 +151,27 @@ static void fuseExactProducts(RewriterBase &rewriter, linalg::GenericOp op) {
 
 /// The default register tile of contractions (M, N, K) for the host: M rows
 /// of N-element f32 vectors as accumulators. With AVX-512 (32 registers of
-/// 16 f32 lanes) 8 rows of two registers: 16 accumulators, 2 B registers
-/// and the broadcast A elements; otherwise (AVX2's 16 registers of 8
-/// lanes, or other targets) 4 rows of 16 lanes.
+/// 16 f32 lanes) 16 rows of one register: 16 accumulators and one B
+/// register, each A element used by one multiplication, so that LLVM folds
+/// its broadcast into it (`vmulps m32{1to16}`). An 8 x 32 tile uses each
+/// broadcast twice, so it stays a separate vbroadcastss, which on Zen 4
+/// occupies the vector pipes the products and sums need: 80 GFLOP/s a core
+/// against 117 for the folded 16 x 16 tile (tools/bench/cpu_matmul.py,
+/// docs/performance.md). Otherwise (AVX2's 16 registers of 8 lanes, or other
+/// targets) 4 rows of 16 lanes.
 static SmallVector<int64_t> getHostMatmulTileSizes() {
   llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
   if (features.lookup("avx512f"))
-    return {8, 32, 1};
+    return {16, 16, 1};
   return {4, 16, 1};
 }
+
+/// The most rows of A a tile reads in place (getKContiguousInput): each row
+/// is a stream through L1, and more streams than its ways (8 on Zen 4)
+/// evict each other where the row stride is a multiple of 4 KiB (K = 1024
+/// f32): 45 against 92 GFLOP/s for 16 rows. Taller tiles read packed
+/// panels.
+constexpr int64_t kMaxInPlaceRows = 8;
 
 /// True when a value of `type` (or its elements) is an 8-bit or narrower
 /// float (FP8, FP6, FP4, E8M0).
@@ -600,10 +612,11 @@ static void widenOperand(RewriterBase &rewriter, linalg::GenericOp op,
 /// panels is outermost and the one over A's next (all A panels run while a
 /// B panel is in cache). Contractions of a single N panel, or whose M
 /// extent is below `minM`, are left alone; A is left as it is when it has a
-/// single panel, and when its rows are contiguous along K: the tile then
-/// broadcasts each of its M elements per K step from M rows (as from a
-/// packed panel, without the transposing copy), A only widened where the
-/// payload widens it (widenOperand). Returns whether B was packed.
+/// single panel, and when its rows are contiguous along K and the panel
+/// has at most kMaxInPlaceRows rows: the tile then broadcasts each of its M
+/// elements per K step from M rows (as from a packed panel, without the
+/// transposing copy), A only widened where the payload widens it
+/// (widenOperand). Returns whether B was packed.
 static bool packContraction(RewriterBase &rewriter, linalg::GenericOp &op,
                             int64_t mPanel, int64_t nPanel, int64_t minM) {
   std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
@@ -620,7 +633,10 @@ static bool packContraction(RewriterBase &rewriter, linalg::GenericOp &op,
   mPanel = chooseTileSize(extents[m], mPanel);
   if (mExtent < minM || extents[n] / nPanel < 2)
     return false;
-  if (OpOperand *rows = getKContiguousInput(op, m, dims->k.back()))
+  OpOperand *rows = mPanel <= kMaxInPlaceRows
+                        ? getKContiguousInput(op, m, dims->k.back())
+                        : nullptr;
+  if (rows)
     widenOperand(rewriter, op, rows);
   else if (extents[m] / mPanel >= 2 && packOperand(rewriter, op, m, mPanel))
     ++n; // The N loop moved behind A's panel loop.
@@ -780,20 +796,20 @@ fuseFilledDestinations(RewriterBase &rewriter, Operation *tiled,
 /// finds as their destinations' producers. Same values, no copy.
 static void refillReshapedFills(RewriterBase &rewriter,
                                 func::FuncOp function) {
+  // In program order, so that a reshape of a reshaped fill (a contraction
+  // whose A and B are both packed) finds the fill its operand became.
   SmallVector<Operation *> reshapes;
   function.walk([&](Operation *op) {
-    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
-      return;
-    auto fill = dyn_cast_or_null<linalg::LinalgOp>(
-        op->getOperand(0).getDefiningOp());
-    if (fill && isFill(fill) && fill.getDpsInits().size() == 1 &&
-        fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
       reshapes.push_back(op);
   });
   for (Operation *reshape : reshapes) {
-    auto fill = cast<linalg::LinalgOp>(reshape->getOperand(0).getDefiningOp());
+    auto fill = dyn_cast_or_null<linalg::LinalgOp>(
+        reshape->getOperand(0).getDefiningOp());
     auto type = cast<RankedTensorType>(reshape->getResult(0).getType());
-    if (!type.hasStaticShape())
+    if (!fill || !isFill(fill) || fill.getDpsInits().size() != 1 ||
+        !fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() ||
+        !type.hasStaticShape())
       continue;
     rewriter.setInsertionPoint(reshape);
     Value empty = tensor::EmptyOp::create(rewriter, reshape->getLoc(),

@@ -247,9 +247,10 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     tiled with `scf.for` (by 1 unless it is in the vector), the unit loops
     of each tile are dropped, and the tile is vectorised
     (`linalg::vectorize`), so vectors are a few registers (16 lanes by
-    default; M x N for contractions, the host's register tile: 8 x 32 on
-    AVX-512 hosts, 32 registers of 16 f32 lanes, 4 x 16 on others) whatever
-    the tensor sizes.
+    default; M x N for contractions, the host's register tile: 16 x 16 on
+    AVX-512 hosts, 32 registers of 16 f32 lanes, one accumulator register a
+    row so that each broadcast A element folds into its multiplication; 4 x
+    16 on others) whatever the tensor sizes.
 
     Each operation is vectorised along one loop: a parallel loop or its last
     reduction loop, the one most inputs have as their innermost (contiguous)
