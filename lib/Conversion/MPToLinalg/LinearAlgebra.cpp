@@ -45,10 +45,16 @@
 //                   strides would put between the gradient's elements are
 //                   never multiplied (each sum keeps the order of its
 //                   nonzero terms);
-//   conv2d_grad_filter → im2col times the transposed gradient (at least 8
+//   conv2d_grad_filter → with at least 8 filters and 8 channels per group,
+//                   no im2col: one generic reads the padded input directly
+//                   (an implicit GEMM over ([g,] kh, kw, c, f, n, oh, ow),
+//                   the channels its M rows, at any stride) times the
+//                   transposed gradient [[G,] N, OH, OW, F/G]; otherwise
+//                   im2col times the transposed gradient (at least 8
 //                   filters per group) or the gradient times the transposed
-//                   im2col, per group, summed over (n, oh, ow), n
-//                   outermost, read back as FCHW by one rounding generic.
+//                   im2col, per group. Each is summed over (n, oh, ow), n
+//                   outermost, and read back as FCHW by one rounding
+//                   generic.
 // FP8 operands are extended to the accumulator type once before the
 // contraction (exact, so the result is the same as extending in the loop);
 // so are the f16/bf16 operands of convolutions accumulating in f32, in the
@@ -1230,13 +1236,17 @@ struct Conv2DGradInputOpLowering : OpConversionPattern<Conv2DGradInputOp> {
 /// ow) of dY[n, g·F/G + f, oh, ow] · col[g][(c, kh, kw)][(n, oh, ow)],
 /// summed in that order, n outermost, as the correlation loop nest (f, c,
 /// kh, kw, n, oh, ow) does. The gradient is transposed to dYᵀ [G, N·OH·OW,
-/// F/G]; with F/G of at least kMinPixelMajorFilters the product is col ·
+/// F/G]. With F/G of at least kMinPixelMajorFilters and C/G of at least
+/// kMinImplicitGradFilterChannels no im2col is written: the product reads
+/// the padded input in place (buildImplicitGradFilter, dYᵀ as [G, N, OH,
+/// OW, F/G]) into [G, KH, KW, C/G, F/G]; with fewer channels it is col ·
 /// dYᵀ [G, C/G·KH·KW, F/G] (the filters are the N dimension the CPU
-/// pipeline vectorises, and the operand it packs is dYᵀ, F/G columns wide),
-/// else dYᵀᵀ · colᵀ [G, F/G, C/G·KH·KW] with the transposed im2col (both
-/// operands with the reduction outermost: a row of outer products per
-/// reduction step). One generic over the FCHW result reads the accumulator
-/// at its (g, k, f) or (g, f, k) and rounds once.
+/// pipeline vectorises, and the operand it packs is dYᵀ, F/G columns wide);
+/// with fewer filters dYᵀᵀ · colᵀ [G, F/G, C/G·KH·KW] with the transposed
+/// im2col (both operands with the reduction outermost: a row of outer
+/// products per reduction step). One generic over the FCHW result reads the
+/// accumulator at its (g, kh, kw, c, f), (g, k, f) or (g, f, k) and rounds
+/// once.
 struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -1263,6 +1273,11 @@ struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
         buildPadded(rewriter, loc, adaptor.getInput(), padding, padding,
                     getConvOperandType(op.getInput().getType().getElementType(),
                                        op.getAccType()));
+    Value col;
+    if (!implicit)
+      col = buildIm2Col(rewriter, loc, input, kernel, gradShape.drop_front(2),
+                        op.getStrides(), op.getDilation(), groups,
+                        /*transposed=*/!pixelMajor, op.getAccType());
 
     // dY [N, F, OH, OW] as [G, n, oh, ow, F/G], reshaped to [[G,] N, OH, OW,
     // F/G] (implicit) or [[G,] (n, oh, ow), F/G] (no G for one group).
@@ -1285,25 +1300,18 @@ struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
         rewriter, loc, reshapeTensor(rewriter, loc, gradT, gradMatrixShape));
 
     Value acc;
-    if (implicit) {
+    if (implicit)
       acc = buildImplicitGradFilter(rewriter, loc, input, gradT, kernel, groups,
                                     op.getStrides(), op.getDilation(),
                                     op.getAccType());
-    } else {
-      Value col =
-          buildIm2Col(rewriter, loc, input, kernel, gradShape.drop_front(2),
-                      op.getStrides(), op.getDilation(), groups,
-                      /*transposed=*/!pixelMajor, op.getAccType());
-      acc = pixelMajor
-                ? buildContraction(rewriter, loc, col, gradT,
-                                   /*transposeLhs=*/false,
-                                   /*transposeRhs=*/false, op.getAccType(),
-                                   /*batched=*/groups != 1)
-                : buildContraction(rewriter, loc, gradT, col,
-                                   /*transposeLhs=*/true,
-                                   /*transposeRhs=*/false, op.getAccType(),
-                                   /*batched=*/groups != 1);
-    }
+    else if (pixelMajor)
+      acc = buildContraction(rewriter, loc, col, gradT, /*transposeLhs=*/false,
+                             /*transposeRhs=*/false, op.getAccType(),
+                             /*batched=*/groups != 1);
+    else
+      acc = buildContraction(rewriter, loc, gradT, col, /*transposeLhs=*/true,
+                             /*transposeRhs=*/false, op.getAccType(),
+                             /*batched=*/groups != 1);
 
     // dW[f, c, kh, kw] = acc[[g,] kh, kw, c, f'], acc[[g,] k, f'] or acc[[g,]
     // f', k], g = f / (F/G), f' = f mod F/G, k = (c·KH + kh)·KW + kw.
