@@ -889,8 +889,22 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
   };
   if (std::optional<std::pair<unsigned, unsigned>> conv =
           getImplicitConvDims(op)) {
-    tileRows(conv->first);
-    tile(conv->second, matmulTiles[1]);
+    auto [m, n] = *conv;
+    if (extents[m] >= 2 * matmulTiles[0] && extents[n] > matmulTiles[1] / 2 &&
+        matmulTiles[1] % 2 == 0) {
+      // Rows to spare (a filter gradient's channels) and more columns than
+      // half the N tile: twice the rows, half the columns (one vector on
+      // AVX-512), the same accumulators. Each broadcast input element then
+      // feeds one product (LLVM folds it into the multiplication as a
+      // broadcast memory operand: no broadcast instruction of its own, where
+      // two vectors per row take one each), and each row of the second
+      // input is read once for twice the rows.
+      tile(m, 2 * matmulTiles[0]);
+      tile(n, matmulTiles[1] / 2);
+      return sizes;
+    }
+    tileRows(m);
+    tile(n, matmulTiles[1]);
     return sizes;
   }
   unsigned vectorLoop = chooseVectorLoop(op);
