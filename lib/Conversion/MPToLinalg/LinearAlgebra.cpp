@@ -298,6 +298,17 @@ Value buildFusionBarrier(OpBuilder &b, Location loc, Value tensor) {
       .getResult();
 }
 
+/// `tensor` with FP8 elements extended to `accType` once (widenFP8Operand)
+/// behind a fusion barrier (buildFusionBarrier): an operand of an implicit
+/// product, a linalg.generic, into which linalg's elementwise fusion would
+/// fold the widening, making it an operation on FP8 values, which the CPU
+/// pipeline leaves as scalar loops. Other tensors are returned as they are.
+Value widenFP8OperandOfGeneric(OpBuilder &b, Location loc, Value tensor,
+                               Type accType) {
+  Value widened = widenFP8Operand(b, loc, tensor, accType);
+  return widened == tensor ? tensor : buildFusionBarrier(b, loc, widened);
+}
+
 /// The element type a convolution's operand copies (im2col, filter matrix,
 /// transposed gradient) write for a contraction accumulating in `accType`:
 /// f16 and bf16 become f32 when the accumulator is f32 (exact, and the
@@ -725,7 +736,7 @@ Value buildImplicitConv(OpBuilder &b, Location loc, Value input, Value filter,
                         ArrayRef<int64_t> outputSpatial,
                         ArrayRef<int64_t> strides, ArrayRef<int64_t> dilation,
                         int64_t groups, int64_t panel, Type accType) {
-  input = widenFP8Operand(b, loc, input, accType);
+  input = widenFP8OperandOfGeneric(b, loc, input, accType);
   auto inputType = cast<RankedTensorType>(input.getType());
   int64_t batch = inputType.getDimSize(0);
   int64_t groupChannels = filterShape[1];
@@ -810,10 +821,11 @@ constexpr int64_t kMinImplicitGradFilterChannels = 8;
 /// (n, oh, ow), n outermost (the order of the im2col product col · dYᵀ),
 /// into a zero accumulator of `accType`, with `gradT` the transposed
 /// gradient [[G,] N, OH, OW, F/G] (behind a fusion barrier: fused into the
-/// product, the transposing copy's read would be its gathering map), the
-/// elements extended to `accType` in the payload (exact), `kernel` (KH, KW)
-/// and `outputSpatial` (OH, OW). One linalg.generic over ([g,] kh, kw, c,
-/// f, n, oh, ow). mp-tile-and-vectorize tiles it as a contraction
+/// product, the transposing copy's read would be its gathering map; FP8
+/// elements already widened), the input's FP8 elements widened once
+/// (widenFP8OperandOfGeneric) and other elements extended to `accType` in
+/// the payload (exact), and `kernel` (KH, KW). One linalg.generic over ([g,]
+/// kh, kw, c, f, n, oh, ow). mp-tile-and-vectorize tiles it as a contraction
 /// (getImplicitConvDims): a tile of channels c, a row of filters each,
 /// broadcasts per (n, oh, ow) one input element per channel (a column of
 /// the padded input, as it reads a column of a matmul's A in place) and
@@ -825,8 +837,7 @@ Value buildImplicitGradFilter(OpBuilder &b, Location loc, Value input,
                               Value gradT, ArrayRef<int64_t> kernel,
                               int64_t groups, ArrayRef<int64_t> strides,
                               ArrayRef<int64_t> dilation, Type accType) {
-  input = widenFP8Operand(b, loc, input, accType);
-  gradT = widenFP8Operand(b, loc, gradT, accType);
+  input = widenFP8OperandOfGeneric(b, loc, input, accType);
   int64_t groupChannels =
       cast<RankedTensorType>(input.getType()).getDimSize(1) / groups;
   int64_t groupFilters =
@@ -1297,7 +1308,10 @@ struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
     else
       gradMatrixShape.append({pixels, groupFilters});
     gradT = buildFusionBarrier(
-        rewriter, loc, reshapeTensor(rewriter, loc, gradT, gradMatrixShape));
+        rewriter, loc,
+        widenFP8Operand(rewriter, loc,
+                        reshapeTensor(rewriter, loc, gradT, gradMatrixShape),
+                        op.getAccType()));
 
     Value acc;
     if (implicit)

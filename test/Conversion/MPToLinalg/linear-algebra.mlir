@@ -521,6 +521,37 @@ func.func @conv2d_grad_filter_implicit_1x1(%dy: tensor<2x8x4x4xbf16>, %x: tensor
 
 // -----
 
+// FP8 operands of the implicit filter gradient are widened to f32 once, each
+// behind a fusion barrier (the transposed gradient's copy already is one):
+// fused into the product, the widenings would make it an FP8 generic, which
+// the CPU pipeline leaves scalar.
+// CHECK-LABEL: func.func @conv2d_grad_filter_implicit_fp8(
+// CHECK:         %[[DYW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x6x8x16xf8E5M2>) outs(%{{.*}} : tensor<2x6x8x16xf32>)
+// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%[[DYW]]) : tensor<2x6x8x16xf32>
+// CHECK:         %[[XW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x8x8x10xf8E4M3FN>) outs(%{{.*}} : tensor<2x8x8x10xf32>)
+// CHECK:         %[[XB:.*]] = bufferization.alloc_tensor() copy(%[[XW]]) : tensor<2x8x8x10xf32>
+// CHECK:         linalg.generic {{.*}} ins(%[[XB]], %[[DYB]] : tensor<2x8x8x10xf32>, tensor<2x6x8x16xf32>) outs(%{{.*}} : tensor<3x3x8x16xf32>)
+func.func @conv2d_grad_filter_implicit_fp8(%dy: tensor<2x16x6x8xf8E5M2>, %x: tensor<2x8x6x8xf8E4M3FN>) -> tensor<16x8x3x3xf32> {
+  %0 = mp.conv2d_grad_filter %dy, %x acc(f32) {padding = array<i64: 1, 1>} : (tensor<2x16x6x8xf8E5M2>, tensor<2x8x6x8xf8E4M3FN>) -> tensor<16x8x3x3xf32>
+  return %0 : tensor<16x8x3x3xf32>
+}
+
+// -----
+
+// So is the FP8 input of the implicit forward product (its filter is widened
+// in its copy, behind its barrier).
+// CHECK-LABEL: func.func @conv2d_implicit_fp8(
+// CHECK:         %[[XW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x16x10x10xf8E4M3FN>) outs(%{{.*}} : tensor<2x16x10x10xf32>)
+// CHECK:         %[[XB:.*]] = bufferization.alloc_tensor() copy(%[[XW]]) : tensor<2x16x10x10xf32>
+// CHECK:         %[[WB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<16x3x3x16xf32>
+// CHECK:         linalg.generic {{.*}} ins(%[[XB]], %[[WB]] : tensor<2x16x10x10xf32>, tensor<16x3x3x16xf32>) outs(%{{.*}} : tensor<2x8x1x8x16xf32>)
+func.func @conv2d_implicit_fp8(%x: tensor<2x16x8x8xf8E4M3FN>, %w: tensor<16x16x3x3xf8E4M3FN>) -> tensor<2x16x8x8xf32> {
+  %0 = mp.conv2d %x, %w acc(f32) {padding = array<i64: 1, 1>} : (tensor<2x16x8x8xf8E4M3FN>, tensor<16x16x3x3xf8E4M3FN>) -> tensor<2x16x8x8xf32>
+  return %0 : tensor<2x16x8x8xf32>
+}
+
+// -----
+
 // Filter gradient with fewer than 8 filters per group (depthwise): the
 // gradient times the transposed im2col [G, N·OH·OW, C/G·KH·KW] (dYᵀᵀ·colᵀ,
 // reducing over the pixels), the FCHW result read at (f, 0, k).
