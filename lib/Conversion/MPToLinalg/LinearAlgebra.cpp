@@ -45,10 +45,16 @@
 //                   strides would put between the gradient's elements are
 //                   never multiplied (each sum keeps the order of its
 //                   nonzero terms);
-//   conv2d_grad_filter → im2col times the transposed gradient (at least 8
+//   conv2d_grad_filter → with at least 8 filters and 8 channels per group,
+//                   no im2col: one generic reads the padded input directly
+//                   (an implicit GEMM over ([g,] kh, kw, c, f, n, oh, ow),
+//                   the channels its M rows, at any stride) times the
+//                   transposed gradient [[G,] N, OH, OW, F/G]; otherwise
+//                   im2col times the transposed gradient (at least 8
 //                   filters per group) or the gradient times the transposed
-//                   im2col, per group, summed over (n, oh, ow), n
-//                   outermost, read back as FCHW by one rounding generic.
+//                   im2col, per group. Each is summed over (n, oh, ow), n
+//                   outermost, and read back as FCHW by one rounding
+//                   generic.
 // FP8 operands are extended to the accumulator type once before the
 // contraction (exact, so the result is the same as extending in the loop);
 // so are the f16/bf16 operands of convolutions accumulating in f32, in the
@@ -290,6 +296,17 @@ Value buildFusionBarrier(OpBuilder &b, Location loc, Value tensor) {
              b, loc, cast<RankedTensorType>(tensor.getType()), ValueRange{},
              tensor)
       .getResult();
+}
+
+/// `tensor` with FP8 elements extended to `accType` once (widenFP8Operand)
+/// behind a fusion barrier (buildFusionBarrier): an operand of an implicit
+/// product, a linalg.generic, into which linalg's elementwise fusion would
+/// fold the widening, making it an operation on FP8 values, which the CPU
+/// pipeline leaves as scalar loops. Other tensors are returned as they are.
+Value widenFP8OperandOfGeneric(OpBuilder &b, Location loc, Value tensor,
+                               Type accType) {
+  Value widened = widenFP8Operand(b, loc, tensor, accType);
+  return widened == tensor ? tensor : buildFusionBarrier(b, loc, widened);
 }
 
 /// The element type a convolution's operand copies (im2col, filter matrix,
@@ -690,6 +707,15 @@ Value buildPanelContraction(OpBuilder &b, Location loc, Value col,
   return reshapeTensor(b, loc, acc, collapsed);
 }
 
+/// The payload of the implicit convolution products (buildImplicitConv,
+/// buildImplicitGradFilter): out + a·b, the product and the sum rounded
+/// separately, as linalg.matmul's.
+SmallVector<Value> multiplyAccumulate(OpBuilder &b, Location loc, ValueRange in,
+                                      ValueRange out) {
+  Value product = arith::MulFOp::create(b, loc, in[0], in[1]);
+  return {arith::AddFOp::create(b, loc, out[0], product)};
+}
+
 /// The pixel-major product of a convolution with unit width stride read
 /// directly from its padded NCHW `input` (buildPadded), no im2col (an
 /// implicit GEMM): acc[[g,] n, oh, owb, r, f] += input[n, g·C/G + c, oh·sh +
@@ -710,7 +736,7 @@ Value buildImplicitConv(OpBuilder &b, Location loc, Value input, Value filter,
                         ArrayRef<int64_t> outputSpatial,
                         ArrayRef<int64_t> strides, ArrayRef<int64_t> dilation,
                         int64_t groups, int64_t panel, Type accType) {
-  input = widenFP8Operand(b, loc, input, accType);
+  input = widenFP8OperandOfGeneric(b, loc, input, accType);
   auto inputType = cast<RankedTensorType>(input.getType());
   int64_t batch = inputType.getDimSize(0);
   int64_t groupChannels = filterShape[1];
@@ -774,19 +800,79 @@ Value buildImplicitConv(OpBuilder &b, Location loc, Value input, Value filter,
                    {{input, inputMap}, {weights, withGroup({c, kh, kw, f})}},
                    {{createZeroTensor(b, loc, accShape, accType),
                      withGroup({n, oh, owb, r, f})}},
-                   iterators, accType,
-                   [](OpBuilder &b, Location loc, ValueRange in,
-                      ValueRange out) -> SmallVector<Value> {
-                     Value product =
-                         arith::MulFOp::create(b, loc, in[0], in[1]);
-                     return {arith::AddFOp::create(b, loc, out[0], product)};
-                   })
+                   iterators, accType, multiplyAccumulate)
           .front();
   SmallVector<int64_t> collapsed;
   if (groups != 1)
     collapsed.push_back(groups);
   collapsed.append({batch * outputSpatial[0] * outputSpatial[1], groupFilters});
   return reshapeTensor(b, loc, acc, collapsed);
+}
+
+/// Filter gradients with at least this many channels per group (and
+/// kMinPixelMajorFilters filters) are implicit (buildImplicitGradFilter):
+/// the channels are the M rows of the CPU pipeline's register tile (8 on
+/// AVX-512 hosts), so fewer would leave the tile part empty.
+constexpr int64_t kMinImplicitGradFilterChannels = 8;
+
+/// The filter gradient of a convolution read directly from its padded NCHW
+/// `input` (buildPadded), no im2col: acc[[g,] kh, kw, c, f] += input[n,
+/// g·C/G + c, oh·sh + kh·dh, ow·sw + kw·dw] · dYᵀ[[g,] n, oh, ow, f] over
+/// (n, oh, ow), n outermost (the order of the im2col product col · dYᵀ),
+/// into a zero accumulator of `accType`, with `gradT` the transposed
+/// gradient [[G,] N, OH, OW, F/G] (behind a fusion barrier: fused into the
+/// product, the transposing copy's read would be its gathering map; FP8
+/// elements already widened), the input's FP8 elements widened once
+/// (widenFP8OperandOfGeneric) and other elements extended to `accType` in
+/// the payload (exact), and `kernel` (KH, KW). One linalg.generic over ([g,]
+/// kh, kw, c, f, n, oh, ow). mp-tile-and-vectorize tiles it as a contraction
+/// (getImplicitConvDims): a tile of channels c, a row of filters each,
+/// broadcasts per (n, oh, ow) one input element per channel (a column of
+/// the padded input, as it reads a column of a matmul's A in place) and
+/// reads one row of dYᵀ, so the product reads the padded input, 1/(KH·KW)
+/// of the im2col, at any stride and dilation, and nothing writes the
+/// im2col. Returns the accumulator [[G,] KH, KW, C/G, F/G] (no G for one
+/// group).
+Value buildImplicitGradFilter(OpBuilder &b, Location loc, Value input,
+                              Value gradT, ArrayRef<int64_t> kernel,
+                              int64_t groups, ArrayRef<int64_t> strides,
+                              ArrayRef<int64_t> dilation, Type accType) {
+  input = widenFP8OperandOfGeneric(b, loc, input, accType);
+  int64_t groupChannels =
+      cast<RankedTensorType>(input.getType()).getDimSize(1) / groups;
+  int64_t groupFilters =
+      cast<RankedTensorType>(gradT.getType()).getShape().back();
+  MLIRContext *context = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  // Loops ([g,] kh, kw, c, f, n, oh, ow).
+  unsigned first = groups == 1 ? 0 : 1;
+  unsigned numLoops = first + 7;
+  AffineExpr kh = d(first), kw = d(first + 1), c = d(first + 2),
+             f = d(first + 3), n = d(first + 4), oh = d(first + 5),
+             ow = d(first + 6);
+  AffineMap inputMap = getIm2ColInputMap(numLoops, groups, groupChannels, n, c,
+                                         oh, ow, kh, kw, strides, dilation);
+  auto withGroup = [&](ArrayRef<AffineExpr> exprs) {
+    SmallVector<AffineExpr> results;
+    if (groups != 1)
+      results.push_back(d(0));
+    results.append(exprs.begin(), exprs.end());
+    return AffineMap::get(numLoops, 0, results, context);
+  };
+  SmallVector<int64_t> accShape;
+  if (groups != 1)
+    accShape.push_back(groups);
+  accShape.append({kernel[0], kernel[1], groupChannels, groupFilters});
+  SmallVector<utils::IteratorType> iterators(numLoops,
+                                             utils::IteratorType::parallel);
+  for (unsigned i = numLoops - 3; i < numLoops; ++i)
+    iterators[i] = utils::IteratorType::reduction;
+  return buildGeneric(b, loc,
+                      {{input, inputMap}, {gradT, withGroup({n, oh, ow, f})}},
+                      {{createZeroTensor(b, loc, accShape, accType),
+                        withGroup({kh, kw, c, f})}},
+                      iterators, accType, multiplyAccumulate)
+      .front();
 }
 
 /// A convolution of the NCHW `input` by a filter of logical shape
@@ -1161,13 +1247,17 @@ struct Conv2DGradInputOpLowering : OpConversionPattern<Conv2DGradInputOp> {
 /// ow) of dY[n, g·F/G + f, oh, ow] · col[g][(c, kh, kw)][(n, oh, ow)],
 /// summed in that order, n outermost, as the correlation loop nest (f, c,
 /// kh, kw, n, oh, ow) does. The gradient is transposed to dYᵀ [G, N·OH·OW,
-/// F/G]; with F/G of at least kMinPixelMajorFilters the product is col ·
+/// F/G]. With F/G of at least kMinPixelMajorFilters and C/G of at least
+/// kMinImplicitGradFilterChannels no im2col is written: the product reads
+/// the padded input in place (buildImplicitGradFilter, dYᵀ as [G, N, OH,
+/// OW, F/G]) into [G, KH, KW, C/G, F/G]; with fewer channels it is col ·
 /// dYᵀ [G, C/G·KH·KW, F/G] (the filters are the N dimension the CPU
-/// pipeline vectorises, and the operand it packs is dYᵀ, F/G columns wide),
-/// else dYᵀᵀ · colᵀ [G, F/G, C/G·KH·KW] with the transposed im2col (both
-/// operands with the reduction outermost: a row of outer products per
-/// reduction step). One generic over the FCHW result reads the accumulator
-/// at its (g, k, f) or (g, f, k) and rounds once.
+/// pipeline vectorises, and the operand it packs is dYᵀ, F/G columns wide);
+/// with fewer filters dYᵀᵀ · colᵀ [G, F/G, C/G·KH·KW] with the transposed
+/// im2col (both operands with the reduction outermost: a row of outer
+/// products per reduction step). One generic over the FCHW result reads the
+/// accumulator at its (g, kh, kw, c, f), (g, k, f) or (g, f, k) and rounds
+/// once.
 struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -1186,18 +1276,22 @@ struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
     SmallVector<int64_t> kernel{resultType.getDimSize(2),
                                 resultType.getDimSize(3)};
     bool pixelMajor = isPixelMajor(groupFilters);
+    int64_t groupChannels = op.getInput().getType().getDimSize(1) / groups;
+    bool implicit =
+        pixelMajor && groupChannels >= kMinImplicitGradFilterChannels;
 
     Value input =
         buildPadded(rewriter, loc, adaptor.getInput(), padding, padding,
-                    getConvOperandType(
-                        op.getInput().getType().getElementType(),
-                        op.getAccType()));
-    Value col = buildIm2Col(rewriter, loc, input, kernel,
-                            gradShape.drop_front(2), op.getStrides(),
-                            op.getDilation(), groups,
-                            /*transposed=*/!pixelMajor, op.getAccType());
+                    getConvOperandType(op.getInput().getType().getElementType(),
+                                       op.getAccType()));
+    Value col;
+    if (!implicit)
+      col = buildIm2Col(rewriter, loc, input, kernel, gradShape.drop_front(2),
+                        op.getStrides(), op.getDilation(), groups,
+                        /*transposed=*/!pixelMajor, op.getAccType());
 
-    // dY [N, F, OH, OW] as [G, (n, oh, ow), F/G] (no G for one group).
+    // dY [N, F, OH, OW] as [G, n, oh, ow, F/G], reshaped to [[G,] N, OH, OW,
+    // F/G] (implicit) or [[G,] (n, oh, ow), F/G] (no G for one group).
     MLIRContext *context = rewriter.getContext();
     auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
     AffineMap gradMap = AffineMap::get(
@@ -1209,28 +1303,41 @@ struct Conv2DGradFilterOpLowering : OpConversionPattern<Conv2DGradFilterOp> {
     SmallVector<int64_t> gradMatrixShape;
     if (groups != 1)
       gradMatrixShape.push_back(groups);
-    gradMatrixShape.append({pixels, groupFilters});
+    if (implicit)
+      gradMatrixShape.append({batch, gradShape[2], gradShape[3], groupFilters});
+    else
+      gradMatrixShape.append({pixels, groupFilters});
     gradT = buildFusionBarrier(
-        rewriter, loc, reshapeTensor(rewriter, loc, gradT, gradMatrixShape));
+        rewriter, loc,
+        widenFP8Operand(rewriter, loc,
+                        reshapeTensor(rewriter, loc, gradT, gradMatrixShape),
+                        op.getAccType()));
 
-    Value acc =
-        pixelMajor
-            ? buildContraction(rewriter, loc, col, gradT,
-                               /*transposeLhs=*/false, /*transposeRhs=*/false,
-                               op.getAccType(), /*batched=*/groups != 1)
-            : buildContraction(rewriter, loc, gradT, col,
-                               /*transposeLhs=*/true, /*transposeRhs=*/false,
-                               op.getAccType(), /*batched=*/groups != 1);
+    Value acc;
+    if (implicit)
+      acc = buildImplicitGradFilter(rewriter, loc, input, gradT, kernel, groups,
+                                    op.getStrides(), op.getDilation(),
+                                    op.getAccType());
+    else if (pixelMajor)
+      acc = buildContraction(rewriter, loc, col, gradT, /*transposeLhs=*/false,
+                             /*transposeRhs=*/false, op.getAccType(),
+                             /*batched=*/groups != 1);
+    else
+      acc = buildContraction(rewriter, loc, gradT, col, /*transposeLhs=*/true,
+                             /*transposeRhs=*/false, op.getAccType(),
+                             /*batched=*/groups != 1);
 
-    // dW[f, c, kh, kw] = acc[[g,] k, f'] or acc[[g,] f', k], g = f / (F/G),
-    // f' = f mod F/G, k = (c·KH + kh)·KW + kw.
+    // dW[f, c, kh, kw] = acc[[g,] kh, kw, c, f'], acc[[g,] k, f'] or acc[[g,]
+    // f', k], g = f / (F/G), f' = f mod F/G, k = (c·KH + kh)·KW + kw.
     AffineExpr f = d(0), c = d(1), kh = d(2), kw = d(3);
     AffineExpr k = (c * kernel[0] + kh) * kernel[1] + kw;
     AffineExpr groupFilter = groups == 1 ? f : f % groupFilters;
     SmallVector<AffineExpr> accIndices;
     if (groups != 1)
       accIndices.push_back(f.floorDiv(groupFilters));
-    if (pixelMajor)
+    if (implicit)
+      accIndices.append({kh, kw, c, groupFilter});
+    else if (pixelMajor)
       accIndices.append({k, groupFilter});
     else
       accIndices.append({groupFilter, k});

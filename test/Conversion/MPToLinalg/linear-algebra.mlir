@@ -424,7 +424,8 @@ func.func @conv2d_grad_input_grouped(%dy: tensor<1x6x8x8xf32>, %w: tensor<6x2x3x
 
 // -----
 
-// Filter gradient with 8 filters per group: the padded input's im2col [G,
+// Filter gradient with 8 filters but 2 channels per group (fewer than 8,
+// the channels would not fill the CPU tile's rows): the padded input's im2col [G,
 // C/G·KH·KW, N·OH·OW] and the gradient transposed to [G, N·OH·OW, F/G]
 // (reshaped behind a barrier), one linalg.batch_matmul col · dYᵀ reducing over the
 // pixels into f32 [G, C/G·KH·KW, F/G] (the copies extend the f16
@@ -449,6 +450,104 @@ func.func @conv2d_grad_input_grouped(%dy: tensor<1x6x8x8xf32>, %w: tensor<6x2x3x
 func.func @conv2d_grad_filter(%dy: tensor<8x16x16x16xf16>, %x: tensor<8x4x32x32xf16>) -> tensor<16x2x3x3xf16> {
   %0 = mp.conv2d_grad_filter %dy, %x acc(f32) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>, groups = 2 : i64} : (tensor<8x16x16x16xf16>, tensor<8x4x32x32xf16>) -> tensor<16x2x3x3xf16>
   return %0 : tensor<16x2x3x3xf16>
+}
+
+// -----
+
+// Filter gradient with 8 filters and 8 channels per group: no im2col. The
+// padded input (its f16 elements extended to f32 by the padding generic)
+// is read in place by one generic over (g, kh, kw, c, f, n, oh, ow) at (n,
+// 8·g + c, 2·oh + kh, 2·ow + kw), times the gradient transposed to [G, N,
+// OH, OW, F/G] (behind a barrier, no reshape), reducing over (n, oh, ow)
+// in that order into f32 [G, KH, KW, C/G, F/G], the product and the sum
+// separate; then one generic over the FCHW result reads it at (f floordiv
+// 8, kh, kw, c, f mod 8) and rounds once.
+// CHECK-DAG: #[[$IGX:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d0 * 8 + d3, d6 * 2 + d1, d7 * 2 + d2)>
+// CHECK-DAG: #[[$IGDY:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d5, d6, d7, d4)>
+// CHECK-DAG: #[[$IGACC:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// CHECK-DAG: #[[$IGDYT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d0 * 8 + d4, d2, d3)>
+// CHECK-DAG: #[[$IGFCHW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0 floordiv 8, d2, d3, d1, d0 mod 8)>
+// CHECK-LABEL: func.func @conv2d_grad_filter_implicit(
+// CHECK-SAME:    %[[DY:.*]]: tensor<2x16x4x4xf16>, %[[X:.*]]: tensor<2x16x8x8xf16>)
+// CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x16x10x10xf32>)
+// CHECK:         %[[DYT:.*]] = linalg.generic {indexing_maps = [#[[$IGDYT]], {{.*}}]
+// CHECK-SAME:      ins(%[[DY]] : tensor<2x16x4x4xf16>) outs(%{{.*}} : tensor<2x2x4x4x8xf32>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      arith.extf
+// CHECK-NEXT:      linalg.yield
+// CHECK-NEXT:    } -> tensor<2x2x4x4x8xf32>
+// CHECK-NEXT:    %[[DYB:.*]] = bufferization.alloc_tensor() copy(%[[DYT]]) : tensor<2x2x4x4x8xf32>
+// CHECK:         %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<2x3x3x8x8xf32>
+// CHECK:         %[[DW:.*]] = linalg.generic {indexing_maps = [#[[$IGX]], #[[$IGDY]], #[[$IGACC]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK-SAME:      ins(%[[PAD]], %[[DYB]] : tensor<2x16x10x10xf32>, tensor<2x2x4x4x8xf32>) outs(%[[ZERO]] : tensor<2x3x3x8x8xf32>)
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[OUT:.*]]: f32):
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[OUT]], %[[P]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
+// CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[$IGFCHW]], {{.*}}]
+// CHECK-SAME:      ins(%[[DW]] : tensor<2x3x3x8x8xf32>) outs(%{{.*}} : tensor<16x8x3x3xf16>)
+// CHECK:           arith.truncf %{{.*}} : f32 to f16
+// CHECK:         return %[[R]]
+// CHECK-NOT:     linalg.batch_matmul
+func.func @conv2d_grad_filter_implicit(%dy: tensor<2x16x4x4xf16>, %x: tensor<2x16x8x8xf16>) -> tensor<16x8x3x3xf16> {
+  %0 = mp.conv2d_grad_filter %dy, %x acc(f32) {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>, groups = 2 : i64} : (tensor<2x16x4x4xf16>, tensor<2x16x8x8xf16>) -> tensor<16x8x3x3xf16>
+  return %0 : tensor<16x8x3x3xf16>
+}
+
+// -----
+
+// One group, a 1x1 filter, no padding: the bf16 input is read in place by
+// the implicit product (no G loop), extended exactly in its payload; the
+// gradient transposed to [N, OH, OW, F].
+// CHECK-DAG: #[[$I1X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d2, d5 * 2 + d0, d6 * 2 + d1)>
+// CHECK-DAG: #[[$I1DY:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>
+// CHECK-DAG: #[[$I1ACC:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$I1FCHW:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1, d0)>
+// CHECK-LABEL: func.func @conv2d_grad_filter_implicit_1x1(
+// CHECK-SAME:    %[[DY:.*]]: tensor<2x8x4x4xbf16>, %[[X:.*]]: tensor<2x8x8x8xbf16>)
+// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x4x4x8xf32>
+// CHECK:         %[[DW:.*]] = linalg.generic {indexing_maps = [#[[$I1X]], #[[$I1DY]], #[[$I1ACC]]]
+// CHECK-SAME:      ins(%[[X]], %[[DYB]] : tensor<2x8x8x8xbf16>, tensor<2x4x4x8xf32>) outs(%{{.*}} : tensor<1x1x8x8xf32>)
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: bf16, %[[B:.*]]: f32, %[[OUT:.*]]: f32):
+// CHECK-NEXT:      %[[AW:.*]] = arith.extf %[[A]] : bf16 to f32
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[AW]], %[[B]] : f32
+// CHECK-NEXT:      arith.addf %[[OUT]], %[[P]] : f32
+// CHECK:         linalg.generic {indexing_maps = [#[[$I1FCHW]], {{.*}}]
+// CHECK-SAME:      ins(%[[DW]] : tensor<1x1x8x8xf32>) outs(%{{.*}} : tensor<8x8x1x1xf32>)
+func.func @conv2d_grad_filter_implicit_1x1(%dy: tensor<2x8x4x4xbf16>, %x: tensor<2x8x8x8xbf16>) -> tensor<8x8x1x1xf32> {
+  %0 = mp.conv2d_grad_filter %dy, %x acc(f32) {strides = array<i64: 2, 2>} : (tensor<2x8x4x4xbf16>, tensor<2x8x8x8xbf16>) -> tensor<8x8x1x1xf32>
+  return %0 : tensor<8x8x1x1xf32>
+}
+
+// -----
+
+// FP8 operands of the implicit filter gradient are widened to f32 once, each
+// behind a fusion barrier (the transposed gradient's copy already is one):
+// fused into the product, the widenings would make it an FP8 generic, which
+// the CPU pipeline leaves scalar.
+// CHECK-LABEL: func.func @conv2d_grad_filter_implicit_fp8(
+// CHECK:         %[[DYW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x6x8x16xf8E5M2>) outs(%{{.*}} : tensor<2x6x8x16xf32>)
+// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%[[DYW]]) : tensor<2x6x8x16xf32>
+// CHECK:         %[[XW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x8x8x10xf8E4M3FN>) outs(%{{.*}} : tensor<2x8x8x10xf32>)
+// CHECK:         %[[XB:.*]] = bufferization.alloc_tensor() copy(%[[XW]]) : tensor<2x8x8x10xf32>
+// CHECK:         linalg.generic {{.*}} ins(%[[XB]], %[[DYB]] : tensor<2x8x8x10xf32>, tensor<2x6x8x16xf32>) outs(%{{.*}} : tensor<3x3x8x16xf32>)
+func.func @conv2d_grad_filter_implicit_fp8(%dy: tensor<2x16x6x8xf8E5M2>, %x: tensor<2x8x6x8xf8E4M3FN>) -> tensor<16x8x3x3xf32> {
+  %0 = mp.conv2d_grad_filter %dy, %x acc(f32) {padding = array<i64: 1, 1>} : (tensor<2x16x6x8xf8E5M2>, tensor<2x8x6x8xf8E4M3FN>) -> tensor<16x8x3x3xf32>
+  return %0 : tensor<16x8x3x3xf32>
+}
+
+// -----
+
+// So is the FP8 input of the implicit forward product (its filter is widened
+// in its copy, behind its barrier).
+// CHECK-LABEL: func.func @conv2d_implicit_fp8(
+// CHECK:         %[[XW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x16x10x10xf8E4M3FN>) outs(%{{.*}} : tensor<2x16x10x10xf32>)
+// CHECK:         %[[XB:.*]] = bufferization.alloc_tensor() copy(%[[XW]]) : tensor<2x16x10x10xf32>
+// CHECK:         %[[WB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<16x3x3x16xf32>
+// CHECK:         linalg.generic {{.*}} ins(%[[XB]], %[[WB]] : tensor<2x16x10x10xf32>, tensor<16x3x3x16xf32>) outs(%{{.*}} : tensor<2x8x1x8x16xf32>)
+func.func @conv2d_implicit_fp8(%x: tensor<2x16x8x8xf8E4M3FN>, %w: tensor<16x16x3x3xf8E4M3FN>) -> tensor<2x16x8x8xf32> {
+  %0 = mp.conv2d %x, %w acc(f32) {padding = array<i64: 1, 1>} : (tensor<2x16x8x8xf8E4M3FN>, tensor<16x16x3x3xf8E4M3FN>) -> tensor<2x16x8x8xf32>
+  return %0 : tensor<2x16x8x8xf32>
 }
 
 // -----

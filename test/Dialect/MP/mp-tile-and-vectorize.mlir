@@ -405,6 +405,78 @@ func.func @implicit_conv(%x: tensor<1x2x4x9xbf16>, %w: tensor<2x3x3x16xf32>) -> 
 
 // -----
 
+// An implicit filter gradient (convert-mp-to-linalg's, read from the padded
+// input, loops (kh, kw, c, f, n, oh, ow)): tiled as a contraction whose M
+// rows are the channels c (the last parallel loop that the input and the
+// output read and the transposed gradient does not) and whose N vector is
+// the filters f. Outside, kh and kw by 1, c by the M tile and f by the N
+// tile; inside, the reductions n, oh, ow by 1 in that order, the
+// accumulators in registers across all three from a zero vector (the fill
+// fused). Per (n, oh, ow) a tile reads a column of the input, one element
+// per channel (at (n, c, oh + kh, ow + kw), a stretching broadcast of it:
+// a broadcast per row, as a matmul's A read in place), and one row of the
+// gradient, and multiplies and adds them separately (no FMA). With 16
+// channels, twice the M tile (4), and 16 filters, more than half the N tile
+// (16), the tile is 8 rows of 8: one product per broadcast element.
+// CHECK-DAG:   #[[$ROW:.*]] = affine_map<()[s0, s1] -> (s0 + s1)>
+// CHECK-DAG:   #[[$COLUMN:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @implicit_grad_filter(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x16x6x6xf32>, %[[DY:.*]]: tensor<2x4x4x16xf32>)
+// CHECK-DAG:   %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x8xf32>
+// CHECK-DAG:   %[[EMPTY:.*]] = tensor.empty() : tensor<3x3x16x16xf32>
+// CHECK-NOT:   linalg.fill
+// CHECK:       scf.for %[[KH:.*]] = %c0 to %c3 step %c1 iter_args(%{{.*}} = %[[EMPTY]]) -> (tensor<3x3x16x16xf32>)
+// CHECK-NEXT:    scf.for %[[KW:.*]] = %c0 to %c3 step %c1
+// CHECK-NEXT:      scf.for %[[C:.*]] = %c0 to %c16 step %c8
+// CHECK-NEXT:        scf.for %[[F:.*]] = %c0 to %c16 step %c8
+// CHECK:               %[[TILE:.*]] = tensor.extract_slice %{{.*}} : tensor<1x1x8x8xf32> to tensor<8x8xf32>
+// CHECK-NEXT:          %[[SUM:.*]] = scf.for %[[N:.*]] = %c0 to %c2 step %c1 iter_args(%[[S0:.*]] = %[[ZERO]]) -> (vector<8x8xf32>)
+// CHECK-NEXT:            scf.for %[[OH:.*]] = %c0 to %c4 step %c1 iter_args(%[[S1:.*]] = %[[S0]]) -> (vector<8x8xf32>)
+// CHECK-NEXT:              scf.for %[[OW:.*]] = %c0 to %c4 step %c1 iter_args(%[[S2:.*]] = %[[S1]]) -> (vector<8x8xf32>)
+// CHECK-NEXT:                %[[H:.*]] = affine.apply #[[$ROW]]()[%[[KH]], %[[OH]]]
+// CHECK-NEXT:                %[[W:.*]] = affine.apply #[[$ROW]]()[%[[KW]], %[[OW]]]
+// CHECK-NEXT:                %[[COL:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %[[H]], %[[W]]], %{{.*}} {in_bounds = [true], permutation_map = #[[$COLUMN]]} : tensor<2x16x6x6xf32>, vector<8xf32>
+// CHECK-NEXT:                %[[STRETCH:.*]] = vector.shape_cast %[[COL]] : vector<8xf32> to vector<8x1xf32>
+// CHECK-NEXT:                %[[ROWS:.*]] = vector.broadcast %[[STRETCH]] : vector<8x1xf32> to vector<8x8xf32>
+// CHECK-NEXT:                %[[G:.*]] = vector.transfer_read %[[DY]][%[[N]], %[[OH]], %[[OW]], %[[F]]], %{{.*}} {in_bounds = [true]} : tensor<2x4x4x16xf32>, vector<8xf32>
+// CHECK-NEXT:                %[[GS:.*]] = vector.broadcast %[[G]] : vector<8xf32> to vector<8x8xf32>
+// CHECK-NEXT:                %[[P:.*]] = arith.mulf %[[ROWS]], %[[GS]] : vector<8x8xf32>
+// CHECK-NEXT:                %[[NEXT:.*]] = arith.addf %[[S2]], %[[P]] : vector<8x8xf32>
+// CHECK-NEXT:                scf.yield %[[NEXT]] : vector<8x8xf32>
+// CHECK:               vector.transfer_write %[[SUM]], %[[TILE]][%c0, %c0] {{.*}} : vector<8x8xf32>, tensor<8x8xf32>
+// CHECK-NOT:   math.fma
+// CHECK-NOT:   vector.transpose
+// The AVX-512 tile, 8 x 32: 16 filters fit in half of it, so the tile keeps
+// its 8 rows, of 16 filters.
+// AVX512-LABEL: func.func @implicit_grad_filter(
+// AVX512:       scf.for %{{.*}} = %c0 to %c16 step %c8
+// AVX512-NOT:     scf.for
+// AVX512:         tensor.extract_slice %{{.*}} : tensor<1x1x8x16xf32> to tensor<8x16xf32>
+// AVX512-NEXT:    scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%{{.*}}) -> (vector<8x16xf32>)
+// AVX512:           vector.transfer_read %{{.*}} : tensor<2x16x6x6xf32>, vector<8xf32>
+// AVX512-NEXT:      vector.shape_cast %{{.*}} : vector<8xf32> to vector<8x1xf32>
+// AVX512-NEXT:      vector.broadcast %{{.*}} : vector<8x1xf32> to vector<8x16xf32>
+// AVX512:           vector.transfer_read %{{.*}} : tensor<2x4x4x16xf32>, vector<16xf32>
+func.func @implicit_grad_filter(%x: tensor<2x16x6x6xf32>, %dy: tensor<2x4x4x16xf32>) -> tensor<3x3x16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x3x16x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(kh, kw, c, f, n, oh, ow) -> (n, c, oh + kh, ow + kw)>,
+                       affine_map<(kh, kw, c, f, n, oh, ow) -> (n, oh, ow, f)>,
+                       affine_map<(kh, kw, c, f, n, oh, ow) -> (kh, kw, c, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %dy : tensor<2x16x6x6xf32>, tensor<2x4x4x16xf32>) outs(%acc : tensor<3x3x16x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %out, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<3x3x16x16xf32>
+  return %r : tensor<3x3x16x16xf32>
+}
+
+// -----
+
 // A packed contraction onto a zero fill: packing expands the output into
 // panels ([64, 8, 16]), and the reshaped fill becomes a fill of the panel
 // shape, which is fused into the tile loops like any accumulator fill: no

@@ -249,15 +249,18 @@ getMatmulDims(linalg::LinalgOp op) {
 /// convolution read from its padded input, not from an im2col): a
 /// linalg.generic with two inputs, one output and reduction loops whose
 /// payload adds the product of its inputs (possibly extended) to the
-/// output, the output and the second input (the filter) read with
-/// projected permutations and the first (the input) with sums of loops
-/// (oh·sh + kh·dh, owb·P + r + kw·dw). N is the output's innermost loop,
-/// which the filter reads and the input does not; M the last parallel loop
-/// the input and the output read and the filter does not (r, the pixels of
-/// an output row: unit stride in the input). Tiled with both in the
-/// vector and the reductions by 1, a tile is the outer product of M input
-/// elements, contiguous, and a row of N filters (the reduction loops'
-/// unit tiles dropped, every map of the tile is a projected permutation).
+/// output, the output and the second input (the filter, or the transposed
+/// output gradient of a filter gradient) read with projected permutations
+/// and the first (the input) with sums of loops (oh·sh + kh·dh, owb·P + r +
+/// kw·dw). N is the output's innermost loop, which the second input reads
+/// and the input does not; M the last parallel loop the input and the
+/// output read and the second input does not: r, the pixels of an output
+/// row (unit stride in the input), or, in a filter gradient (loops (kh, kw,
+/// c, f, n, oh, ow)), c, the channels (a column of the input, as a
+/// matmul's A read in place). Tiled with both in the vector and the
+/// reductions by 1, a tile is the outer product of M input elements and a
+/// row of N filters (the reduction loops' unit tiles dropped, every map of
+/// the tile is a projected permutation).
 static std::optional<std::pair<unsigned, unsigned>>
 getImplicitConvDims(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
@@ -902,8 +905,22 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
   };
   if (std::optional<std::pair<unsigned, unsigned>> conv =
           getImplicitConvDims(op)) {
-    tileRows(conv->first);
-    tile(conv->second, matmulTiles[1]);
+    auto [m, n] = *conv;
+    if (extents[m] >= 2 * matmulTiles[0] && extents[n] > matmulTiles[1] / 2 &&
+        matmulTiles[1] % 2 == 0) {
+      // Rows to spare (a filter gradient's channels) and more columns than
+      // half the N tile: twice the rows, half the columns (one vector on
+      // AVX-512), the same accumulators. Each broadcast input element then
+      // feeds one product (LLVM folds it into the multiplication as a
+      // broadcast memory operand: no broadcast instruction of its own, where
+      // two vectors per row take one each), and each row of the second
+      // input is read once for twice the rows.
+      tile(m, 2 * matmulTiles[0]);
+      tile(n, matmulTiles[1] / 2);
+      return sizes;
+    }
+    tileRows(m);
+    tile(n, matmulTiles[1]);
     return sizes;
   }
   unsigned vectorLoop = chooseVectorLoop(op);
