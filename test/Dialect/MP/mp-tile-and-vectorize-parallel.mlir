@@ -55,12 +55,12 @@ func.func @elementwise(%x: tensor<8x16x64xf32>) -> tensor<8x16x64xf32> {
 // -----
 
 // An implicit filter gradient (loops (kh, kw, c, f, n, oh, ow)): its 3 x 3 x
-// 16/M tiles of M channels x 8 filters (M the host's tile rows, 4 or 8)
+// 16/M tiles of M channels x 8 filters (M the host's tile rows, 4 or 16)
 // are fewer than 64, so all its parallel tile loops are the scf.forall
 // (each tile one iteration: its 8·M outputs each summed over (n, oh, ow)
 // in order by one thread), the reductions scf.for loops inside.
 // CHECK-LABEL: func.func @implicit_grad_filter(
-// CHECK:   scf.forall (%[[KH:.*]], %[[KW:.*]], %[[C:.*]]) = (0, 0, 0) to (3, 3, 16) step (1, 1, [[M:4|8]]) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<3x3x16x8xf32>)
+// CHECK:   scf.forall (%[[KH:.*]], %[[KW:.*]], %[[C:.*]]) = (0, 0, 0) to (3, 3, 16) step (1, 1, [[M:4|8|16]]) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<3x3x16x8xf32>)
 // CHECK:     scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%{{.*}}) -> (vector<[[M]]x8xf32>)
 // CHECK:       scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}}) -> (vector<[[M]]x8xf32>)
 // CHECK:         scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}}) -> (vector<[[M]]x8xf32>)

@@ -907,10 +907,11 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
           getImplicitConvDims(op)) {
     auto [m, n] = *conv;
     if (extents[m] >= 2 * matmulTiles[0] && extents[n] > matmulTiles[1] / 2 &&
-        matmulTiles[1] % 2 == 0) {
-      // Rows to spare (a filter gradient's channels) and more columns than
-      // half the N tile: twice the rows, half the columns (one vector on
-      // AVX-512), the same accumulators. Each broadcast input element then
+        matmulTiles[1] % 2 == 0 && matmulTiles[0] < matmulTiles[1]) {
+      // Rows to spare (a filter gradient's channels), more columns than
+      // half the N tile, and a tile wider than tall (two vectors a row: 4 x
+      // 16 on AVX2, 8 x 32): twice the rows, half the columns (8 x 8, 16 x
+      // 16, the AVX-512 default already), the same accumulators. Each broadcast input element then
       // feeds one product (LLVM folds it into the multiplication as a
       // broadcast memory operand: no broadcast instruction of its own, where
       // two vectors per row take one each), and each row of the second
