@@ -55,34 +55,35 @@ func.func @elementwise(%x: tensor<8x16x64xf32>) -> tensor<8x16x64xf32> {
 // -----
 
 // An implicit filter gradient (loops (kh, kw, c, f, n, oh, ow)): its 3 x 3 x
-// 16/M tiles of M channels x 8 filters (M the host's tile rows, 4 or 16)
-// are fewer than 64, so all its parallel tile loops are the scf.forall
+// 32/M tiles of M channels x 8 filters (M the host's tile rows, 4 or 16;
+// 8 where the host's tile is 4 x 16, wider than tall) are fewer than 64 (or
+// just 72), so all its parallel tile loops are the scf.forall
 // (each tile one iteration: its 8·M outputs each summed over (n, oh, ow)
 // in order by one thread), the reductions scf.for loops inside.
 // CHECK-LABEL: func.func @implicit_grad_filter(
-// CHECK:   scf.forall (%[[KH:.*]], %[[KW:.*]], %[[C:.*]]) = (0, 0, 0) to (3, 3, 16) step (1, 1, [[M:4|8|16]]) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<3x3x16x8xf32>)
+// CHECK:   scf.forall (%[[KH:.*]], %[[KW:.*]], %[[C:.*]]) = (0, 0, 0) to (3, 3, 32) step (1, 1, [[M:4|8|16]]) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<3x3x32x8xf32>)
 // CHECK:     scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%{{.*}}) -> (vector<[[M]]x8xf32>)
 // CHECK:       scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}}) -> (vector<[[M]]x8xf32>)
 // CHECK:         scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}}) -> (vector<[[M]]x8xf32>)
 // CHECK:     scf.forall.in_parallel
 // CHECK-NEXT:  tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[KH]], %[[KW]], %[[C]], 0] [1, 1, [[M]], 8] [1, 1, 1, 1]
 // CHECK-NOT: linalg.generic
-func.func @implicit_grad_filter(%x: tensor<2x16x6x6xf32>, %dy: tensor<2x4x4x8xf32>) -> tensor<3x3x16x8xf32> {
+func.func @implicit_grad_filter(%x: tensor<2x32x6x6xf32>, %dy: tensor<2x4x4x8xf32>) -> tensor<3x3x32x8xf32> {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<3x3x16x8xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<3x3x16x8xf32>) -> tensor<3x3x16x8xf32>
+  %e = tensor.empty() : tensor<3x3x32x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<3x3x32x8xf32>) -> tensor<3x3x32x8xf32>
   %r = linalg.generic {
       indexing_maps = [affine_map<(kh, kw, c, f, n, oh, ow) -> (n, c, oh + kh, ow + kw)>,
                        affine_map<(kh, kw, c, f, n, oh, ow) -> (n, oh, ow, f)>,
                        affine_map<(kh, kw, c, f, n, oh, ow) -> (kh, kw, c, f)>],
       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
-      ins(%x, %dy : tensor<2x16x6x6xf32>, tensor<2x4x4x8xf32>) outs(%acc : tensor<3x3x16x8xf32>) {
+      ins(%x, %dy : tensor<2x32x6x6xf32>, tensor<2x4x4x8xf32>) outs(%acc : tensor<3x3x32x8xf32>) {
   ^bb0(%a: f32, %b: f32, %out: f32):
     %p = arith.mulf %a, %b : f32
     %s = arith.addf %out, %p : f32
     linalg.yield %s : f32
-  } -> tensor<3x3x16x8xf32>
-  return %r : tensor<3x3x16x8xf32>
+  } -> tensor<3x3x32x8xf32>
+  return %r : tensor<3x3x32x8xf32>
 }
 
 // -----
