@@ -18,7 +18,11 @@
 // the reduction loops; a zero fill that only makes accumulators is fused
 // into the parallel tile loops of its contractions, so that they start from
 // zeros in registers (no fill of the whole result in memory, no reading it
-// back). With
+// back). Sums carried across reduction loops outside the vector (a
+// parallel vector loop) take 4 rows of the parallel loop before it, so
+// that 4 independent chains are in flight; such an operation is tiled even
+// when the vectoriser does not take its combiner (a multiply-add) as a
+// reduction, each tile being elementwise on its accumulators. With
 // `parallel`, the leading parallel tile loops of large operations are one
 // scf.forall (each output element still computed by one iteration).
 //
@@ -69,6 +73,11 @@ using namespace mlir;
 using namespace mlir::mp;
 
 namespace {
+
+/// The rows (independent vector accumulators) of a tile whose sums are
+/// carried across its reduction loops: enough to cover the latency of a
+/// vector addition or multiply-add (3-4 cycles, two per cycle).
+static constexpr int64_t kReductionRows = 4;
 
 /// The tile size for a loop of `extent` iterations given the requested
 /// `size`: a divisor of `extent` not above `size`, preferring multiples of
@@ -912,7 +921,34 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
       break;
     tile(loop, size);
   }
+  // Sums carried across the tiles of reduction loops (a parallel vector
+  // loop) are dependent chains, one vector operation per step: with a
+  // single vector row each step waits for the latency of the last. Rows of
+  // the parallel loop before the vector loop are independent sums, so a
+  // tile of kReductionRows of them keeps that many chains in flight (each
+  // row still summed in its order), unless `tile-sizes` sized that loop.
+  if (iterators[vectorLoop] == utils::IteratorType::parallel &&
+      op.getNumReductionLoops() > 0) {
+    int64_t rows = vectorLoop;
+    while (--rows >= 0 && iterators[rows] != utils::IteratorType::parallel)
+      ;
+    if (rows >= 0 && sizes[rows] == 1)
+      tile(rows, kReductionRows);
+  }
   return sizes;
+}
+
+/// True when every reduction loop of `op` is tiled by 1 in `sizes` (none is
+/// in the vector): each tile, its unit loops dropped, is elementwise on its
+/// accumulators, whatever combines them (a multiply-add included, which the
+/// vectoriser does not take as a reduction of the whole operation).
+static bool reducesAcrossTiles(linalg::LinalgOp op, ArrayRef<int64_t> sizes) {
+  if (op.getNumReductionLoops() == 0)
+    return false;
+  for (auto [size, type] : llvm::zip(sizes, op.getIteratorTypesArray()))
+    if (type != utils::IteratorType::parallel && size != 1)
+      return false;
+  return true;
 }
 
 FailureOr<SmallVector<Operation *>>
@@ -1090,10 +1126,13 @@ void TileAndVectorize::runOnOperation() {
     }
     // An implicit-GEMM convolution's input map is no projected permutation
     // (which the vectoriser needs) until its tiles drop their unit loops.
+    // Neither is an operation whose reductions all step from tile to tile
+    // (reducesAcrossTiles): its tiles are checked below, one at a time.
     std::optional<SmallVector<int64_t>> sizes = getTileSizes(op);
-    if (!sizes || (!getImplicitConvDims(op) &&
-                   failed(linalg::vectorizeOpPrecondition(
-                       op, {}, {}, /*vectorizeNDExtract=*/true))))
+    if (!sizes ||
+        (!getImplicitConvDims(op) && !reducesAcrossTiles(op, *sizes) &&
+         failed(linalg::vectorizeOpPrecondition(op, {}, {},
+                                                /*vectorizeNDExtract=*/true))))
       continue;
 
     rewriter.setInsertionPoint(op);

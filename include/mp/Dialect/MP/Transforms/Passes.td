@@ -279,7 +279,13 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     masking is needed; an M loop of at most twice the M tile whose divisors
     up to it are below half of it (a convolution panel's 7 pixels with an
     M tile of 4) is one tile. Accumulators stay in registers across
-    reduction loops; a zero fill that only makes accumulators (a reshaped
+    reduction loops; sums carried across reduction loops outside the
+    vector (a parallel vector loop, such as batch norm backward's per-lane
+    sums) take 4 rows of the parallel loop before the vector unless
+    `tile-sizes` sizes it, 4 independent chains in flight, and such an
+    operation is tiled even when the vectoriser takes its combiner (a
+    multiply-add) for no reduction: each tile is elementwise on its
+    accumulators; a zero fill that only makes accumulators (a reshaped
     one, such as the panel output of a packed contraction, first becomes a
     fill of the reshaped type) is fused into
     the parallel tile loops of each contraction (the reduction loops tiled
