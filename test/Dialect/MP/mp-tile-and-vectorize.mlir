@@ -243,6 +243,57 @@ func.func @lane_sums(%dy: tensor<4x16x98x8xf32>, %x: tensor<4x16x98x8xf32>,
 
 // -----
 
+// Sums in f64 of f32 values (batch norm's statistics, per channel over N,
+// H and W) are vectors across their outputs (the 16 channels: 16 sums, one
+// vector addition advances them all), not along the contiguous W loop (an
+// ordered f64 vector.reduction: one chain of dependent additions), each
+// channel still summed in the order n, h, w. Each step gathers the 16
+// channels' values of one pixel.
+// CHECK: #[[$CHANNELS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @channel_sums(
+// CHECK:   %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (vector<16xf64>)
+// CHECK:     scf.for %{{.*}} = %c0 to %c28 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (vector<16xf64>)
+// CHECK:       scf.for %{{.*}} = %c0 to %c28 step %c1 iter_args(%[[S:.*]] = %{{.*}}) -> (vector<16xf64>)
+// CHECK:         %[[X:.*]] = vector.transfer_read %{{.*}} {in_bounds = [true], permutation_map = #[[$CHANNELS]]} : tensor<4x16x28x28xf32>, vector<16xf32>
+// CHECK:         %[[W:.*]] = arith.extf %[[X]] : vector<16xf32> to vector<16xf64>
+// CHECK:         arith.addf %[[S]], %[[W]] : vector<16xf64>
+// CHECK:   vector.transfer_write %[[SUM]], %{{.*}} : vector<16xf64>, tensor<16xf64>
+// CHECK-NOT: vector.reduction
+// CHECK-NOT: linalg.generic
+// An f32 sum of the same values stays along W (the ordered vector.reduction).
+// CHECK-LABEL: func.func @channel_sums_f32(
+// CHECK:   vector.transfer_read %{{.*}} : tensor<4x16x28x28xf32>, vector<4xf32>
+// CHECK:   vector.reduction <add>, %{{.*}}, %{{.*}} : vector<4xf32> into f32
+func.func @channel_sums(%x: tensor<4x16x28x28xf32>) -> tensor<16xf64> {
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<16xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%e : tensor<16xf64>) -> tensor<16xf64>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                        affine_map<(n, c, h, w) -> (c)>],
+                       iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<4x16x28x28xf32>) outs(%init : tensor<16xf64>) {
+  ^bb0(%in: f32, %acc: f64):
+    %w = arith.extf %in : f32 to f64
+    %s = arith.addf %acc, %w : f64
+    linalg.yield %s : f64
+  } -> tensor<16xf64>
+  return %r : tensor<16xf64>
+}
+
+func.func @channel_sums_f32(%x: tensor<4x16x28x28xf32>, %init: tensor<16xf32>) -> tensor<16xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                        affine_map<(n, c, h, w) -> (c)>],
+                       iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<4x16x28x28xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+
+// -----
+
 // A multiply-add sum along the vector loop (its contiguous innermost
 // reduction) would need a vector reduction by multiply-adds, which has no
 // ordered form: it is left as it is, for the scalar loops.

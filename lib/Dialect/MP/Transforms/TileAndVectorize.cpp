@@ -7,7 +7,9 @@
 // each tile are dropped, and the tile is vectorised with linalg::vectorize,
 // so vectors are a few registers (16 lanes; M x 16 for contractions).
 // Each operation is vectorised along its most contiguous loop (a parallel
-// loop, or its last reduction loop); contractions along their N loop are M
+// loop, or its last reduction loop; f64 sums of narrower values along the
+// parallel loop of their outputs instead, as many independent sums per
+// vector addition); contractions along their N loop are M
 // rows of N-vectors accumulated over K one step at a time, their N operand
 // packed first into contiguous panels of N-tile columns and their M operand,
 // unless its rows are contiguous along K (then read in place, widened where
@@ -636,11 +638,28 @@ static bool packContraction(RewriterBase &rewriter, linalg::GenericOp &op,
   return packOperand(rewriter, op, n, nPanel);
 }
 
+/// True when `op` has reduction loops, f64 outputs and no f64 input: sums
+/// of narrower values in f64 (PyTorch's batch-norm statistics). Along the
+/// vector such a sum is one chain of dependent f64 additions (the ordered
+/// vector.reduction adds the lanes one by one); across its outputs each
+/// vector addition advances as many independent sums.
+static bool isWideningSum(linalg::LinalgOp op) {
+  auto isF64 = [](OpOperand *operand) {
+    return getElementTypeOrSelf(operand->get().getType()).isF64();
+  };
+  return op.getNumReductionLoops() > 0 && op.getNumDpsInits() > 0 &&
+         llvm::all_of(op.getDpsInitsMutable(),
+                      [&](OpOperand &init) { return isF64(&init); }) &&
+         llvm::none_of(op.getDpsInputOperands(), isF64);
+}
+
 /// The loop of `op` its tiles are vectors along: a parallel loop or the
 /// last reduction loop (a sum along it keeps its order: the vector is
 /// reduced in order into the accumulator), the one most inputs have as
 /// their innermost dimension (contiguous), then the one the outputs have,
-/// then the innermost.
+/// then the innermost; for a widening sum (isWideningSum), the parallel
+/// loop the outputs have as their innermost dimension, where there is one,
+/// rather than the reduction loop (its inputs gathered across outputs).
 static unsigned chooseVectorLoop(linalg::LinalgOp op) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   unsigned numLoops = iterators.size();
@@ -662,8 +681,14 @@ static unsigned chooseVectorLoop(linalg::LinalgOp op) {
       op.getDpsInitsMutable(), [](OpOperand &o) { return &o; }));
   unsigned best = numLoops - 1;
   std::pair<int64_t, int64_t> bestScore = {-1, -1};
+  bool acrossOutputs =
+      isWideningSum(op) && llvm::any_of(llvm::seq(numLoops), [&](unsigned d) {
+        return iterators[d] == utils::IteratorType::parallel &&
+               innermostCount(d, outputs) > 0;
+      });
   for (unsigned d = 0; d < numLoops; ++d) {
-    if (iterators[d] != utils::IteratorType::parallel && d != lastReduction)
+    if (iterators[d] != utils::IteratorType::parallel &&
+        (d != lastReduction || acrossOutputs))
       continue;
     std::pair<int64_t, int64_t> score = {
         innermostCount(d, op.getDpsInputOperands()),

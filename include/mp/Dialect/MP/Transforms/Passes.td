@@ -253,7 +253,11 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
 
     Each operation is vectorised along one loop: a parallel loop or its last
     reduction loop, the one most inputs have as their innermost (contiguous)
-    dimension, then the one the outputs have. Contractions whose vector loop
+    dimension, then the one the outputs have; f64 sums of narrower values
+    (batch norm's statistics) along the parallel loop their outputs have as
+    innermost, where there is one: one vector addition advances that many
+    independent sums, where an ordered f64 reduction along the vector would
+    be one chain of dependent additions. Contractions whose vector loop
     is their N loop are tiled over M, N and K by `matmul-tile-sizes`: M rows
     of N-vectors accumulated over K one step at a time (K > 1 is reduced in
     order inside the tile). Their N operand (B of A·B or of A·Bᵀ) is first
