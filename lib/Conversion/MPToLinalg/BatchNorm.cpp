@@ -32,6 +32,9 @@
 //  - dx = fma(−(x − mean), k, dy − grad_mean)·rstd·w (eval: dy·rstd·w).
 // f32 gradients are then bit-identical to PyTorch's with one thread
 // (torch.set_num_threads(1); more threads split the H·W = 1 sums).
+// mp-tile-and-vectorize keeps every one of these sums in its order and
+// vectorises across independent ones: the f64 statistics across channels,
+// the per-lane sums across the 8 lanes, 4 channels at a time.
 //
 //===----------------------------------------------------------------------===//
 

@@ -197,6 +197,125 @@ func.func @row_sum(%x: tensor<8x64xf32>, %init: tensor<8xf32>) -> tensor<8xf32> 
 
 // -----
 
+// Sums carried across a reduction loop outside the vector (batch norm
+// backward's per-lane sums: [N, C, S/8, 8] summed over S/8, Σdy by
+// additions, Σ(x − mean)·dy by multiply-adds) are tiled even though the
+// vectoriser takes no multiply-add as the reduction of the whole operation:
+// the reduction loop is tiled by 1, so each tile is elementwise on its
+// accumulators. The tile has 4 rows of the parallel loop before the vector
+// (4 channels × 8 lanes: independent sums, 4 chains of each in flight),
+// kept in registers across the 98 steps, each lane summed in its order.
+// CHECK-LABEL: func.func @lane_sums(
+// CHECK:   scf.for %{{.*}} = %c0 to %c4 step %c1
+// CHECK:     scf.for %{{.*}} = %c0 to %c16 step %c4
+// CHECK:       %[[SUMS:.*]]:2 = scf.for %{{.*}} = %c0 to %c98 step %c1 iter_args(%[[S:.*]] = %{{.*}}, %[[D:.*]] = %{{.*}}) -> (vector<4x8xf32>, vector<4x8xf32>)
+// CHECK:         %[[DY:.*]] = vector.transfer_read %{{.*}} : tensor<4x16x98x8xf32>, vector<4x8xf32>
+// CHECK:         %[[X:.*]] = vector.transfer_read %{{.*}} : tensor<4x16x98x8xf32>, vector<4x8xf32>
+// CHECK:         %[[C:.*]] = arith.subf %[[X]], %{{.*}} : vector<4x8xf32>
+// CHECK:         %[[NS:.*]] = arith.addf %[[S]], %[[DY]] : vector<4x8xf32>
+// CHECK-COUNT-4: math.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK:         scf.yield %[[NS]], %{{.*}} : vector<4x8xf32>, vector<4x8xf32>
+// CHECK:       vector.transfer_write %[[SUMS]]#1, %{{.*}} : vector<4x8xf32>, tensor<4x8xf32>
+// CHECK:       vector.transfer_write %[[SUMS]]#0, %{{.*}} : vector<4x8xf32>, tensor<4x8xf32>
+// CHECK-NOT: linalg.generic
+// `tile-sizes` sizes the rows itself.
+// SIZES-LABEL: func.func @lane_sums(
+// SIZES: scf.for %{{.*}} = %c0 to %c16 step %c2
+// SIZES: scf.for %{{.*}} = %c0 to %c98 step %c1 iter_args(%{{.*}}, %{{.*}}) -> (vector<2x8xf32>, vector<2x8xf32>)
+func.func @lane_sums(%dy: tensor<4x16x98x8xf32>, %x: tensor<4x16x98x8xf32>,
+                     %mean: tensor<16xf32>, %init: tensor<4x16x8xf32>)
+    -> (tensor<4x16x8xf32>, tensor<4x16x8xf32>) {
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(n, c, v, l) -> (n, c, v, l)>,
+                                          affine_map<(n, c, v, l) -> (n, c, v, l)>,
+                                          affine_map<(n, c, v, l) -> (c)>,
+                                          affine_map<(n, c, v, l) -> (n, c, l)>,
+                                          affine_map<(n, c, v, l) -> (n, c, l)>],
+                         iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%dy, %x, %mean : tensor<4x16x98x8xf32>, tensor<4x16x98x8xf32>, tensor<16xf32>)
+      outs(%init, %init : tensor<4x16x8xf32>, tensor<4x16x8xf32>) {
+  ^bb0(%g: f32, %in: f32, %m: f32, %s: f32, %d: f32):
+    %c = arith.subf %in, %m : f32
+    %a = arith.addf %s, %g : f32
+    %f = math.fma %c, %g, %d : f32
+    linalg.yield %a, %f : f32, f32
+  } -> (tensor<4x16x8xf32>, tensor<4x16x8xf32>)
+  return %r#0, %r#1 : tensor<4x16x8xf32>, tensor<4x16x8xf32>
+}
+
+// -----
+
+// Sums in f64 of f32 values (batch norm's statistics, per channel over N,
+// H and W) are vectors across their outputs (the 16 channels: 16 sums, one
+// vector addition advances them all), not along the contiguous W loop (an
+// ordered f64 vector.reduction: one chain of dependent additions), each
+// channel still summed in the order n, h, w. Each step gathers the 16
+// channels' values of one pixel.
+// CHECK: #[[$CHANNELS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @channel_sums(
+// CHECK:   %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (vector<16xf64>)
+// CHECK:     scf.for %{{.*}} = %c0 to %c28 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (vector<16xf64>)
+// CHECK:       scf.for %{{.*}} = %c0 to %c28 step %c1 iter_args(%[[S:.*]] = %{{.*}}) -> (vector<16xf64>)
+// CHECK:         %[[X:.*]] = vector.transfer_read %{{.*}} {in_bounds = [true], permutation_map = #[[$CHANNELS]]} : tensor<4x16x28x28xf32>, vector<16xf32>
+// CHECK:         %[[W:.*]] = arith.extf %[[X]] : vector<16xf32> to vector<16xf64>
+// CHECK:         arith.addf %[[S]], %[[W]] : vector<16xf64>
+// CHECK:   vector.transfer_write %[[SUM]], %{{.*}} : vector<16xf64>, tensor<16xf64>
+// CHECK-NOT: vector.reduction
+// CHECK-NOT: linalg.generic
+// An f32 sum of the same values stays along W (the ordered vector.reduction).
+// CHECK-LABEL: func.func @channel_sums_f32(
+// CHECK:   vector.transfer_read %{{.*}} : tensor<4x16x28x28xf32>, vector<4xf32>
+// CHECK:   vector.reduction <add>, %{{.*}}, %{{.*}} : vector<4xf32> into f32
+func.func @channel_sums(%x: tensor<4x16x28x28xf32>) -> tensor<16xf64> {
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<16xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%e : tensor<16xf64>) -> tensor<16xf64>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                        affine_map<(n, c, h, w) -> (c)>],
+                       iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<4x16x28x28xf32>) outs(%init : tensor<16xf64>) {
+  ^bb0(%in: f32, %acc: f64):
+    %w = arith.extf %in : f32 to f64
+    %s = arith.addf %acc, %w : f64
+    linalg.yield %s : f64
+  } -> tensor<16xf64>
+  return %r : tensor<16xf64>
+}
+
+func.func @channel_sums_f32(%x: tensor<4x16x28x28xf32>, %init: tensor<16xf32>) -> tensor<16xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                        affine_map<(n, c, h, w) -> (c)>],
+                       iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<4x16x28x28xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+
+// -----
+
+// A multiply-add sum along the vector loop (its contiguous innermost
+// reduction) would need a vector reduction by multiply-adds, which has no
+// ordered form: it is left as it is, for the scalar loops.
+// CHECK-LABEL: func.func @row_fma_sum(
+// CHECK:   linalg.generic
+// CHECK:     math.fma %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: vector.
+func.func @row_fma_sum(%x: tensor<8x64xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                        affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x64xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = math.fma %in, %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
 // Operations on FP8 values and dynamically shaped ones are left alone.
 // CHECK-LABEL: func.func @left_alone(
 // CHECK:   linalg.generic

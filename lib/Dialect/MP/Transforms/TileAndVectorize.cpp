@@ -7,7 +7,9 @@
 // each tile are dropped, and the tile is vectorised with linalg::vectorize,
 // so vectors are a few registers (16 lanes; M x 16 for contractions).
 // Each operation is vectorised along its most contiguous loop (a parallel
-// loop, or its last reduction loop); contractions along their N loop are M
+// loop, or its last reduction loop; f64 sums of narrower values along the
+// parallel loop of their outputs instead, as many independent sums per
+// vector addition); contractions along their N loop are M
 // rows of N-vectors accumulated over K one step at a time, their N operand
 // packed first into contiguous panels of N-tile columns and their M operand,
 // unless its rows are contiguous along K (then read in place, widened where
@@ -18,7 +20,11 @@
 // the reduction loops; a zero fill that only makes accumulators is fused
 // into the parallel tile loops of its contractions, so that they start from
 // zeros in registers (no fill of the whole result in memory, no reading it
-// back). With
+// back). Sums carried across reduction loops outside the vector (a
+// parallel vector loop) take 4 rows of the parallel loop before it, so
+// that 4 independent chains are in flight; such an operation is tiled even
+// when the vectoriser does not take its combiner (a multiply-add) as a
+// reduction, each tile being elementwise on its accumulators. With
 // `parallel`, the leading parallel tile loops of large operations are one
 // scf.forall (each output element still computed by one iteration).
 //
@@ -69,6 +75,11 @@ using namespace mlir;
 using namespace mlir::mp;
 
 namespace {
+
+/// The rows (independent vector accumulators) of a tile whose sums are
+/// carried across its reduction loops: enough to cover the latency of a
+/// vector addition or multiply-add (3-4 cycles, two per cycle).
+static constexpr int64_t kReductionRows = 4;
 
 /// The tile size for a loop of `extent` iterations given the requested
 /// `size`: a divisor of `extent` not above `size`, preferring multiples of
@@ -646,11 +657,28 @@ static bool packContraction(RewriterBase &rewriter, linalg::GenericOp &op,
   return packOperand(rewriter, op, n, nPanel);
 }
 
+/// True when `op` has reduction loops, f64 outputs and no f64 input: sums
+/// of narrower values in f64 (PyTorch's batch-norm statistics). Along the
+/// vector such a sum is one chain of dependent f64 additions (the ordered
+/// vector.reduction adds the lanes one by one); across its outputs each
+/// vector addition advances as many independent sums.
+static bool isWideningSum(linalg::LinalgOp op) {
+  auto isF64 = [](OpOperand *operand) {
+    return getElementTypeOrSelf(operand->get().getType()).isF64();
+  };
+  return op.getNumReductionLoops() > 0 && op.getNumDpsInits() > 0 &&
+         llvm::all_of(op.getDpsInitsMutable(),
+                      [&](OpOperand &init) { return isF64(&init); }) &&
+         llvm::none_of(op.getDpsInputOperands(), isF64);
+}
+
 /// The loop of `op` its tiles are vectors along: a parallel loop or the
 /// last reduction loop (a sum along it keeps its order: the vector is
 /// reduced in order into the accumulator), the one most inputs have as
 /// their innermost dimension (contiguous), then the one the outputs have,
-/// then the innermost.
+/// then the innermost; for a widening sum (isWideningSum), the parallel
+/// loop the outputs have as their innermost dimension, where there is one,
+/// rather than the reduction loop (its inputs gathered across outputs).
 static unsigned chooseVectorLoop(linalg::LinalgOp op) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   unsigned numLoops = iterators.size();
@@ -672,8 +700,14 @@ static unsigned chooseVectorLoop(linalg::LinalgOp op) {
       op.getDpsInitsMutable(), [](OpOperand &o) { return &o; }));
   unsigned best = numLoops - 1;
   std::pair<int64_t, int64_t> bestScore = {-1, -1};
+  bool acrossOutputs =
+      isWideningSum(op) && llvm::any_of(llvm::seq(numLoops), [&](unsigned d) {
+        return iterators[d] == utils::IteratorType::parallel &&
+               innermostCount(d, outputs) > 0;
+      });
   for (unsigned d = 0; d < numLoops; ++d) {
-    if (iterators[d] != utils::IteratorType::parallel && d != lastReduction)
+    if (iterators[d] != utils::IteratorType::parallel &&
+        (d != lastReduction || acrossOutputs))
       continue;
     std::pair<int64_t, int64_t> score = {
         innermostCount(d, op.getDpsInputOperands()),
@@ -946,7 +980,34 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
       break;
     tile(loop, size);
   }
+  // Sums carried across the tiles of reduction loops (a parallel vector
+  // loop) are dependent chains, one vector operation per step: with a
+  // single vector row each step waits for the latency of the last. Rows of
+  // the parallel loop before the vector loop are independent sums, so a
+  // tile of kReductionRows of them keeps that many chains in flight (each
+  // row still summed in its order), unless `tile-sizes` sized that loop.
+  if (iterators[vectorLoop] == utils::IteratorType::parallel &&
+      op.getNumReductionLoops() > 0) {
+    int64_t rows = vectorLoop;
+    while (--rows >= 0 && iterators[rows] != utils::IteratorType::parallel)
+      ;
+    if (rows >= 0 && sizes[rows] == 1)
+      tile(rows, kReductionRows);
+  }
   return sizes;
+}
+
+/// True when every reduction loop of `op` is tiled by 1 in `sizes` (none is
+/// in the vector): each tile, its unit loops dropped, is elementwise on its
+/// accumulators, whatever combines them (a multiply-add included, which the
+/// vectoriser does not take as a reduction of the whole operation).
+static bool reducesAcrossTiles(linalg::LinalgOp op, ArrayRef<int64_t> sizes) {
+  if (op.getNumReductionLoops() == 0)
+    return false;
+  for (auto [size, type] : llvm::zip(sizes, op.getIteratorTypesArray()))
+    if (type != utils::IteratorType::parallel && size != 1)
+      return false;
+  return true;
 }
 
 FailureOr<SmallVector<Operation *>>
@@ -1124,10 +1185,13 @@ void TileAndVectorize::runOnOperation() {
     }
     // An implicit-GEMM convolution's input map is no projected permutation
     // (which the vectoriser needs) until its tiles drop their unit loops.
+    // Neither is an operation whose reductions all step from tile to tile
+    // (reducesAcrossTiles): its tiles are checked below, one at a time.
     std::optional<SmallVector<int64_t>> sizes = getTileSizes(op);
-    if (!sizes || (!getImplicitConvDims(op) &&
-                   failed(linalg::vectorizeOpPrecondition(
-                       op, {}, {}, /*vectorizeNDExtract=*/true))))
+    if (!sizes ||
+        (!getImplicitConvDims(op) && !reducesAcrossTiles(op, *sizes) &&
+         failed(linalg::vectorizeOpPrecondition(op, {}, {},
+                                                /*vectorizeNDExtract=*/true))))
       continue;
 
     rewriter.setInsertionPoint(op);

@@ -254,7 +254,11 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
 
     Each operation is vectorised along one loop: a parallel loop or its last
     reduction loop, the one most inputs have as their innermost (contiguous)
-    dimension, then the one the outputs have. Contractions whose vector loop
+    dimension, then the one the outputs have; f64 sums of narrower values
+    (batch norm's statistics) along the parallel loop their outputs have as
+    innermost, where there is one: one vector addition advances that many
+    independent sums, where an ordered f64 reduction along the vector would
+    be one chain of dependent additions. Contractions whose vector loop
     is their N loop are tiled over M, N and K by `matmul-tile-sizes`: M rows
     of N-vectors accumulated over K one step at a time (K > 1 is reduced in
     order inside the tile). Their N operand (B of A·B or of A·Bᵀ) is first
@@ -280,7 +284,13 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     masking is needed; an M loop of at most twice the M tile whose divisors
     up to it are below half of it (a convolution panel's 7 pixels with an
     M tile of 4) is one tile. Accumulators stay in registers across
-    reduction loops; a zero fill that only makes accumulators (a reshaped
+    reduction loops; sums carried across reduction loops outside the
+    vector (a parallel vector loop, such as batch norm backward's per-lane
+    sums) take 4 rows of the parallel loop before the vector unless
+    `tile-sizes` sizes it, 4 independent chains in flight, and such an
+    operation is tiled even when the vectoriser takes its combiner (a
+    multiply-add) for no reduction: each tile is elementwise on its
+    accumulators; a zero fill that only makes accumulators (a reshaped
     one, such as the panel output of a packed contraction, first becomes a
     fill of the reshaped type) is fused into
     the parallel tile loops of each contraction (the reduction loops tiled
