@@ -103,6 +103,44 @@ func.func @batch_matmul(%a: tensor<2x16x16xbf16>, %b: tensor<2x16x32xbf16>) -> t
 
 // -----
 
+// With `parallel`, operands of at least 8192 elements are packed and
+// guarded on the threads too: B (2 x 128 x 64) one 32-column panel an
+// iteration, its 64 x 64 pair rows built in a tensor of their own and
+// inserted; its guard reductions in 64 chunks of 8 steps of 32 elements,
+// their partial vectors combined by one loop after. A (4096 elements) is
+// reduced in one loop. Without it, no scf.forall.
+// CHECK-LABEL: func.func @parallel_packs(
+// CHECK-NOT:     scf.forall
+// CHECK:         x86vector.avx512.dot
+// CHECK-NOT:     scf.forall
+// PAR-LABEL: func.func @parallel_packs(
+// PAR:         scf.for %{{.*}} = %c0 to %c4096 step %c32 iter_args
+// PAR:         %[[PARTIALS:.*]] = scf.forall (%[[CHUNK:.*]]) in (64) shared_outs(%[[ROWS:.*]] = %{{.*}}) -> (tensor<64x2x32xi16>)
+// PAR:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<32xi16>, vector<32xi16>)
+// PAR:           arith.minui
+// PAR:           arith.maxui
+// PAR:           scf.forall.in_parallel
+// PAR-NEXT:        tensor.parallel_insert_slice %{{.*}} into %[[ROWS]][%[[CHUNK]], 0, 0] [1, 2, 32] [1, 1, 1] : tensor<2x32xi16> into tensor<64x2x32xi16>
+// PAR:         scf.for %{{.*}} = %{{.*}} to %c64 step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<32xi16>, vector<32xi16>)
+// PAR:           vector.transfer_read %[[PARTIALS]]
+// PAR:         scf.if
+// PAR:           scf.forall (%[[BATCH:.*]], %[[PANEL:.*]]) in (2, 2) shared_outs(%[[PACKED:.*]] = %{{.*}}) -> (tensor<2x2x64x64xbf16>)
+// PAR:             scf.for %{{.*}} -> (tensor<64x64xbf16>)
+// PAR:               vector.interleave
+// PAR:             scf.forall.in_parallel
+// PAR-NEXT:          tensor.parallel_insert_slice %{{.*}} into %[[PACKED]][%[[BATCH]], %[[PANEL]], 0, 0] [1, 1, 64, 64] [1, 1, 1, 1] : tensor<64x64xbf16> into tensor<2x2x64x64xbf16>
+// PAR:           scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (2, 2, 2)
+// PAR:             x86vector.avx512.dot
+func.func @parallel_packs(%a: tensor<2x16x128xbf16>, %b: tensor<2x128x64xbf16>) -> tensor<2x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16x64xf32>) -> tensor<2x16x64xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<2x16x128xbf16>, tensor<2x128x64xbf16>) outs(%f : tensor<2x16x64xf32>) -> tensor<2x16x64xf32>
+  return %r : tensor<2x16x64xf32>
+}
+
+// -----
+
 // Several M, N and K loops (the reshaped contractions of a transformer
 // step): the kernel runs on the flattened [M, N] = [8*2, 2*32] and expands
 // its result back; K = (2, 4) is summed in loop order, pairs along the last.

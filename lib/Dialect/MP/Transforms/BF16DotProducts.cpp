@@ -31,7 +31,10 @@
 // columns, 16 vector<16xf32> accumulators carried over the K pairs (8
 // broadcast pairs of A, 2 rows of B and 16 dot instructions per pair). With
 // `parallel` the tile loops are an scf.forall (each output element is still
-// computed by one iteration).
+// computed by one iteration), and so are, for operands of at least
+// kMinParallelIterations elements, B's packing (one panel an iteration) and
+// the guard's reductions (chunks of partial minima and maxima combined
+// after): two threads no longer wait on either.
 // It assumes linalg on tensors after convert-mp-to-linalg, before
 // mp-tile-and-vectorize (which tiles the transposing copies and the
 // fallback contraction), and a target with AVX512_BF16:
@@ -209,13 +212,17 @@ static Value buildCopy(OpBuilder &builder, Location loc, linalg::LinalgOp op,
 /// the biased exponent of the smallest nonzero element is
 /// `(minimum + 1) >> 7`, that of the largest `maximum >> 7`. Vector code
 /// over the flattened tensor, 32 elements a step (the tail read padded
-/// with zeros, which change neither).
+/// with zeros, which change neither); with `parallel`, a tensor of at least
+/// kMinParallelIterations elements is reduced in up to kMinParallelTiles
+/// chunks of whole steps by an scf.forall, each writing its two partial
+/// vectors into its row of a [chunks, 2, 32] tensor, then one loop combines
+/// the rows (minimum and maximum do not depend on the order).
 struct MagnitudeRange {
   Value minimumMinusOne, maximum;
 };
 
 static MagnitudeRange buildMagnitudeRange(OpBuilder &builder, Location loc,
-                                          Value value) {
+                                          Value value, bool parallel) {
   auto type = cast<RankedTensorType>(value.getType());
   int64_t count = type.getNumElements();
   ReassociationIndices all(type.getRank());
@@ -251,20 +258,96 @@ static MagnitudeRange buildMagnitudeRange(OpBuilder &builder, Location loc,
         arith::MaxUIOp::create(b, loc, maximum, magnitude).getResult());
   };
   int64_t step = 2 * kLanes, full = count / step * step;
-  auto index = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(builder, loc, v).getResult();
+  auto index = [&](OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  auto loop = scf::ForOp::create(
-      builder, loc, index(0), index(full), index(step),
-      ValueRange{splat(builder, 0xFFFF), splat(builder, 0)},
-      [&](OpBuilder &b, Location loc, Value i, ValueRange carried) {
-        auto [minimum, maximum] =
-            accumulate(b, i, /*inBounds=*/true, carried[0], carried[1]);
-        scf::YieldOp::create(b, loc, ValueRange{minimum, maximum});
-      });
-  Value minimum = loop.getResult(0), maximum = loop.getResult(1);
+  // The running minimum and maximum over [begin, end) from `minimum` and
+  // `maximum`, one step of 32 elements at a time.
+  auto accumulateRange = [&](OpBuilder &b, Value begin, Value end,
+                             Value minimum, Value maximum) {
+    auto loop = scf::ForOp::create(
+        b, loc, begin, end, index(b, step), ValueRange{minimum, maximum},
+        [&](OpBuilder &b, Location loc, Value i, ValueRange carried) {
+          auto [minimum, maximum] =
+              accumulate(b, i, /*inBounds=*/true, carried[0], carried[1]);
+          scf::YieldOp::create(b, loc, ValueRange{minimum, maximum});
+        });
+    return std::make_pair(loop.getResult(0), loop.getResult(1));
+  };
+  Value minimum, maximum;
+  int64_t chunks = std::min<int64_t>(kMinParallelTiles, full / step);
+  if (parallel && count >= kMinParallelIterations && chunks >= 2) {
+    // Chunks of whole steps on the threads, each writing its two partial
+    // vectors into its row of a [chunks, 2, 32] tensor, then one loop
+    // combining the rows: minimum and maximum do not depend on the order.
+    int64_t chunkSize = full / step / chunks * step;
+    auto partialsType = RankedTensorType::get({chunks, 2, 2 * kLanes}, i16);
+    Value partials =
+        tensor::EmptyOp::create(builder, loc, partialsType.getShape(), i16);
+    auto forall = scf::ForallOp::create(
+        builder, loc, ArrayRef<OpFoldResult>{builder.getIndexAttr(chunks)},
+        ValueRange{partials}, std::nullopt,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value chunk = args[0], shared = args[1];
+          Value begin =
+              arith::MulIOp::create(b, loc, chunk, index(b, chunkSize));
+          Value end = arith::AddIOp::create(b, loc, begin, index(b, chunkSize));
+          auto [minimum, maximum] = accumulateRange(
+              b, begin, end, splat(b, 0xFFFF), splat(b, 0));
+          Value pair = tensor::EmptyOp::create(
+              b, loc, ArrayRef<int64_t>{2, 2 * kLanes}, i16);
+          Value vectors[] = {minimum, maximum};
+          for (auto [row, vector] : llvm::enumerate(vectors))
+            pair = vector::TransferWriteOp::create(
+                       b, loc, vector, pair,
+                       ValueRange{index(b, row), index(b, 0)},
+                       ArrayRef<bool>{true})
+                       .getResult();
+          auto inParallel = scf::InParallelOp::create(b, loc);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(inParallel.getBody());
+          tensor::ParallelInsertSliceOp::create(
+              b, loc, pair, shared,
+              ArrayRef<OpFoldResult>{chunk, b.getIndexAttr(0),
+                                     b.getIndexAttr(0)},
+              ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(2),
+                                     b.getIndexAttr(2 * kLanes)},
+              ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                                     b.getIndexAttr(1)});
+        });
+    Value rows = forall.getResult(0);
+    auto combine = scf::ForOp::create(
+        builder, loc, index(builder, 0), index(builder, chunks),
+        index(builder, 1),
+        ValueRange{splat(builder, 0xFFFF), splat(builder, 0)},
+        [&](OpBuilder &b, Location loc, Value chunk, ValueRange carried) {
+          auto read = [&](int64_t row) {
+            return vector::TransferReadOp::create(
+                       b, loc, wordsType, rows,
+                       ValueRange{chunk, index(b, row), index(b, 0)},
+                       arith::ConstantIntOp::create(b, loc, i16, 0),
+                       ArrayRef<bool>{true})
+                .getResult();
+          };
+          scf::YieldOp::create(
+              b, loc,
+              ValueRange{arith::MinUIOp::create(b, loc, carried[0], read(0)),
+                         arith::MaxUIOp::create(b, loc, carried[1], read(1))});
+        });
+    minimum = combine.getResult(0);
+    maximum = combine.getResult(1);
+    // The steps the chunks leave (fewer than `chunks`), in one thread.
+    if (chunks * chunkSize != full)
+      std::tie(minimum, maximum) =
+          accumulateRange(builder, index(builder, chunks * chunkSize),
+                          index(builder, full), minimum, maximum);
+  } else {
+    std::tie(minimum, maximum) =
+        accumulateRange(builder, index(builder, 0), index(builder, full),
+                        splat(builder, 0xFFFF), splat(builder, 0));
+  }
   if (full != count)
-    std::tie(minimum, maximum) = accumulate(builder, index(full),
+    std::tie(minimum, maximum) = accumulate(builder, index(builder, full),
                                             /*inBounds=*/false, minimum,
                                             maximum);
   auto reduce = [&](vector::CombiningKind kind, Value vector) {
@@ -278,9 +361,10 @@ static MagnitudeRange buildMagnitudeRange(OpBuilder &builder, Location loc,
 
 /// The guard: true where the packed kernel computes the contraction's bits
 /// (see the file comment).
-static Value buildGuard(OpBuilder &builder, Location loc, Value a, Value b) {
-  MagnitudeRange ra = buildMagnitudeRange(builder, loc, a);
-  MagnitudeRange rb = buildMagnitudeRange(builder, loc, b);
+static Value buildGuard(OpBuilder &builder, Location loc, Value a, Value b,
+                        bool parallel) {
+  MagnitudeRange ra = buildMagnitudeRange(builder, loc, a, parallel);
+  MagnitudeRange rb = buildMagnitudeRange(builder, loc, b, parallel);
   Type i32 = builder.getI32Type();
   auto constant = [&](int32_t v) {
     return arith::ConstantIntOp::create(builder, loc, i32, v).getResult();
@@ -460,34 +544,78 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
     auto rowType = VectorType::get({kTileColumns}, bf16);
     Value padding =
         arith::ConstantOp::create(builder, loc, builder.getFloatAttr(bf16, 0.0));
-    SmallVector<Value> lower(3, index(builder, 0)), steps(3, index(builder, 1));
-    SmallVector<Value> upper = {index(builder, shape.batch),
-                                index(builder, shape.n / kTileColumns),
-                                index(builder, shape.k / 2)};
-    scf::LoopNest nest = scf::buildLoopNest(
-        builder, loc, lower, upper, steps, ValueRange{packedB},
-        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-          Value even = arith::MulIOp::create(b, loc, ivs[2], index(b, 2));
-          Value odd = arith::AddIOp::create(b, loc, even, index(b, 1));
-          Value column =
-              arith::MulIOp::create(b, loc, ivs[1], index(b, kTileColumns));
-          auto row = [&](Value k) {
-            return vector::TransferReadOp::create(
-                       b, loc, rowType, rowsOfB,
-                       ValueRange{ivs[0], k, column}, padding,
-                       ArrayRef<bool>{true})
-                .getResult();
-          };
-          Value pairs =
-              vector::InterleaveOp::create(b, loc, row(odd), row(even));
-          return SmallVector<Value>{
-              vector::TransferWriteOp::create(
-                  b, loc, pairs, carried[0],
-                  ValueRange{ivs[0], ivs[1], ivs[2], index(b, 0)},
-                  ArrayRef<bool>{true})
-                  .getResult()};
-        });
-    packedB = nest.results[0];
+    // The pair `pair` of panel `panel` of batch `batchIndex`, written into
+    // `dest` at `destIndices`.
+    auto packPair = [&](OpBuilder &b, Value batchIndex, Value panel,
+                        Value pair, Value dest, ValueRange destIndices) {
+      Value even = arith::MulIOp::create(b, loc, pair, index(b, 2));
+      Value odd = arith::AddIOp::create(b, loc, even, index(b, 1));
+      Value column = arith::MulIOp::create(b, loc, panel, index(b, kTileColumns));
+      auto row = [&](Value k) {
+        return vector::TransferReadOp::create(
+                   b, loc, rowType, rowsOfB, ValueRange{batchIndex, k, column},
+                   padding, ArrayRef<bool>{true})
+            .getResult();
+      };
+      Value pairs = vector::InterleaveOp::create(b, loc, row(odd), row(even));
+      return vector::TransferWriteOp::create(b, loc, pairs, dest, destIndices,
+                                             ArrayRef<bool>{true})
+          .getResult();
+    };
+    int64_t panels = shape.batch * (shape.n / kTileColumns);
+    if (parallel && panels >= 2 &&
+        shape.batch * shape.n * shape.k >= kMinParallelIterations) {
+      // One panel per iteration on the threads: its K/2 rows into a panel
+      // tensor, inserted into the packed B.
+      auto panelType =
+          RankedTensorType::get({shape.k / 2, 2 * kTileColumns}, bf16);
+      auto forall = scf::ForallOp::create(
+          builder, loc,
+          ArrayRef<OpFoldResult>{builder.getIndexAttr(shape.batch),
+                                 builder.getIndexAttr(shape.n / kTileColumns)},
+          ValueRange{packedB}, std::nullopt,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value batchIndex = args[0], panel = args[1], shared = args[2];
+            Value empty = tensor::EmptyOp::create(b, loc, panelType.getShape(),
+                                                  bf16);
+            auto rows = scf::ForOp::create(
+                b, loc, index(b, 0), index(b, shape.k / 2), index(b, 1),
+                ValueRange{empty},
+                [&](OpBuilder &b, Location loc, Value pair,
+                    ValueRange carried) {
+                  scf::YieldOp::create(
+                      b, loc,
+                      packPair(b, batchIndex, panel, pair, carried[0],
+                               ValueRange{pair, index(b, 0)}));
+                });
+            auto inParallel = scf::InParallelOp::create(b, loc);
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(inParallel.getBody());
+            tensor::ParallelInsertSliceOp::create(
+                b, loc, rows.getResult(0), shared,
+                ArrayRef<OpFoldResult>{batchIndex, panel, b.getIndexAttr(0),
+                                       b.getIndexAttr(0)},
+                ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                                       b.getIndexAttr(shape.k / 2),
+                                       b.getIndexAttr(2 * kTileColumns)},
+                SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
+          });
+      packedB = forall.getResult(0);
+    } else {
+      SmallVector<Value> lower(3, index(builder, 0)),
+          steps(3, index(builder, 1));
+      SmallVector<Value> upper = {index(builder, shape.batch),
+                                  index(builder, shape.n / kTileColumns),
+                                  index(builder, shape.k / 2)};
+      scf::LoopNest nest = scf::buildLoopNest(
+          builder, loc, lower, upper, steps, ValueRange{packedB},
+          [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
+            return SmallVector<Value>{packPair(
+                b, ivs[0], ivs[1], ivs[2], carried[0],
+                ValueRange{ivs[0], ivs[1], ivs[2], index(b, 0)})};
+          });
+      packedB = nest.results[0];
+    }
   }
 
   // The result as [batch, M, N] ([M, N] without batch loops), expanded to
@@ -611,7 +739,7 @@ struct BF16DotProducts
         continue;
       }
       Value guard = buildGuard(builder, loc, op.getDpsInputs()[0],
-                               op.getDpsInputs()[1]);
+                               op.getDpsInputs()[1], parallel);
       auto branch = scf::IfOp::create(builder, loc, op->getResultTypes(), guard,
                                       /*addThenBlock=*/true,
                                       /*addElseBlock=*/true);

@@ -50,14 +50,16 @@ def contract(a, b):
     return acc
 
 
-def operands(kind, rng, a_shape, b_shape):
+def operands(kind, rng, a_shape, b_shape, last=False):
     a = to_bf16(1 + 0.5 * rng.standard_normal(a_shape).astype(np.float32))
     b = to_bf16(1 + 0.5 * rng.standard_normal(b_shape).astype(np.float32))
-    # Row 0 of A times column 0 of B (of every batch).
+    # Row 0 of A times column 0 of B (of every batch), or with `last` the
+    # last row times the last column, the huge pair the last K pair.
+    at = -1 if last else 0
     a_row = (a.reshape(-1, a_shape[-2], a_shape[-1]) if len(a_shape) > 2
-             else a[None])[:, 0, :]
+             else a[None])[:, at, :]
     b_column = (b.reshape(-1, b_shape[-2], b_shape[-1]) if len(b_shape) > 2
-                else b[None])[:, :, 0]
+                else b[None])[:, :, at]
     if kind == 'tiny':
         # Products of 2^-140: a denormal sum, which vdpbf16ps flushes.
         a_row[...] = np.float32(2.0 ** -70)
@@ -65,8 +67,9 @@ def operands(kind, rng, a_shape, b_shape):
     elif kind == 'huge':
         # +2^160 then -2^160: inf + (-inf) = NaN by the definition;
         # vdpbf16ps adds the exact -2^160 to +inf: +inf.
-        a_row[:, 0:2] = np.float32(2.0 ** 100) * np.array([1, -1], np.float32)
-        b_column[:, 0:2] = np.float32(2.0 ** 60)
+        pair = slice(-2, None) if last else slice(0, 2)
+        a_row[:, pair] = np.float32(2.0 ** 100) * np.array([1, -1], np.float32)
+        b_column[:, pair] = np.float32(2.0 ** 60)
     return a, b
 
 
@@ -107,6 +110,14 @@ def cases(rng):
                        f'{t((M, N), "f32")}',
                        contract(x.reshape(12, M).T, dy.reshape(12, N)),
                        (M, N)))
+        # B of 16384 elements: with two threads its packing and its guard
+        # reductions (64 chunks, the anomaly in the last) run on both.
+        a3, b3 = operands(kind, rng, (2, M, 128), (2, 128, N), last=True)
+        result.append((f'large batch_matmul {kind}',
+                       [(a3, 'bf16'), (b3, 'bf16')],
+                       f'{{out0}} = mp.batch_matmul {{in0}}, {{in1}} acc(f32) : '
+                       f'{t((2, M, 128), "bf16")}, {t((2, 128, N), "bf16")} -> '
+                       f'{t((2, M, N), "f32")}', contract(a3, b3), (2, M, N)))
     return result
 
 

@@ -215,7 +215,10 @@ def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
     The kernel keeps an 8 x 32 f32 tile in 16 registers over the K pairs (8
     broadcast pairs of A, 2 rows of B and 16 dot instructions per pair).
     With `parallel` its tile loops (batch, N panels, M tiles) are one
-    `scf.forall` when the contraction has at least 8192 iterations.
+    `scf.forall` when the contraction has at least 8192 iterations, and so
+    are B's packing (one panel an iteration) and each of the guard's two
+    reductions (up to 64 chunks of partial minima and maxima, combined
+    after) for operands of at least 8192 elements.
 
     It runs before mp-tile-and-vectorize, on a target with AVX512_BF16:
     mp-cpu-pipeline adds it where `bf16-dot-products` is on (by default
