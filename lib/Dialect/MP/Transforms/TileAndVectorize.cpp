@@ -40,6 +40,7 @@
 #include "mp/Dialect/MP/Transforms/Passes.h"
 #include "mp/Dialect/MP/Transforms/Threading.h"
 
+#include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -667,6 +668,162 @@ static unsigned chooseVectorLoop(linalg::LinalgOp op) {
   return best;
 }
 
+/// Replaces each input of the elementwise generic `op` (static loops, all
+/// parallel) that it reads at linearised loops (a dimension indexed by
+/// Σ loop·stride, the strides those of a row-major array of the loops'
+/// extents, their product the dimension's size) by its tensor.expand_shape
+/// into those extents, read at the loops themselves: the convolutions'
+/// products read back as N(HW)C rows (`(n·28 + h)·28 + w, c` of a
+/// 25088x16 tensor), whose maps the vectoriser rejects, are then read
+/// through projected permutations (of a 32x28x28x16 view). The same
+/// elements are read. Inputs read otherwise (sums with offsets, strides
+/// that are not a row-major array's) are left as they are; so is `op` when
+/// an expanded map would not be a projected permutation.
+static void delinearizeInputs(RewriterBase &rewriter, linalg::GenericOp op) {
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (op.getNumReductionLoops() != 0 || ShapedType::isDynamicShape(extents))
+    return;
+  MLIRContext *context = rewriter.getContext();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<std::pair<OpOperand *, SmallVector<ReassociationIndices>>>
+      expansions;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = maps[input->getOperandNumber()];
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    if (map.isProjectedPermutation() || !type || !type.hasStaticShape())
+      continue;
+    SmallVector<AffineExpr> results;
+    SmallVector<ReassociationIndices> groups;
+    for (auto [expr, size] : llvm::zip(map.getResults(), type.getShape())) {
+      // Σ coefficient·loop with no constant term, nothing else.
+      SmallVector<int64_t> flat;
+      if (failed(getFlattenedAffineExpr(expr, map.getNumDims(), 0, &flat)) ||
+          flat.size() != map.getNumDims() + 1 || flat.back() != 0)
+        return;
+      SmallVector<unsigned> loops;
+      for (unsigned d = 0, e = map.getNumDims(); d < e; ++d)
+        if (flat[d] != 0)
+          loops.push_back(d);
+      // Outermost (largest stride) first.
+      llvm::stable_sort(loops,
+                        [&](unsigned a, unsigned b) { return flat[a] > flat[b]; });
+      int64_t stride = 1;
+      for (unsigned d : llvm::reverse(loops)) {
+        if (flat[d] != stride)
+          return;
+        stride *= extents[d];
+      }
+      if (loops.empty() || (loops.size() > 1 && stride != size))
+        return;
+      ReassociationIndices group;
+      for (unsigned d : loops) {
+        group.push_back(results.size());
+        results.push_back(getAffineDimExpr(d, context));
+      }
+      groups.push_back(group);
+    }
+    AffineMap expanded = AffineMap::get(map.getNumDims(), 0, results, context);
+    if (!expanded.isProjectedPermutation())
+      return;
+    maps[input->getOperandNumber()] = expanded;
+    expansions.emplace_back(input, std::move(groups));
+  }
+  if (expansions.empty())
+    return;
+  rewriter.setInsertionPoint(op);
+  for (auto &[input, groups] : expansions) {
+    AffineMap map = maps[input->getOperandNumber()];
+    SmallVector<int64_t> shape;
+    for (AffineExpr result : map.getResults())
+      shape.push_back(extents[cast<AffineDimExpr>(result).getPosition()]);
+    auto type = cast<RankedTensorType>(input->get().getType());
+    Value expanded = tensor::ExpandShapeOp::create(
+        rewriter, op.getLoc(),
+        RankedTensorType::get(shape, type.getElementType()), input->get(),
+        groups);
+    rewriter.modifyOpInPlace(op, [&] { input->set(expanded); });
+  }
+  rewriter.modifyOpInPlace(
+      op, [&] { op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps)); });
+}
+
+/// The loops (s, d) of a transposing elementwise operation: no reduction
+/// loops, every map a projected permutation, every output's innermost
+/// dimension the loop d, and an input of rank 2 or more that is read along
+/// d and whose innermost dimension is another loop, s (NCHW <-> N(HW)C: the
+/// input contiguous along the channels or the pixels, the output along the
+/// other). Tiled by a block of both (and by 1 elsewhere), a tile reads
+/// rows of that input along s, transposes them in registers and writes
+/// rows along d.
+static std::optional<std::pair<unsigned, unsigned>>
+getTransposeLoops(linalg::LinalgOp op) {
+  if (op.getNumLoops() < 2 || op.getNumReductionLoops() != 0 ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return std::nullopt;
+  std::optional<unsigned> d;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    if (map.getNumResults() == 0)
+      return std::nullopt;
+    unsigned inner = cast<AffineDimExpr>(map.getResults().back()).getPosition();
+    if (d && *d != inner)
+      return std::nullopt;
+    d = inner;
+  }
+  if (!d)
+    return std::nullopt;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map.getNumResults() < 2 || !map.isFunctionOfDim(*d))
+      continue;
+    unsigned s = cast<AffineDimExpr>(map.getResults().back()).getPosition();
+    if (s != *d)
+      return std::make_pair(s, *d);
+  }
+  return std::nullopt;
+}
+
+/// Collapses, in the transposing elementwise operation `op`
+/// (getTransposeLoops), each run of consecutive loops that holds its loop
+/// s or d and that every operand reads as consecutive dimensions in that
+/// order (the h and w of NCHW <-> N(HW)C) into one loop
+/// (linalg::collapseOpIterationDims: the operands are collapsed, the
+/// results expanded back), so that its blocks can be whole registers: the
+/// 784 pixels of a 28x28 image are 49 blocks of 16 where 28 has no divisor
+/// of 8 or 16. The same elements are computed.
+static void collapseTransposeLoops(RewriterBase &rewriter,
+                                   linalg::GenericOp &op) {
+  std::optional<std::pair<unsigned, unsigned>> loops = getTransposeLoops(op);
+  if (!loops)
+    return;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned first = 0, e = op.getNumLoops(); first < e;) {
+    ReassociationIndices group{first};
+    while (group.back() + 1 < e) {
+      ReassociationIndices longer(group);
+      longer.push_back(group.back() + 1);
+      if (!linalg::areDimSequencesPreserved(maps, longer))
+        break;
+      group = longer;
+    }
+    first = group.back() + 1;
+    if (group.size() > 1 && (llvm::is_contained(group, loops->first) ||
+                             llvm::is_contained(group, loops->second)))
+      groups.push_back(group);
+  }
+  if (groups.empty())
+    return;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, groups, rewriter);
+  if (failed(collapsed))
+    return;
+  rewriter.replaceOp(op, collapsed->results);
+  op = cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+}
+
 /// transpose(broadcast(v : vector<M>) : vector<N x M>, [1, 0]) as
 /// broadcast(shape_cast(v) : vector<M x 1>) : vector<M x N>: row i is a
 /// splat of v[i]. A contraction tile reads its packed M panel (M contiguous
@@ -890,6 +1047,19 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
     tile(conv->second, matmulTiles[1]);
     return sizes;
   }
+  // A transposing elementwise operation: blocks of both its source- and its
+  // destination-contiguous loops, by the last size (16 x 16 by default),
+  // unless one of them would be below 4 (then vectors along one loop).
+  if (std::optional<std::pair<unsigned, unsigned>> transpose =
+          getTransposeLoops(op)) {
+    int64_t s = chooseTileSize(extents[transpose->first], innerTiles.back());
+    int64_t d = chooseTileSize(extents[transpose->second], innerTiles.back());
+    if (s >= 4 && d >= 4) {
+      sizes[transpose->first] = s;
+      sizes[transpose->second] = d;
+      return sizes;
+    }
+  }
   unsigned vectorLoop = chooseVectorLoop(op);
   std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
   if (dims && vectorLoop == dims->n.back() &&
@@ -1066,6 +1236,17 @@ void TileAndVectorize::runOnOperation() {
                          /*minM=*/4 * matmulTiles[0]))
       transposeDotOperand(rewriter, op, /*minM=*/matmulTiles[0]);
   refillReshapedFills(rewriter, function);
+  // Elementwise operations read at linearised loops read expanded views;
+  // transposing ones get their contiguous loops' runs collapsed.
+  SmallVector<linalg::GenericOp> elementwise;
+  function.walk([&](linalg::GenericOp op) {
+    if (op.hasPureTensorSemantics() && op.getNumReductionLoops() == 0)
+      elementwise.push_back(op);
+  });
+  for (linalg::GenericOp op : elementwise) {
+    delinearizeInputs(rewriter, op);
+    collapseTransposeLoops(rewriter, op);
+  }
 
   // Fills that only make accumulators come last: tiling their contractions
   // fuses them (fuseFilledDestinations); those left are tiled on their own.
