@@ -72,16 +72,15 @@ func.func @matmul(%a: tensor<16x64xf32>, %b: tensor<64x784xf32>,
 // -----
 
 // A·Bᵀ with f16 operands accumulating in f32 (the AMP linear layer), M too
-// small (8) to pack B: B is transposed first (exactly: f16 values moved, a
-// 12x16 block per step, transposed in registers), and the contraction is the matmul above, the f16 operands
+// small (8) to pack B: B is transposed first (exactly: f16 values moved, 16
+// per step), and the contraction is the matmul above, the f16 operands
 // extended exactly. Their products are exact in f32, so each K step is one
 // fused multiply-add per row (math.fma: the bits of the product and the
 // sum).
 // CHECK-LABEL: func.func @dot(
 // CHECK:   %[[BT:.*]] = scf.for %{{.*}} -> (tensor<64x12xf16>)
-// CHECK:       %[[BLOCK:.*]] = vector.transfer_read %{{.*}} : tensor<12x64xf16>, vector<12x16xf16>
-// CHECK:       %[[ROWS:.*]] = vector.transpose %[[BLOCK]], [1, 0] : vector<12x16xf16> to vector<16x12xf16>
-// CHECK:       vector.transfer_write %[[ROWS]], %{{.*}} : vector<16x12xf16>, tensor<64x12xf16>
+// CHECK:       vector.transfer_read %{{.*}} : tensor<12x64xf16>, vector<16xf16>
+// CHECK:       vector.transfer_write %{{.*}} : vector<16x1xf16>, tensor<64x12xf16>
 // CHECK:   scf.for %{{.*}} = %c0 to %c8 step %c4
 // CHECK:     vector.transfer_read %{{.*}} : tensor<4x12xf32>, vector<4x12xf32>
 // CHECK:     scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[S:.*]] = %{{.*}}) -> (vector<4x12xf32>)

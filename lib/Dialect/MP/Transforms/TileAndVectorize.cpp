@@ -773,15 +773,32 @@ getTransposeLoops(linalg::LinalgOp op) {
   }
   if (!d)
     return std::nullopt;
+  std::optional<unsigned> s;
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
     if (map.getNumResults() < 2 || !map.isFunctionOfDim(*d))
       continue;
-    unsigned s = cast<AffineDimExpr>(map.getResults().back()).getPosition();
-    if (s != *d)
-      return std::make_pair(s, *d);
+    unsigned inner = cast<AffineDimExpr>(map.getResults().back()).getPosition();
+    if (inner == *d)
+      continue;
+    // The block is transposed as 32-bit lanes (the shuffles of
+    // mp-cpu-pipeline's 16x16 lowering; LLVM cannot legalise every shuffle
+    // of 16-bit floats): its elements are 32-bit, or extended to 32 bits by
+    // every use (ExtensionOfTranspose moves the extension first).
+    Type element = getElementTypeOrSelf(input->get().getType());
+    SmallVector<arith::ExtFOp> extensions;
+    if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+      if (FloatType widened =
+              getWidening(generic.getMatchingBlockArgument(input), extensions))
+        element = widened;
+    if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() != 32)
+      return std::nullopt;
+    if (!s)
+      s = inner;
   }
-  return std::nullopt;
+  if (!s)
+    return std::nullopt;
+  return std::make_pair(*s, *d);
 }
 
 /// Collapses, in the transposing elementwise operation `op`
@@ -853,6 +870,35 @@ struct TransposeOfBroadcastToStretch
         rewriter, transpose.getLoc(), column, broadcast.getSource());
     rewriter.replaceOpWithNewOp<vector::BroadcastOp>(transpose, resultType,
                                                      columnValue);
+    return success();
+  }
+};
+
+/// arith.extf(vector.transpose(x)) as vector.transpose(arith.extf(x)) where x
+/// is read as it is stored (a minor identity vector.transfer_read): a transposing block (getTransposeLoops)
+/// of 16-bit floats the payload extends to f32 is transposed as f32 lanes.
+/// The same values. (A transposed broadcast is left to
+/// TransposeOfBroadcastToStretch.)
+struct ExtensionOfTranspose : public OpRewritePattern<arith::ExtFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::ExtFOp extension,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = extension.getIn().getDefiningOp<vector::TransposeOp>();
+    if (!transpose || !transpose->hasOneUse())
+      return failure();
+    auto read = transpose.getVector().getDefiningOp<vector::TransferReadOp>();
+    if (!read || !read.getPermutationMap().isMinorIdentity())
+      return failure();
+    VectorType sourceType = transpose.getSourceVectorType();
+    auto wideType = VectorType::get(
+        sourceType.getShape(),
+        cast<VectorType>(extension.getType()).getElementType());
+    Value wide = arith::ExtFOp::create(rewriter, extension.getLoc(), wideType,
+                                       transpose.getVector(),
+                                       extension.getFastmathAttr());
+    rewriter.replaceOpWithNewOp<vector::TransposeOp>(
+        extension, wide, transpose.getPermutation());
     return success();
   }
 };
@@ -1332,7 +1378,8 @@ void TileAndVectorize::runOnOperation() {
   {
     RewritePatternSet patterns(context);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
-    patterns.add<TransposeOfBroadcastToStretch, InsertOverWrite>(context);
+    patterns.add<TransposeOfBroadcastToStretch, ExtensionOfTranspose,
+                 InsertOverWrite>(context);
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, context);
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, context);
