@@ -425,3 +425,114 @@ func.func @packed_fill(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>) -> tensor<
       outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
   return %r : tensor<64x128xf32>
 }
+
+// -----
+
+// A convolution's product read back to NCHW with a per-channel scale (the
+// rounding generic of the conv lowering): the input is read at linearised
+// loops ((n·4 + h)·8 + w, c) of a 64x16 N(HW)C tensor, which becomes an
+// expanded view [2, 32, 16] read at (n, hw, c), h and w (consecutive in
+// both) collapse into one loop of 32 pixels, and the tiles are 16 channels
+// x 16 pixels: 16 rows of 16 channels read, transposed in registers, scaled
+// and written as 16 rows of 16 pixels. The scale is a column splat.
+// CHECK-LABEL: func.func @to_nchw(
+// CHECK-SAME:    %[[X:.*]]: tensor<64x16xf32>, %[[S:.*]]: tensor<16xf32>)
+// CHECK-DAG:   %[[EMPTY:.*]] = tensor.empty() : tensor<2x16x4x8xf32>
+// CHECK-DAG:   %[[VIEW:.*]] = tensor.expand_shape %[[X]] {{\[\[}}0, 1], [2]] output_shape [2, 32, 16] : tensor<64x16xf32> into tensor<2x32x16xf32>
+// CHECK-DAG:   %[[OUT:.*]] = tensor.collapse_shape %[[EMPTY]] {{\[\[}}0], [1], [2, 3]] : tensor<2x16x4x8xf32> into tensor<2x16x32xf32>
+// CHECK:       %[[R:.*]] = scf.for %[[N:.*]] = %c0 to %c2 step %c1 iter_args(%{{.*}} = %[[OUT]]) -> (tensor<2x16x32xf32>)
+// CHECK:         scf.for %[[P:.*]] = %c0 to %c32 step %c16 iter_args(%{{.*}}) -> (tensor<2x16x32xf32>)
+// CHECK:           %[[ROWS:.*]] = vector.transfer_read %[[VIEW]][%[[N]], %[[P]], %c0], %{{.*}} {in_bounds = [true, true]} : tensor<2x32x16xf32>, vector<16x16xf32>
+// CHECK-NEXT:      %[[T:.*]] = vector.transpose %[[ROWS]], [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK-NEXT:      %[[SV:.*]] = vector.transfer_read %[[S]][%c0], %{{.*}} : tensor<16xf32>, vector<16xf32>
+// CHECK-NEXT:      %[[COL:.*]] = vector.shape_cast %[[SV]] : vector<16xf32> to vector<16x1xf32>
+// CHECK-NEXT:      %[[SPLAT:.*]] = vector.broadcast %[[COL]] : vector<16x1xf32> to vector<16x16xf32>
+// CHECK-NEXT:      %[[Y:.*]] = arith.mulf %[[T]], %[[SPLAT]] : vector<16x16xf32>
+// CHECK-NEXT:      vector.transfer_write %[[Y]], %{{.*}}[%c0, %c0, %c0] {in_bounds = [true, true]} : vector<16x16xf32>, tensor<1x16x16xf32>
+// CHECK:       tensor.expand_shape %[[R]] {{\[\[}}0], [1], [2, 3]] output_shape [2, 16, 4, 8] : tensor<2x16x32xf32> into tensor<2x16x4x8xf32>
+// CHECK-NOT:   linalg.generic
+func.func @to_nchw(%x: tensor<64x16xf32>, %s: tensor<16xf32>) -> tensor<2x16x4x8xf32> {
+  %e = tensor.empty() : tensor<2x16x4x8xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(n, c, h, w) -> ((n * 4 + h) * 8 + w, c)>,
+                       affine_map<(n, c, h, w) -> (c)>,
+                       affine_map<(n, c, h, w) -> (n, c, h, w)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %s : tensor<64x16xf32>, tensor<16xf32>) outs(%e : tensor<2x16x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2x16x4x8xf32>
+  return %r : tensor<2x16x4x8xf32>
+}
+
+// -----
+
+// NCHW bf16 to N(HW)C f32 (the gradient transposed for the filter
+// gradient, extended to f32): the channel index (g·16 + c) with one group
+// reads an expanded [2, 1, 16, 4, 4] view, and the 16-pixel blocks of 16
+// channels are read as bf16 rows of pixels, extended, and transposed as
+// f32 lanes (16-bit blocks are not transposed: the extension comes first).
+// CHECK-LABEL: func.func @to_nhwc_extended(
+// CHECK:       tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] output_shape [2, 1, 16, 4, 4] : tensor<2x16x4x4xbf16> into tensor<2x1x16x4x4xbf16>
+// CHECK:       tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2], [3, 4]] : tensor<2x1x16x4x4xbf16> into tensor<2x1x16x16xbf16>
+// CHECK:       scf.for
+// CHECK:         %[[ROWS:.*]] = vector.transfer_read %{{.*}} {in_bounds = [true, true]} : tensor<2x1x16x16xbf16>, vector<16x16xbf16>
+// CHECK-NEXT:    %[[WIDE:.*]] = arith.extf %[[ROWS]] : vector<16x16xbf16> to vector<16x16xf32>
+// CHECK-NEXT:    %[[T:.*]] = vector.transpose %[[WIDE]], [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK-NEXT:    vector.transfer_write %[[T]], %{{.*}} : vector<16x16xf32>, tensor<1x1x16x16xf32>
+// CHECK-NOT:   vector.transpose {{.*}}bf16
+func.func @to_nhwc_extended(%x: tensor<2x16x4x4xbf16>) -> tensor<1x2x4x4x16xf32> {
+  %e = tensor.empty() : tensor<1x2x4x4x16xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(g, n, h, w, c) -> (n, g * 16 + c, h, w)>,
+                       affine_map<(g, n, h, w, c) -> (g, n, h, w, c)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x16x4x4xbf16>) outs(%e : tensor<1x2x4x4x16xf32>) {
+  ^bb0(%a: bf16, %o: f32):
+    %w = arith.extf %a : bf16 to f32
+    linalg.yield %w : f32
+  } -> tensor<1x2x4x4x16xf32>
+  return %r : tensor<1x2x4x4x16xf32>
+}
+
+// -----
+
+// Not transposed as blocks: a 16-bit block the payload does not extend
+// (vectors of 16 along the input's rows, written as columns), and a
+// transpose with a side below 4 (as the first, f32 values).
+// CHECK-LABEL: func.func @not_blocks(
+// CHECK-NOT:   vector.transpose {{.*}} : vector<16x16xbf16>
+// CHECK:       vector.transfer_read %{{.*}} : tensor<16x32xbf16>, vector<16xbf16>
+// CHECK:       vector.transfer_write %{{.*}} : vector<16x1xbf16>, tensor<32x16xbf16>
+// CHECK:       vector.transfer_read %{{.*}} : tensor<2x32xf32>, vector<16xf32>
+// CHECK:       vector.transfer_write %{{.*}} : vector<16x1xf32>, tensor<32x2xf32>
+// CHECK-NOT:   vector.transpose {{.*}} : vector<16x16x
+func.func @not_blocks(%x: tensor<16x32xbf16>, %y: tensor<2x32xf32>) -> (tensor<32x16xbf16>, tensor<32x2xf32>) {
+  %e = tensor.empty() : tensor<32x16xbf16>
+  %t = linalg.transpose ins(%x : tensor<16x32xbf16>) outs(%e : tensor<32x16xbf16>) permutation = [1, 0]
+  %f = tensor.empty() : tensor<32x2xf32>
+  %u = linalg.transpose ins(%y : tensor<2x32xf32>) outs(%f : tensor<32x2xf32>) permutation = [1, 0]
+  return %t, %u : tensor<32x16xbf16>, tensor<32x2xf32>
+}
+
+// -----
+
+// Linearised loops whose strides are not those of a row-major array (h·3 +
+// w with 4 values of w: rows overlap) are not read through a view: the
+// generic is left for mp-linalg-to-loops.
+// CHECK-LABEL: func.func @overlapping_rows(
+// CHECK-NOT:   tensor.expand_shape
+// CHECK:       linalg.generic
+func.func @overlapping_rows(%x: tensor<12xf32>) -> tensor<3x4xf32> {
+  %e = tensor.empty() : tensor<3x4xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(h, w) -> (h * 3 + w)>,
+                       affine_map<(h, w) -> (h, w)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<12xf32>) outs(%e : tensor<3x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
+}
