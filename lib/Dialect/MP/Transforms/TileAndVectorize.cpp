@@ -14,7 +14,14 @@
 // the payload widens it), into panels of M-tile rows, K inside (with outer
 // loops over the B panels, then the A tiles); small dot contractions (A·Bᵀ,
 // both operands contiguous along K) get their N·K operand transposed
-// instead, so that they are such matmuls. Accumulators are hoisted out of
+// instead, so that they are such matmuls. Elementwise operations that
+// transpose (an input contiguous along one loop, the outputs along another:
+// NCHW <-> N(HW)C around the convolutions) are tiled by blocks of both
+// loops (16 x 16): rows of the input read, transposed in registers
+// (vector.transpose, 32-bit lanes), the payload applied, rows of the output
+// written; inputs read at linearised loops (`(n·28 + h)·28 + w`) are read
+// through expanded views first, and runs of loops consecutive in every
+// operand (h, w) collapsed. Accumulators are hoisted out of
 // the reduction loops; a zero fill that only makes accumulators is fused
 // into the parallel tile loops of its contractions, so that they start from
 // zeros in registers (no fill of the whole result in memory, no reading it
