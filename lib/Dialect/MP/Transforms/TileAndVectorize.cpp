@@ -712,8 +712,8 @@ static void delinearizeInputs(RewriterBase &rewriter, linalg::GenericOp op) {
         if (flat[d] != 0)
           loops.push_back(d);
       // Outermost (largest stride) first.
-      llvm::stable_sort(loops,
-                        [&](unsigned a, unsigned b) { return flat[a] > flat[b]; });
+      llvm::stable_sort(
+          loops, [&](unsigned a, unsigned b) { return flat[a] > flat[b]; });
       int64_t stride = 1;
       for (unsigned d : llvm::reverse(loops)) {
         if (flat[d] != stride)
@@ -750,8 +750,9 @@ static void delinearizeInputs(RewriterBase &rewriter, linalg::GenericOp op) {
         groups);
     rewriter.modifyOpInPlace(op, [&] { input->set(expanded); });
   }
-  rewriter.modifyOpInPlace(
-      op, [&] { op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps)); });
+  rewriter.modifyOpInPlace(op, [&] {
+    op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+  });
 }
 
 /// The loops (s, d) of a transposing elementwise operation: no reduction
@@ -882,10 +883,10 @@ struct TransposeOfBroadcastToStretch
 };
 
 /// arith.extf(vector.transpose(x)) as vector.transpose(arith.extf(x)) where x
-/// is read as it is stored (a minor identity vector.transfer_read): a transposing block (getTransposeLoops)
-/// of 16-bit floats the payload extends to f32 is transposed as f32 lanes.
-/// The same values. (A transposed broadcast is left to
-/// TransposeOfBroadcastToStretch.)
+/// is read as it is stored (a minor identity vector.transfer_read): a
+/// transposing block (getTransposeLoops) of 16-bit floats the payload extends
+/// to f32 is transposed as f32 lanes. The same values. (A transposed broadcast
+/// is left to TransposeOfBroadcastToStretch.)
 struct ExtensionOfTranspose : public OpRewritePattern<arith::ExtFOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -898,9 +899,9 @@ struct ExtensionOfTranspose : public OpRewritePattern<arith::ExtFOp> {
     if (!read || !read.getPermutationMap().isMinorIdentity())
       return failure();
     VectorType sourceType = transpose.getSourceVectorType();
-    auto wideType = VectorType::get(
-        sourceType.getShape(),
-        cast<VectorType>(extension.getType()).getElementType());
+    auto wideType =
+        VectorType::get(sourceType.getShape(),
+                        cast<VectorType>(extension.getType()).getElementType());
     Value wide = arith::ExtFOp::create(rewriter, extension.getLoc(), wideType,
                                        transpose.getVector(),
                                        extension.getFastmathAttr());
