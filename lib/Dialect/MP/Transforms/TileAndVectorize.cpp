@@ -816,11 +816,17 @@ getTransposeLoops(linalg::LinalgOp op) {
 /// (linalg::collapseOpIterationDims: the operands are collapsed, the
 /// results expanded back), so that its blocks can be whole registers: the
 /// 784 pixels of a 28x28 image are 49 blocks of 16 where 28 has no divisor
-/// of 8 or 16. The same elements are computed.
+/// of 8 or 16. The same elements are computed. Operations whose results
+/// are returned are left as they are.
 static void collapseTransposeLoops(RewriterBase &rewriter,
                                    linalg::GenericOp &op) {
   std::optional<std::pair<unsigned, unsigned>> loops = getTransposeLoops(op);
-  if (!loops)
+  // Not an operation whose results are returned (the optimiser's updates of
+  // a filter): the returned reshapes would be copied into the caller's
+  // buffers.
+  if (!loops || llvm::any_of(op->getUsers(), [](Operation *user) {
+        return isa<func::ReturnOp>(user);
+      }))
     return;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<ReassociationIndices> groups;
