@@ -449,9 +449,33 @@ func.func @packed_fill(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>) -> tensor<
 // CHECK-NEXT:      %[[SPLAT:.*]] = vector.broadcast %[[COL]] : vector<16x1xf32> to vector<16x16xf32>
 // CHECK-NEXT:      %[[Y:.*]] = arith.mulf %[[T]], %[[SPLAT]] : vector<16x16xf32>
 // CHECK-NEXT:      vector.transfer_write %[[Y]], %{{.*}}[%c0, %c0, %c0] {in_bounds = [true, true]} : vector<16x16xf32>, tensor<1x16x16xf32>
-// CHECK:       tensor.expand_shape %[[R]] {{\[\[}}0], [1], [2, 3]] output_shape [2, 16, 4, 8] : tensor<2x16x32xf32> into tensor<2x16x4x8xf32>
+// CHECK:       %[[Y:.*]] = tensor.expand_shape %[[R]] {{\[\[}}0], [1], [2, 3]] output_shape [2, 16, 4, 8] : tensor<2x16x32xf32> into tensor<2x16x4x8xf32>
+// CHECK:       call @use(%[[Y]])
 // CHECK-NOT:   linalg.generic
-func.func @to_nchw(%x: tensor<64x16xf32>, %s: tensor<16xf32>) -> tensor<2x16x4x8xf32> {
+// A result that is returned keeps its loops (the returned reshape would be
+// copied into the caller's buffer): blocks of 16 channels x the 8 pixels of
+// a row.
+// CHECK-LABEL: func.func @to_nchw_returned(
+// CHECK-NOT:   tensor.collapse_shape
+// CHECK:       vector.transfer_read %{{.*}} : tensor<2x4x8x16xf32>, vector<8x16xf32>
+// CHECK-NEXT:  vector.transpose %{{.*}}, [1, 0] : vector<8x16xf32> to vector<16x8xf32>
+func.func private @use(tensor<2x16x4x8xf32>)
+func.func @to_nchw(%x: tensor<64x16xf32>, %s: tensor<16xf32>) {
+  %e = tensor.empty() : tensor<2x16x4x8xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(n, c, h, w) -> ((n * 4 + h) * 8 + w, c)>,
+                       affine_map<(n, c, h, w) -> (c)>,
+                       affine_map<(n, c, h, w) -> (n, c, h, w)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %s : tensor<64x16xf32>, tensor<16xf32>) outs(%e : tensor<2x16x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2x16x4x8xf32>
+  call @use(%r) : (tensor<2x16x4x8xf32>) -> ()
+  return
+}
+func.func @to_nchw_returned(%x: tensor<64x16xf32>, %s: tensor<16xf32>) -> tensor<2x16x4x8xf32> {
   %e = tensor.empty() : tensor<2x16x4x8xf32>
   %r = linalg.generic {
       indexing_maps = [affine_map<(n, c, h, w) -> ((n * 4 + h) * 8 + w, c)>,
@@ -482,7 +506,8 @@ func.func @to_nchw(%x: tensor<64x16xf32>, %s: tensor<16xf32>) -> tensor<2x16x4x8
 // CHECK-NEXT:    %[[T:.*]] = vector.transpose %[[WIDE]], [1, 0] : vector<16x16xf32> to vector<16x16xf32>
 // CHECK-NEXT:    vector.transfer_write %[[T]], %{{.*}} : vector<16x16xf32>, tensor<1x1x16x16xf32>
 // CHECK-NOT:   vector.transpose {{.*}}bf16
-func.func @to_nhwc_extended(%x: tensor<2x16x4x4xbf16>) -> tensor<1x2x4x4x16xf32> {
+func.func private @use_nhwc(tensor<1x2x4x4x16xf32>)
+func.func @to_nhwc_extended(%x: tensor<2x16x4x4xbf16>) {
   %e = tensor.empty() : tensor<1x2x4x4x16xf32>
   %r = linalg.generic {
       indexing_maps = [affine_map<(g, n, h, w, c) -> (n, g * 16 + c, h, w)>,
@@ -493,7 +518,8 @@ func.func @to_nhwc_extended(%x: tensor<2x16x4x4xbf16>) -> tensor<1x2x4x4x16xf32>
     %w = arith.extf %a : bf16 to f32
     linalg.yield %w : f32
   } -> tensor<1x2x4x4x16xf32>
-  return %r : tensor<1x2x4x4x16xf32>
+  call @use_nhwc(%r) : (tensor<1x2x4x4x16xf32>) -> ()
+  return
 }
 
 // -----
