@@ -562,3 +562,21 @@ func.func @overlapping_rows(%x: tensor<12xf32>) -> tensor<3x4xf32> {
   } -> tensor<3x4xf32>
   return %r : tensor<3x4xf32>
 }
+
+// -----
+
+// A transpose of a slice (here strided: not contiguous) keeps its loops:
+// collapsing them would copy the slice into a new buffer. Blocks of 16
+// channels x the 8 pixels of a row.
+// CHECK-LABEL: func.func @slice_kept(
+// CHECK-NOT:   tensor.collapse_shape
+// CHECK:       vector.transfer_read %{{.*}} : tensor<2x4x8x16xf32>, vector<8x16xf32>
+// CHECK-NEXT:  vector.transpose %{{.*}}, [1, 0] : vector<8x16xf32> to vector<16x8xf32>
+func.func private @use_slice(tensor<2x16x4x8xf32>)
+func.func @slice_kept(%x: tensor<2x4x16x16xf32>) {
+  %s = tensor.extract_slice %x[0, 0, 0, 0] [2, 4, 8, 16] [1, 1, 2, 1] : tensor<2x4x16x16xf32> to tensor<2x4x8x16xf32>
+  %e = tensor.empty() : tensor<2x16x4x8xf32>
+  %r = linalg.transpose ins(%s : tensor<2x4x8x16xf32>) outs(%e : tensor<2x16x4x8xf32>) permutation = [0, 3, 1, 2]
+  call @use_slice(%r) : (tensor<2x16x4x8xf32>) -> ()
+  return
+}

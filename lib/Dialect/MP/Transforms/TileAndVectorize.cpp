@@ -817,7 +817,8 @@ getTransposeLoops(linalg::LinalgOp op) {
 /// results expanded back), so that its blocks can be whole registers: the
 /// 784 pixels of a 28x28 image are 49 blocks of 16 where 28 has no divisor
 /// of 8 or 16. The same elements are computed. Operations whose results
-/// are returned are left as they are.
+/// are returned, or with an operand that is a tensor.extract_slice, are left
+/// as they are.
 static void collapseTransposeLoops(RewriterBase &rewriter,
                                    linalg::GenericOp &op) {
   std::optional<std::pair<unsigned, unsigned>> loops = getTransposeLoops(op);
@@ -826,6 +827,12 @@ static void collapseTransposeLoops(RewriterBase &rewriter,
   // buffers.
   if (!loops || llvm::any_of(op->getUsers(), [](Operation *user) {
         return isa<func::ReturnOp>(user);
+      }))
+    return;
+  // Nor one with an operand that is a slice (possibly not contiguous: its
+  // collapsed buffer would be a copy).
+  if (llvm::any_of(op->getOperands(), [](Value operand) {
+        return operand.getDefiningOp<tensor::ExtractSliceOp>();
       }))
     return;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
