@@ -580,3 +580,51 @@ func.func @slice_kept(%x: tensor<2x4x16x16xf32>) {
   call @use_slice(%r) : (tensor<2x16x4x8xf32>) -> ()
   return
 }
+
+// -----
+
+// An elementwise operation whose rows (28 pixels) are not a multiple of the
+// vector: the h and w loops, consecutive in every operand, are one loop of
+// 112 pixels, vectors of 16 (28 alone would give vectors of 4). The
+// per-channel operand does not read them.
+// CHECK-LABEL: func.func @rows_collapsed(
+// CHECK:       tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<2x3x4x28xf32> into tensor<2x3x112xf32>
+// CHECK:       scf.for %{{.*}} = %c0 to %c112 step %c16
+// CHECK:         arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK:       tensor.expand_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] output_shape [2, 3, 4, 28] : tensor<2x3x112xf32> into tensor<2x3x4x28xf32>
+// Rows of 32 pixels are left as they are.
+// CHECK-LABEL: func.func @rows_kept(
+// CHECK-NOT:   tensor.collapse_shape
+// CHECK:       arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
+func.func private @use_rows(tensor<2x3x4x28xf32>)
+func.func @rows_collapsed(%x: tensor<2x3x4x28xf32>, %b: tensor<3xf32>) {
+  %e = tensor.empty() : tensor<2x3x4x28xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                       affine_map<(n, c, h, w) -> (c)>,
+                       affine_map<(n, c, h, w) -> (n, c, h, w)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %b : tensor<2x3x4x28xf32>, tensor<3xf32>) outs(%e : tensor<2x3x4x28xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x4x28xf32>
+  call @use_rows(%r) : (tensor<2x3x4x28xf32>) -> ()
+  return
+}
+func.func private @use_rows32(tensor<2x3x4x32xf32>)
+func.func @rows_kept(%x: tensor<2x3x4x32xf32>, %b: tensor<3xf32>) {
+  %e = tensor.empty() : tensor<2x3x4x32xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                       affine_map<(n, c, h, w) -> (c)>,
+                       affine_map<(n, c, h, w) -> (n, c, h, w)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %b : tensor<2x3x4x32xf32>, tensor<3xf32>) outs(%e : tensor<2x3x4x32xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x4x32xf32>
+  call @use_rows32(%r) : (tensor<2x3x4x32xf32>) -> ()
+  return
+}

@@ -21,7 +21,8 @@
 // (vector.transpose, 32-bit lanes), the payload applied, rows of the output
 // written; inputs read at linearised loops (`(n·28 + h)·28 + w`) are read
 // through expanded views first, and runs of loops consecutive in every
-// operand (h, w) collapsed. Accumulators are hoisted out of
+// operand (h, w) collapsed (also in elementwise operations whose rows are
+// not a multiple of the vector). Accumulators are hoisted out of
 // the reduction loops; a zero fill that only makes accumulators is fused
 // into the parallel tile loops of its contractions, so that they start from
 // zeros in registers (no fill of the whole result in memory, no reading it
@@ -755,16 +756,10 @@ static void delinearizeInputs(RewriterBase &rewriter, linalg::GenericOp op) {
   });
 }
 
-/// The loops (s, d) of a transposing elementwise operation: no reduction
-/// loops, every map a projected permutation, every output's innermost
-/// dimension the loop d, and an input of rank 2 or more that is read along
-/// d and whose innermost dimension is another loop, s (NCHW <-> N(HW)C: the
-/// input contiguous along the channels or the pixels, the output along the
-/// other). Tiled by a block of both (and by 1 elsewhere), a tile reads
-/// rows of that input along s, transposes them in registers and writes
-/// rows along d.
-static std::optional<std::pair<unsigned, unsigned>>
-getTransposeLoops(linalg::LinalgOp op) {
+/// The loop that is every output's innermost dimension in the elementwise
+/// operation `op` (no reduction loops, every map a projected permutation),
+/// if any: its outputs are contiguous along it.
+static std::optional<unsigned> getOutputLoop(linalg::LinalgOp op) {
   if (op.getNumLoops() < 2 || op.getNumReductionLoops() != 0 ||
       !llvm::all_of(op.getIndexingMapsArray(),
                     [](AffineMap map) { return map.isProjectedPermutation(); }))
@@ -779,6 +774,19 @@ getTransposeLoops(linalg::LinalgOp op) {
       return std::nullopt;
     d = inner;
   }
+  return d;
+}
+
+/// The loops (s, d) of a transposing elementwise operation: d its
+/// getOutputLoop, and an input of rank 2 or more that is read along d and
+/// whose innermost dimension is another loop, s (NCHW <-> N(HW)C: the input
+/// contiguous along the channels or the pixels, the output along the
+/// other). Tiled by a block of both (and by 1 elsewhere), a tile reads rows
+/// of that input along s, transposes them in registers and writes rows
+/// along d.
+static std::optional<std::pair<unsigned, unsigned>>
+getTransposeLoops(linalg::LinalgOp op) {
+  std::optional<unsigned> d = getOutputLoop(op);
   if (!d)
     return std::nullopt;
   std::optional<unsigned> s;
@@ -809,23 +817,32 @@ getTransposeLoops(linalg::LinalgOp op) {
   return std::make_pair(*s, *d);
 }
 
-/// Collapses, in the transposing elementwise operation `op`
-/// (getTransposeLoops), each run of consecutive loops that holds its loop
-/// s or d and that every operand reads as consecutive dimensions in that
-/// order (the h and w of NCHW <-> N(HW)C) into one loop
-/// (linalg::collapseOpIterationDims: the operands are collapsed, the
-/// results expanded back), so that its blocks can be whole registers: the
-/// 784 pixels of a 28x28 image are 49 blocks of 16 where 28 has no divisor
-/// of 8 or 16. The same elements are computed. Operations whose results
+/// Collapses, in the elementwise operation `op`, each run of consecutive
+/// loops that holds a loop its vectors run along and that every operand
+/// reads as consecutive dimensions in that order (the h and w of NCHW)
+/// into one loop (linalg::collapseOpIterationDims: the operands are
+/// collapsed, the results expanded back), so that its vectors can be whole
+/// registers: the 784 pixels of a 28x28 image are 49 vectors of 16 where 28
+/// has no divisor of 8 or 16. The loops its vectors run along: the s and d
+/// of a transposing operation (getTransposeLoops), else its outputs'
+/// innermost loop (getOutputLoop) where its extent is not a multiple of
+/// `vectorSize`. The same elements are computed. Operations whose results
 /// are returned, or with an operand that is a tensor.extract_slice, are left
 /// as they are.
-static void collapseTransposeLoops(RewriterBase &rewriter,
-                                   linalg::GenericOp &op) {
-  std::optional<std::pair<unsigned, unsigned>> loops = getTransposeLoops(op);
+static void collapseContiguousLoops(RewriterBase &rewriter,
+                                    linalg::GenericOp &op,
+                                    int64_t vectorSize) {
+  SmallVector<unsigned> keys;
+  if (std::optional<std::pair<unsigned, unsigned>> transpose =
+          getTransposeLoops(op))
+    keys = {transpose->first, transpose->second};
+  else if (std::optional<unsigned> d = getOutputLoop(op))
+    if (op.getStaticLoopRanges()[*d] % vectorSize != 0)
+      keys = {*d};
   // Not an operation whose results are returned (the optimiser's updates of
   // a filter): the returned reshapes would be copied into the caller's
   // buffers.
-  if (!loops || llvm::any_of(op->getUsers(), [](Operation *user) {
+  if (keys.empty() || llvm::any_of(op->getUsers(), [](Operation *user) {
         return isa<func::ReturnOp>(user);
       }))
     return;
@@ -847,8 +864,9 @@ static void collapseTransposeLoops(RewriterBase &rewriter,
       group = longer;
     }
     first = group.back() + 1;
-    if (group.size() > 1 && (llvm::is_contained(group, loops->first) ||
-                             llvm::is_contained(group, loops->second)))
+    if (group.size() > 1 && llvm::any_of(keys, [&](unsigned key) {
+          return llvm::is_contained(group, key);
+        }))
       groups.push_back(group);
   }
   if (groups.empty())
@@ -1312,7 +1330,8 @@ void TileAndVectorize::runOnOperation() {
   });
   for (linalg::GenericOp op : elementwise) {
     delinearizeInputs(rewriter, op);
-    collapseTransposeLoops(rewriter, op);
+    if (!isFill(op))
+      collapseContiguousLoops(rewriter, op, innerTiles.back());
   }
 
   // Fills that only make accumulators come last: tiling their contractions

@@ -283,7 +283,11 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     h)·28 + w, c` of a 25088x16 product, strides of a row-major array) is
     read through its `tensor.expand_shape` into those loops, and runs of
     loops consecutive in every operand (h and w) are collapsed into one
-    (784 pixels, 49 blocks of 16). Values are only moved.
+    (784 pixels, 49 blocks of 16); so are those of other elementwise
+    operations whose outputs' rows are not a multiple of the vector (28
+    pixels: vectors of 16, not 4). Not for results that are returned or
+    operands that are slices (either would be copied). Values are only
+    moved.
     The other operations are tiled by `tile-sizes`: the last size for the
     vector loop, the sizes before it for the parallel loops before it. A
     tile size that does not divide its loop's extent is lowered to the
