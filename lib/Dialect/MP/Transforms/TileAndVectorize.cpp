@@ -830,8 +830,7 @@ getTransposeLoops(linalg::LinalgOp op) {
 /// are returned, or with an operand that is a tensor.extract_slice, are left
 /// as they are.
 static void collapseContiguousLoops(RewriterBase &rewriter,
-                                    linalg::GenericOp &op,
-                                    int64_t vectorSize) {
+                                    linalg::GenericOp &op, int64_t vectorSize) {
   SmallVector<unsigned> keys;
   if (std::optional<std::pair<unsigned, unsigned>> transpose =
           getTransposeLoops(op))
