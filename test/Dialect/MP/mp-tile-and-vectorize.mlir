@@ -624,7 +624,8 @@ func.func @packed_fill(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>) -> tensor<
 // so that each broadcast A element feeds one multiplication (LLVM folds it
 // into the multiply). 16 rows read in place would be 16 streams through L1,
 // evicting each other at 4 KiB strides, so A is packed into panels of 16
-// rows ([4, 32, 16], K inside) as well as B ([8, 32, 16]), and the
+// rows ([4, 32, 16], K inside; 16 x 16 blocks transposed in registers) as
+// well as B ([8, 32, 16]), and the
 // accumulator fill, reshaped twice into the panels' shape, is still fused
 // into the tile loops (they start from a tensor.empty).
 // With the 8 x 32 tile (8 rows) A is read in place.
@@ -632,7 +633,8 @@ func.func @packed_fill(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>) -> tensor<
 // TALL-SAME:    %[[A:[^:]*]]: tensor<64x32xf32>
 // TALL:         %[[AX:.*]] = tensor.expand_shape %[[A]] {{\[\[}}0, 1], [2]] output_shape [4, 16, 32]
 // TALL:         %[[PA:.*]] = scf.for {{.*}} -> (tensor<4x32x16xf32>)
-// TALL:           vector.transfer_read %[[AX]]{{.*}} : tensor<4x16x32xf32>, vector<16xf32>
+// TALL:           vector.transfer_read %[[AX]]{{.*}} : tensor<4x16x32xf32>, vector<16x16xf32>
+// TALL:           vector.transpose
 // TALL:         %[[PB:.*]] = scf.for {{.*}} -> (tensor<8x32x16xf32>)
 // TALL-NOT:     linalg.fill
 // TALL:         %[[EMPTY:.*]] = tensor.empty() : tensor<4x16x8x16xf32>
@@ -655,4 +657,207 @@ func.func @tall_tile(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>) -> tensor<64
   %r = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x128xf32>)
       outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
   return %r : tensor<64x128xf32>
+}
+
+// -----
+
+// A convolution's product read back to NCHW with a per-channel scale (the
+// rounding generic of the conv lowering): the input is read at linearised
+// loops ((n·4 + h)·8 + w, c) of a 64x16 N(HW)C tensor, which becomes an
+// expanded view [2, 32, 16] read at (n, hw, c), h and w (consecutive in
+// both) collapse into one loop of 32 pixels, and the tiles are 16 channels
+// x 16 pixels: 16 rows of 16 channels read, transposed in registers, scaled
+// and written as 16 rows of 16 pixels. The scale is a column splat.
+// CHECK-LABEL: func.func @to_nchw(
+// CHECK-SAME:    %[[X:.*]]: tensor<64x16xf32>, %[[S:.*]]: tensor<16xf32>)
+// CHECK-DAG:   %[[EMPTY:.*]] = tensor.empty() : tensor<2x16x4x8xf32>
+// CHECK-DAG:   %[[VIEW:.*]] = tensor.expand_shape %[[X]] {{\[\[}}0, 1], [2]] output_shape [2, 32, 16] : tensor<64x16xf32> into tensor<2x32x16xf32>
+// CHECK-DAG:   %[[OUT:.*]] = tensor.collapse_shape %[[EMPTY]] {{\[\[}}0], [1], [2, 3]] : tensor<2x16x4x8xf32> into tensor<2x16x32xf32>
+// CHECK:       %[[R:.*]] = scf.for %[[N:.*]] = %c0 to %c2 step %c1 iter_args(%{{.*}} = %[[OUT]]) -> (tensor<2x16x32xf32>)
+// CHECK:         scf.for %[[P:.*]] = %c0 to %c32 step %c16 iter_args(%{{.*}}) -> (tensor<2x16x32xf32>)
+// CHECK:           %[[ROWS:.*]] = vector.transfer_read %[[VIEW]][%[[N]], %[[P]], %c0], %{{.*}} {in_bounds = [true, true]} : tensor<2x32x16xf32>, vector<16x16xf32>
+// CHECK-NEXT:      %[[T:.*]] = vector.transpose %[[ROWS]], [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK-NEXT:      %[[SV:.*]] = vector.transfer_read %[[S]][%c0], %{{.*}} : tensor<16xf32>, vector<16xf32>
+// CHECK-NEXT:      %[[COL:.*]] = vector.shape_cast %[[SV]] : vector<16xf32> to vector<16x1xf32>
+// CHECK-NEXT:      %[[SPLAT:.*]] = vector.broadcast %[[COL]] : vector<16x1xf32> to vector<16x16xf32>
+// CHECK-NEXT:      %[[Y:.*]] = arith.mulf %[[T]], %[[SPLAT]] : vector<16x16xf32>
+// CHECK-NEXT:      vector.transfer_write %[[Y]], %{{.*}}[%c0, %c0, %c0] {in_bounds = [true, true]} : vector<16x16xf32>, tensor<1x16x16xf32>
+// CHECK:       %[[Y:.*]] = tensor.expand_shape %[[R]] {{\[\[}}0], [1], [2, 3]] output_shape [2, 16, 4, 8] : tensor<2x16x32xf32> into tensor<2x16x4x8xf32>
+// CHECK:       call @use(%[[Y]])
+// CHECK-NOT:   linalg.generic
+// A result that is returned keeps its loops (the returned reshape would be
+// copied into the caller's buffer): blocks of 16 channels x the 8 pixels of
+// a row.
+// CHECK-LABEL: func.func @to_nchw_returned(
+// CHECK-NOT:   tensor.collapse_shape
+// CHECK:       vector.transfer_read %{{.*}} : tensor<2x4x8x16xf32>, vector<8x16xf32>
+// CHECK-NEXT:  vector.transpose %{{.*}}, [1, 0] : vector<8x16xf32> to vector<16x8xf32>
+func.func private @use(tensor<2x16x4x8xf32>)
+func.func @to_nchw(%x: tensor<64x16xf32>, %s: tensor<16xf32>) {
+  %e = tensor.empty() : tensor<2x16x4x8xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(n, c, h, w) -> ((n * 4 + h) * 8 + w, c)>,
+                       affine_map<(n, c, h, w) -> (c)>,
+                       affine_map<(n, c, h, w) -> (n, c, h, w)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %s : tensor<64x16xf32>, tensor<16xf32>) outs(%e : tensor<2x16x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2x16x4x8xf32>
+  call @use(%r) : (tensor<2x16x4x8xf32>) -> ()
+  return
+}
+func.func @to_nchw_returned(%x: tensor<64x16xf32>, %s: tensor<16xf32>) -> tensor<2x16x4x8xf32> {
+  %e = tensor.empty() : tensor<2x16x4x8xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(n, c, h, w) -> ((n * 4 + h) * 8 + w, c)>,
+                       affine_map<(n, c, h, w) -> (c)>,
+                       affine_map<(n, c, h, w) -> (n, c, h, w)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %s : tensor<64x16xf32>, tensor<16xf32>) outs(%e : tensor<2x16x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2x16x4x8xf32>
+  return %r : tensor<2x16x4x8xf32>
+}
+
+// -----
+
+// NCHW bf16 to N(HW)C f32 (the gradient transposed for the filter
+// gradient, extended to f32): the channel index (g·16 + c) with one group
+// reads an expanded [2, 1, 16, 4, 4] view, and the 16-pixel blocks of 16
+// channels are read as bf16 rows of pixels, extended, and transposed as
+// f32 lanes (16-bit blocks are not transposed: the extension comes first).
+// CHECK-LABEL: func.func @to_nhwc_extended(
+// CHECK:       tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] output_shape [2, 1, 16, 4, 4] : tensor<2x16x4x4xbf16> into tensor<2x1x16x4x4xbf16>
+// CHECK:       tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2], [3, 4]] : tensor<2x1x16x4x4xbf16> into tensor<2x1x16x16xbf16>
+// CHECK:       scf.for
+// CHECK:         %[[ROWS:.*]] = vector.transfer_read %{{.*}} {in_bounds = [true, true]} : tensor<2x1x16x16xbf16>, vector<16x16xbf16>
+// CHECK-NEXT:    %[[WIDE:.*]] = arith.extf %[[ROWS]] : vector<16x16xbf16> to vector<16x16xf32>
+// CHECK-NEXT:    %[[T:.*]] = vector.transpose %[[WIDE]], [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK-NEXT:    vector.transfer_write %[[T]], %{{.*}} : vector<16x16xf32>, tensor<1x1x16x16xf32>
+// CHECK-NOT:   vector.transpose {{.*}}bf16
+func.func private @use_nhwc(tensor<1x2x4x4x16xf32>)
+func.func @to_nhwc_extended(%x: tensor<2x16x4x4xbf16>) {
+  %e = tensor.empty() : tensor<1x2x4x4x16xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(g, n, h, w, c) -> (n, g * 16 + c, h, w)>,
+                       affine_map<(g, n, h, w, c) -> (g, n, h, w, c)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x16x4x4xbf16>) outs(%e : tensor<1x2x4x4x16xf32>) {
+  ^bb0(%a: bf16, %o: f32):
+    %w = arith.extf %a : bf16 to f32
+    linalg.yield %w : f32
+  } -> tensor<1x2x4x4x16xf32>
+  call @use_nhwc(%r) : (tensor<1x2x4x4x16xf32>) -> ()
+  return
+}
+
+// -----
+
+// Not transposed as blocks: a 16-bit block the payload does not extend
+// (vectors of 16 along the input's rows, written as columns), and a
+// transpose with a side below 4 (as the first, f32 values).
+// CHECK-LABEL: func.func @not_blocks(
+// CHECK-NOT:   vector.transpose {{.*}} : vector<16x16xbf16>
+// CHECK:       vector.transfer_read %{{.*}} : tensor<16x32xbf16>, vector<16xbf16>
+// CHECK:       vector.transfer_write %{{.*}} : vector<16x1xbf16>, tensor<32x16xbf16>
+// CHECK:       vector.transfer_read %{{.*}} : tensor<2x32xf32>, vector<16xf32>
+// CHECK:       vector.transfer_write %{{.*}} : vector<16x1xf32>, tensor<32x2xf32>
+// CHECK-NOT:   vector.transpose {{.*}} : vector<16x16x
+func.func @not_blocks(%x: tensor<16x32xbf16>, %y: tensor<2x32xf32>) -> (tensor<32x16xbf16>, tensor<32x2xf32>) {
+  %e = tensor.empty() : tensor<32x16xbf16>
+  %t = linalg.transpose ins(%x : tensor<16x32xbf16>) outs(%e : tensor<32x16xbf16>) permutation = [1, 0]
+  %f = tensor.empty() : tensor<32x2xf32>
+  %u = linalg.transpose ins(%y : tensor<2x32xf32>) outs(%f : tensor<32x2xf32>) permutation = [1, 0]
+  return %t, %u : tensor<32x16xbf16>, tensor<32x2xf32>
+}
+
+// -----
+
+// Linearised loops whose strides are not those of a row-major array (h·3 +
+// w with 4 values of w: rows overlap) are not read through a view: the
+// generic is left for mp-linalg-to-loops.
+// CHECK-LABEL: func.func @overlapping_rows(
+// CHECK-NOT:   tensor.expand_shape
+// CHECK:       linalg.generic
+func.func @overlapping_rows(%x: tensor<12xf32>) -> tensor<3x4xf32> {
+  %e = tensor.empty() : tensor<3x4xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(h, w) -> (h * 3 + w)>,
+                       affine_map<(h, w) -> (h, w)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<12xf32>) outs(%e : tensor<3x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
+}
+
+// -----
+
+// A transpose of a slice (here strided: not contiguous) keeps its loops:
+// collapsing them would copy the slice into a new buffer. Blocks of 16
+// channels x the 8 pixels of a row.
+// CHECK-LABEL: func.func @slice_kept(
+// CHECK-NOT:   tensor.collapse_shape
+// CHECK:       vector.transfer_read %{{.*}} : tensor<2x4x8x16xf32>, vector<8x16xf32>
+// CHECK-NEXT:  vector.transpose %{{.*}}, [1, 0] : vector<8x16xf32> to vector<16x8xf32>
+func.func private @use_slice(tensor<2x16x4x8xf32>)
+func.func @slice_kept(%x: tensor<2x4x16x16xf32>) {
+  %s = tensor.extract_slice %x[0, 0, 0, 0] [2, 4, 8, 16] [1, 1, 2, 1] : tensor<2x4x16x16xf32> to tensor<2x4x8x16xf32>
+  %e = tensor.empty() : tensor<2x16x4x8xf32>
+  %r = linalg.transpose ins(%s : tensor<2x4x8x16xf32>) outs(%e : tensor<2x16x4x8xf32>) permutation = [0, 3, 1, 2]
+  call @use_slice(%r) : (tensor<2x16x4x8xf32>) -> ()
+  return
+}
+
+// -----
+
+// An elementwise operation whose rows (28 pixels) are not a multiple of the
+// vector: the h and w loops, consecutive in every operand, are one loop of
+// 112 pixels, vectors of 16 (28 alone would give vectors of 4). The
+// per-channel operand does not read them.
+// CHECK-LABEL: func.func @rows_collapsed(
+// CHECK:       tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<2x3x4x28xf32> into tensor<2x3x112xf32>
+// CHECK:       scf.for %{{.*}} = %c0 to %c112 step %c16
+// CHECK:         arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK:       tensor.expand_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] output_shape [2, 3, 4, 28] : tensor<2x3x112xf32> into tensor<2x3x4x28xf32>
+// Rows of 32 pixels are left as they are.
+// CHECK-LABEL: func.func @rows_kept(
+// CHECK-NOT:   tensor.collapse_shape
+// CHECK:       arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
+func.func private @use_rows(tensor<2x3x4x28xf32>)
+func.func @rows_collapsed(%x: tensor<2x3x4x28xf32>, %b: tensor<3xf32>) {
+  %e = tensor.empty() : tensor<2x3x4x28xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                       affine_map<(n, c, h, w) -> (c)>,
+                       affine_map<(n, c, h, w) -> (n, c, h, w)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %b : tensor<2x3x4x28xf32>, tensor<3xf32>) outs(%e : tensor<2x3x4x28xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x4x28xf32>
+  call @use_rows(%r) : (tensor<2x3x4x28xf32>) -> ()
+  return
+}
+func.func private @use_rows32(tensor<2x3x4x32xf32>)
+func.func @rows_kept(%x: tensor<2x3x4x32xf32>, %b: tensor<3xf32>) {
+  %e = tensor.empty() : tensor<2x3x4x32xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                       affine_map<(n, c, h, w) -> (c)>,
+                       affine_map<(n, c, h, w) -> (n, c, h, w)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %b : tensor<2x3x4x32xf32>, tensor<3xf32>) outs(%e : tensor<2x3x4x32xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x4x32xf32>
+  call @use_rows32(%r) : (tensor<2x3x4x32xf32>) -> ()
+  return
 }

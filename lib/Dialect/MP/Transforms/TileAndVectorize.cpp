@@ -16,7 +16,15 @@
 // the payload widens it), into panels of M-tile rows, K inside (with outer
 // loops over the B panels, then the A tiles); small dot contractions (A·Bᵀ,
 // both operands contiguous along K) get their N·K operand transposed
-// instead, so that they are such matmuls. Accumulators are hoisted out of
+// instead, so that they are such matmuls. Elementwise operations that
+// transpose (an input contiguous along one loop, the outputs along another:
+// NCHW <-> N(HW)C around the convolutions) are tiled by blocks of both
+// loops (16 x 16): rows of the input read, transposed in registers
+// (vector.transpose, 32-bit lanes), the payload applied, rows of the output
+// written; inputs read at linearised loops (`(n·28 + h)·28 + w`) are read
+// through expanded views first, and runs of loops consecutive in every
+// operand (h, w) collapsed (also in elementwise operations whose rows are
+// not a multiple of the vector). Accumulators are hoisted out of
 // the reduction loops; a zero fill that only makes accumulators is fused
 // into the parallel tile loops of its contractions, so that they start from
 // zeros in registers (no fill of the whole result in memory, no reading it
@@ -46,6 +54,7 @@
 #include "mp/Dialect/MP/Transforms/Passes.h"
 #include "mp/Dialect/MP/Transforms/Threading.h"
 
+#include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -720,6 +729,209 @@ static unsigned chooseVectorLoop(linalg::LinalgOp op) {
   return best;
 }
 
+/// Replaces each input of the elementwise generic `op` (static loops, all
+/// parallel) that it reads at linearised loops (a dimension indexed by
+/// Σ loop·stride, the strides those of a row-major array of the loops'
+/// extents, their product the dimension's size) by its tensor.expand_shape
+/// into those extents, read at the loops themselves: the convolutions'
+/// products read back as N(HW)C rows (`(n·28 + h)·28 + w, c` of a
+/// 25088x16 tensor), whose maps the vectoriser rejects, are then read
+/// through projected permutations (of a 32x28x28x16 view). The same
+/// elements are read. Inputs read otherwise (sums with offsets, strides
+/// that are not a row-major array's) are left as they are; so is `op` when
+/// an expanded map would not be a projected permutation.
+static void delinearizeInputs(RewriterBase &rewriter, linalg::GenericOp op) {
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (op.getNumReductionLoops() != 0 || ShapedType::isDynamicShape(extents))
+    return;
+  MLIRContext *context = rewriter.getContext();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<std::pair<OpOperand *, SmallVector<ReassociationIndices>>>
+      expansions;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = maps[input->getOperandNumber()];
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    if (map.isProjectedPermutation() || !type || !type.hasStaticShape())
+      continue;
+    SmallVector<AffineExpr> results;
+    SmallVector<ReassociationIndices> groups;
+    for (auto [expr, size] : llvm::zip(map.getResults(), type.getShape())) {
+      // Σ coefficient·loop with no constant term, nothing else.
+      SmallVector<int64_t> flat;
+      if (failed(getFlattenedAffineExpr(expr, map.getNumDims(), 0, &flat)) ||
+          flat.size() != map.getNumDims() + 1 || flat.back() != 0)
+        return;
+      SmallVector<unsigned> loops;
+      for (unsigned d = 0, e = map.getNumDims(); d < e; ++d)
+        if (flat[d] != 0)
+          loops.push_back(d);
+      // Outermost (largest stride) first.
+      llvm::stable_sort(
+          loops, [&](unsigned a, unsigned b) { return flat[a] > flat[b]; });
+      int64_t stride = 1;
+      for (unsigned d : llvm::reverse(loops)) {
+        if (flat[d] != stride)
+          return;
+        stride *= extents[d];
+      }
+      if (loops.empty() || (loops.size() > 1 && stride != size))
+        return;
+      ReassociationIndices group;
+      for (unsigned d : loops) {
+        group.push_back(results.size());
+        results.push_back(getAffineDimExpr(d, context));
+      }
+      groups.push_back(group);
+    }
+    AffineMap expanded = AffineMap::get(map.getNumDims(), 0, results, context);
+    if (!expanded.isProjectedPermutation())
+      return;
+    maps[input->getOperandNumber()] = expanded;
+    expansions.emplace_back(input, std::move(groups));
+  }
+  if (expansions.empty())
+    return;
+  rewriter.setInsertionPoint(op);
+  for (auto &[input, groups] : expansions) {
+    AffineMap map = maps[input->getOperandNumber()];
+    SmallVector<int64_t> shape;
+    for (AffineExpr result : map.getResults())
+      shape.push_back(extents[cast<AffineDimExpr>(result).getPosition()]);
+    auto type = cast<RankedTensorType>(input->get().getType());
+    Value expanded = tensor::ExpandShapeOp::create(
+        rewriter, op.getLoc(),
+        RankedTensorType::get(shape, type.getElementType()), input->get(),
+        groups);
+    rewriter.modifyOpInPlace(op, [&] { input->set(expanded); });
+  }
+  rewriter.modifyOpInPlace(op, [&] {
+    op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+  });
+}
+
+/// The loop that is every output's innermost dimension in the elementwise
+/// operation `op` (no reduction loops, every map a projected permutation),
+/// if any: its outputs are contiguous along it.
+static std::optional<unsigned> getOutputLoop(linalg::LinalgOp op) {
+  if (op.getNumLoops() < 2 || op.getNumReductionLoops() != 0 ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return std::nullopt;
+  std::optional<unsigned> d;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    if (map.getNumResults() == 0)
+      return std::nullopt;
+    unsigned inner = cast<AffineDimExpr>(map.getResults().back()).getPosition();
+    if (d && *d != inner)
+      return std::nullopt;
+    d = inner;
+  }
+  return d;
+}
+
+/// The loops (s, d) of a transposing elementwise operation: d its
+/// getOutputLoop, and an input of rank 2 or more that is read along d and
+/// whose innermost dimension is another loop, s (NCHW <-> N(HW)C: the input
+/// contiguous along the channels or the pixels, the output along the
+/// other). Tiled by a block of both (and by 1 elsewhere), a tile reads rows
+/// of that input along s, transposes them in registers and writes rows
+/// along d.
+static std::optional<std::pair<unsigned, unsigned>>
+getTransposeLoops(linalg::LinalgOp op) {
+  std::optional<unsigned> d = getOutputLoop(op);
+  if (!d)
+    return std::nullopt;
+  std::optional<unsigned> s;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map.getNumResults() < 2 || !map.isFunctionOfDim(*d))
+      continue;
+    unsigned inner = cast<AffineDimExpr>(map.getResults().back()).getPosition();
+    if (inner == *d)
+      continue;
+    // The block is transposed as 32-bit lanes (the shuffles of
+    // mp-cpu-pipeline's 16x16 lowering; LLVM cannot legalise every shuffle
+    // of 16-bit floats): its elements are 32-bit, or extended to 32 bits by
+    // every use (ExtensionOfTranspose moves the extension first).
+    Type element = getElementTypeOrSelf(input->get().getType());
+    SmallVector<arith::ExtFOp> extensions;
+    if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+      if (FloatType widened =
+              getWidening(generic.getMatchingBlockArgument(input), extensions))
+        element = widened;
+    if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() != 32)
+      return std::nullopt;
+    if (!s)
+      s = inner;
+  }
+  if (!s)
+    return std::nullopt;
+  return std::make_pair(*s, *d);
+}
+
+/// Collapses, in the elementwise operation `op`, each run of consecutive
+/// loops that holds a loop its vectors run along and that every operand
+/// reads as consecutive dimensions in that order (the h and w of NCHW)
+/// into one loop (linalg::collapseOpIterationDims: the operands are
+/// collapsed, the results expanded back), so that its vectors can be whole
+/// registers: the 784 pixels of a 28x28 image are 49 vectors of 16 where 28
+/// has no divisor of 8 or 16. The loops its vectors run along: the s and d
+/// of a transposing operation (getTransposeLoops), else its outputs'
+/// innermost loop (getOutputLoop) where its extent is not a multiple of
+/// `vectorSize`. The same elements are computed. Operations whose results
+/// are returned, or with an operand that is a tensor.extract_slice, are left
+/// as they are.
+static void collapseContiguousLoops(RewriterBase &rewriter,
+                                    linalg::GenericOp &op, int64_t vectorSize) {
+  SmallVector<unsigned> keys;
+  if (std::optional<std::pair<unsigned, unsigned>> transpose =
+          getTransposeLoops(op))
+    keys = {transpose->first, transpose->second};
+  else if (std::optional<unsigned> d = getOutputLoop(op))
+    if (op.getStaticLoopRanges()[*d] % vectorSize != 0)
+      keys = {*d};
+  // Not an operation whose results are returned (the optimiser's updates of
+  // a filter): the returned reshapes would be copied into the caller's
+  // buffers.
+  if (keys.empty() || llvm::any_of(op->getUsers(), [](Operation *user) {
+        return isa<func::ReturnOp>(user);
+      }))
+    return;
+  // Nor one with an operand that is a slice (possibly not contiguous: its
+  // collapsed buffer would be a copy).
+  if (llvm::any_of(op->getOperands(), [](Value operand) {
+        return operand.getDefiningOp<tensor::ExtractSliceOp>();
+      }))
+    return;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned first = 0, e = op.getNumLoops(); first < e;) {
+    ReassociationIndices group{first};
+    while (group.back() + 1 < e) {
+      ReassociationIndices longer(group);
+      longer.push_back(group.back() + 1);
+      if (!linalg::areDimSequencesPreserved(maps, longer))
+        break;
+      group = longer;
+    }
+    first = group.back() + 1;
+    if (group.size() > 1 && llvm::any_of(keys, [&](unsigned key) {
+          return llvm::is_contained(group, key);
+        }))
+      groups.push_back(group);
+  }
+  if (groups.empty())
+    return;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, groups, rewriter);
+  if (failed(collapsed))
+    return;
+  rewriter.replaceOp(op, collapsed->results);
+  op = cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+}
+
 /// transpose(broadcast(v : vector<M>) : vector<N x M>, [1, 0]) as
 /// broadcast(shape_cast(v) : vector<M x 1>) : vector<M x N>: row i is a
 /// splat of v[i]. A contraction tile reads its packed M panel (M contiguous
@@ -749,6 +961,35 @@ struct TransposeOfBroadcastToStretch
         rewriter, transpose.getLoc(), column, broadcast.getSource());
     rewriter.replaceOpWithNewOp<vector::BroadcastOp>(transpose, resultType,
                                                      columnValue);
+    return success();
+  }
+};
+
+/// arith.extf(vector.transpose(x)) as vector.transpose(arith.extf(x)) where x
+/// is read as it is stored (a minor identity vector.transfer_read): a
+/// transposing block (getTransposeLoops) of 16-bit floats the payload extends
+/// to f32 is transposed as f32 lanes. The same values. (A transposed broadcast
+/// is left to TransposeOfBroadcastToStretch.)
+struct ExtensionOfTranspose : public OpRewritePattern<arith::ExtFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::ExtFOp extension,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = extension.getIn().getDefiningOp<vector::TransposeOp>();
+    if (!transpose || !transpose->hasOneUse())
+      return failure();
+    auto read = transpose.getVector().getDefiningOp<vector::TransferReadOp>();
+    if (!read || !read.getPermutationMap().isMinorIdentity())
+      return failure();
+    VectorType sourceType = transpose.getSourceVectorType();
+    auto wideType =
+        VectorType::get(sourceType.getShape(),
+                        cast<VectorType>(extension.getType()).getElementType());
+    Value wide = arith::ExtFOp::create(rewriter, extension.getLoc(), wideType,
+                                       transpose.getVector(),
+                                       extension.getFastmathAttr());
+    rewriter.replaceOpWithNewOp<vector::TransposeOp>(
+        extension, wide, transpose.getPermutation());
     return success();
   }
 };
@@ -958,6 +1199,19 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
     tile(n, matmulTiles[1]);
     return sizes;
   }
+  // A transposing elementwise operation: blocks of both its source- and its
+  // destination-contiguous loops, by the last size (16 x 16 by default),
+  // unless one of them would be below 4 (then vectors along one loop).
+  if (std::optional<std::pair<unsigned, unsigned>> transpose =
+          getTransposeLoops(op)) {
+    int64_t s = chooseTileSize(extents[transpose->first], innerTiles.back());
+    int64_t d = chooseTileSize(extents[transpose->second], innerTiles.back());
+    if (s >= 4 && d >= 4) {
+      sizes[transpose->first] = s;
+      sizes[transpose->second] = d;
+      return sizes;
+    }
+  }
   unsigned vectorLoop = chooseVectorLoop(op);
   std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
   if (dims && vectorLoop == dims->n.back() &&
@@ -1161,6 +1415,18 @@ void TileAndVectorize::runOnOperation() {
                          /*minM=*/4 * matmulTiles[0]))
       transposeDotOperand(rewriter, op, /*minM=*/matmulTiles[0]);
   refillReshapedFills(rewriter, function);
+  // Elementwise operations read at linearised loops read expanded views;
+  // transposing ones get their contiguous loops' runs collapsed.
+  SmallVector<linalg::GenericOp> elementwise;
+  function.walk([&](linalg::GenericOp op) {
+    if (op.hasPureTensorSemantics() && op.getNumReductionLoops() == 0)
+      elementwise.push_back(op);
+  });
+  for (linalg::GenericOp op : elementwise) {
+    delinearizeInputs(rewriter, op);
+    if (!isFill(op))
+      collapseContiguousLoops(rewriter, op, innerTiles.back());
+  }
 
   // Fills that only make accumulators come last: tiling their contractions
   // fuses them (fuseFilledDestinations); those left are tiled on their own.
@@ -1249,7 +1515,8 @@ void TileAndVectorize::runOnOperation() {
   {
     RewritePatternSet patterns(context);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
-    patterns.add<TransposeOfBroadcastToStretch, InsertOverWrite>(context);
+    patterns.add<TransposeOfBroadcastToStretch, ExtensionOfTranspose,
+                 InsertOverWrite>(context);
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, context);
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, context);

@@ -280,6 +280,22 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     (contractions with a single panel or an M extent below 4 M tiles
     are not packed; those whose operands are both contiguous along K get
     their N·K operand transposed instead).
+    Elementwise operations that transpose (every output contiguous along
+    one loop, an input of 32-bit elements, or of 16-bit ones the payload
+    extends to 32 bits, contiguous along another: NCHW <-> N(HW)C around
+    the convolutions) are tiled by a block of both loops, the last
+    `tile-sizes` size each (16 x 16; not when a side would be below 4):
+    the block's input rows are read, transposed in registers
+    (`vector.transpose`, an extension first), the payload applied, and the
+    output rows written. An input they read at linearised loops (`(n·28 +
+    h)·28 + w, c` of a 25088x16 product, strides of a row-major array) is
+    read through its `tensor.expand_shape` into those loops, and runs of
+    loops consecutive in every operand (h and w) are collapsed into one
+    (784 pixels, 49 blocks of 16); so are those of other elementwise
+    operations whose outputs' rows are not a multiple of the vector (28
+    pixels: vectors of 16, not 4). Not for results that are returned or
+    operands that are slices (either would be copied). Values are only
+    moved.
     The other operations are tiled by `tile-sizes`: the last size for the
     vector loop, the sizes before it for the parallel loops before it. A
     tile size that does not divide its loop's extent is lowered to the
