@@ -753,6 +753,60 @@ struct TransposeOfBroadcastToStretch
   }
 };
 
+/// Replaces each stretching read of the vectorised implicit-convolution tile
+/// whose first input (the convolution's input, getImplicitConvDims) is
+/// `input` (a vector.transfer_read of M elements along one dimension of
+/// `input`, each splat across a row of N: permutation map (d, 0)) by M
+/// scalar reads (tensor.extract), each splat across its row
+/// (vector.broadcast, vector.insert). Read as a vector, the M elements
+/// reach LLVM as one vector load whose lanes it splats with shuffles (the
+/// overlapping loads of consecutive kw steps merged, a row of 7 split into
+/// pieces of 4, 2 and 1 lanes): shuffles on the vector pipes the
+/// multiplications and additions need. Read one by one, each element is a
+/// scalar load that LLVM broadcasts from memory (a load, folded into the
+/// multiplication where it has one use: `vmulps m32{1to16}`). The values
+/// are the same. Reads that are not statically in bounds or are masked are
+/// left as they are.
+static void readStretchedElements(RewriterBase &rewriter, Value input) {
+  auto inputType = dyn_cast<RankedTensorType>(input.getType());
+  if (!inputType || !inputType.hasStaticShape())
+    return;
+  for (Operation *user : llvm::make_early_inc_range(input.getUsers())) {
+    auto read = dyn_cast<vector::TransferReadOp>(user);
+    if (!read || read.getBase() != input || read.getMask())
+      continue;
+    VectorType type = read.getVectorType();
+    AffineMap map = read.getPermutationMap();
+    if (type.getRank() != 2 || type.isScalable() || map.getNumResults() != 2)
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(0));
+    auto zero = dyn_cast<AffineConstantExpr>(map.getResult(1));
+    if (!dim || !zero || zero.getValue() != 0)
+      continue;
+    unsigned along = dim.getPosition();
+    std::optional<int64_t> start =
+        getConstantIntValue(read.getIndices()[along]);
+    int64_t rows = type.getDimSize(0);
+    if (!start || *start + rows > inputType.getDimSize(along))
+      continue;
+    rewriter.setInsertionPoint(read);
+    Location loc = read.getLoc();
+    SmallVector<Value> indices(read.getIndices()), elements;
+    for (int64_t row = 0; row < rows; ++row) {
+      indices[along] =
+          arith::ConstantIndexOp::create(rewriter, loc, *start + row);
+      elements.push_back(
+          tensor::ExtractOp::create(rewriter, loc, input, indices));
+    }
+    Type elementType = type.getElementType();
+    Value column = vector::FromElementsOp::create(
+        rewriter, loc, VectorType::get({rows}, elementType), elements);
+    column = vector::ShapeCastOp::create(
+        rewriter, loc, VectorType::get({rows, 1}, elementType), column);
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(read, type, column);
+  }
+}
+
 /// True when `op` is a fill: a linalg.fill, or the generic it generalises
 /// to (one scalar input, yielded as it is, all loops parallel).
 static bool isFill(Operation *op) {
@@ -1188,8 +1242,9 @@ void TileAndVectorize::runOnOperation() {
     // Neither is an operation whose reductions all step from tile to tile
     // (reducesAcrossTiles): its tiles are checked below, one at a time.
     std::optional<SmallVector<int64_t>> sizes = getTileSizes(op);
+    bool implicitConv = getImplicitConvDims(op).has_value();
     if (!sizes ||
-        (!getImplicitConvDims(op) && !reducesAcrossTiles(op, *sizes) &&
+        (!implicitConv && !reducesAcrossTiles(op, *sizes) &&
          failed(linalg::vectorizeOpPrecondition(op, {}, {},
                                                 /*vectorizeNDExtract=*/true))))
       continue;
@@ -1224,8 +1279,15 @@ void TileAndVectorize::runOnOperation() {
                             /*flatten1DDepthwiseConv=*/false,
                             /*assumeDynamicDimsMatchVecSizes=*/false,
                             /*createNamedContraction=*/false);
-      if (succeeded(vectorized))
-        rewriter.replaceOp(tile, vectorized->replacements);
+      if (failed(vectorized))
+        continue;
+      // The input of an implicit convolution's product tile, its first.
+      Value input = implicitConv && !isFill(tile)
+                        ? cast<linalg::LinalgOp>(tile).getDpsInputs()[0]
+                        : Value();
+      rewriter.replaceOp(tile, vectorized->replacements);
+      if (input)
+        readStretchedElements(rewriter, input);
     }
   }
 
