@@ -544,6 +544,42 @@ func.func @implicit_conv(%x: tensor<1x2x4x9xbf16>, %w: tensor<2x3x3x16xf32>) -> 
 
 // -----
 
+// A 1x1 implicit convolution: kh and kw have one step each, their loops
+// fold away, and the loop left, over the channels c, reads a new row each
+// step (no overlap): it carries no loop annotation. The tile still reads
+// its 4 pixels one by one.
+// CHECK-LABEL: func.func @implicit_conv_1x1(
+// CHECK:         scf.for %[[C:.*]] = %c0 to %c4 step %c1 iter_args(%{{.*}}) -> (vector<4x16xf32>)
+// CHECK:           %[[PIXELS:.*]] = tensor.extract_slice %{{.*}} : tensor<1x1x1x4xf32> to tensor<4xf32>
+// CHECK-NEXT:      %[[A0:.*]] = tensor.extract %[[PIXELS]][%c0] : tensor<4xf32>
+// CHECK-NEXT:      %[[A1:.*]] = tensor.extract %[[PIXELS]][%c1] : tensor<4xf32>
+// CHECK-NEXT:      %[[A2:.*]] = tensor.extract %[[PIXELS]][%c2] : tensor<4xf32>
+// CHECK-NEXT:      %[[A3:.*]] = tensor.extract %[[PIXELS]][%c3] : tensor<4xf32>
+// CHECK-NEXT:      vector.from_elements %[[A0]], %[[A1]], %[[A2]], %[[A3]] : vector<4xf32>
+// CHECK:           scf.yield %{{.*}} : vector<4x16xf32>
+// CHECK-NEXT:    }
+// CHECK-NOT:     loop_annotation
+// CHECK:       return
+func.func @implicit_conv_1x1(%x: tensor<1x4x2x8xf32>, %w: tensor<4x1x1x16xf32>) -> tensor<1x2x2x4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x2x4x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x2x4x16xf32>) -> tensor<1x2x2x4x16xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(n, oh, owb, r, f, c, kh, kw) -> (n, c, oh + kh, owb * 4 + r + kw)>,
+                       affine_map<(n, oh, owb, r, f, c, kh, kw) -> (c, kh, kw, f)>,
+                       affine_map<(n, oh, owb, r, f, c, kh, kw) -> (n, oh, owb, r, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x4x2x8xf32>, tensor<4x1x1x16xf32>) outs(%acc : tensor<1x2x2x4x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %out, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x2x4x16xf32>
+  return %r : tensor<1x2x2x4x16xf32>
+}
+
+// -----
+
 // An implicit filter gradient (convert-mp-to-linalg's, read from the padded
 // input, loops (kh, kw, c, f, n, oh, ow)): tiled as a contraction whose M
 // rows are the channels c (the last parallel loop that the input and the

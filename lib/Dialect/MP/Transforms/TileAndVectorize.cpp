@@ -20,7 +20,12 @@
 // the reduction loops; a zero fill that only makes accumulators is fused
 // into the parallel tile loops of its contractions, so that they start from
 // zeros in registers (no fill of the whole result in memory, no reading it
-// back). Sums carried across reduction loops outside the vector (a
+// back). An implicit-GEMM convolution is tiled as a contraction
+// (getImplicitConvDims); where a reduction loop shifts the row of input its
+// tiles read (kw), they read their input elements one by one and that loop
+// carries an LLVM annotation that keeps it rolled (getRolledLoops), so that
+// each product folds its element into the multiplication as a broadcast
+// memory operand. Sums carried across reduction loops outside the vector (a
 // parallel vector loop) take 4 rows of the parallel loop before it, so
 // that 4 independent chains are in flight; such an operation is tiled even
 // when the vectoriser does not take its combiner (a multiply-add) as a
@@ -316,35 +321,38 @@ getImplicitConvDims(linalg::LinalgOp op) {
   return std::make_pair(*m, nExpr.getPosition());
 }
 
-/// The LLVM loop annotation of a loop LLVM must not unroll
-/// (`llvm.loop.unroll.disable`); convert-scf-to-cf carries it from the
-/// scf.for to its latch branch.
-static LLVM::LoopAnnotationAttr getRolledLoopAnnotation(MLIRContext *context) {
+/// Annotates the scf.for `loop` for LLVM not to unroll it: an LLVM loop
+/// annotation (`llvm.loop.unroll.disable`) under llvm.br's name for it,
+/// which convert-scf-to-cf carries to the loop's latch branch.
+static void keepRolled(Operation *loop) {
+  MLIRContext *context = loop->getContext();
   auto unroll = LLVM::LoopUnrollAttr::get(
       context, /*disable=*/BoolAttr::get(context, true), /*count=*/{},
       /*runtimeDisable=*/{}, /*full=*/{}, /*followupUnrolled=*/{},
       /*followupRemainder=*/{}, /*followupAll=*/{});
-  return LLVM::LoopAnnotationAttr::get(
-      context, /*disableNonforced=*/{}, /*vectorize=*/{}, /*interleave=*/{},
-      unroll, /*unrollAndJam=*/{}, /*licm=*/{}, /*distribute=*/{},
-      /*pipeline=*/{}, /*peeled=*/{}, /*unswitch=*/{}, /*mustProgress=*/{},
-      /*isVectorized=*/{}, /*startLoc=*/{}, /*endLoc=*/{},
-      /*parallelAccesses=*/{});
+  loop->setAttr(LLVM::BrOp::getLoopAnnotationAttrName(
+                    OperationName(LLVM::BrOp::getOperationName(), context)),
+                LLVM::LoopAnnotationAttr::get(
+                    context, /*disableNonforced=*/{}, /*vectorize=*/{},
+                    /*interleave=*/{}, unroll, /*unrollAndJam=*/{}, /*licm=*/{},
+                    /*distribute=*/{}, /*pipeline=*/{}, /*peeled=*/{},
+                    /*unswitch=*/{}, /*mustProgress=*/{}, /*isVectorized=*/{},
+                    /*startLoc=*/{}, /*endLoc=*/{}, /*parallelAccesses=*/{}));
 }
 
 /// The reduction loops of the implicit-GEMM convolution `op` (M loop `m`,
 /// getImplicitConvDims) that shift its rows of input: those read in the
 /// same input dimension as `m` (kw, in owb·P + r + kw·dw). Consecutive
-/// steps of such a loop read overlapping rows (the pixels r + kw and r + 1 +
-/// (kw - 1) are one element), so, unrolled by LLVM, the loads of one step
-/// and the next are merged: an element feeding two products is loaded and
-/// broadcast once, into a register (`vbroadcastss zmm, m32`, which takes a
-/// vector pipe on Zen 4: 90 against 117 GFLOP/s for 7 x 16 tiles with every
-/// broadcast folded), and not folded into the multiplications. tile() keeps
-/// such loops rolled (an LLVM `unroll.disable` loop annotation), so that
-/// each product reads its element with a load of its own. Empty for a
-/// filter gradient (its M loop, the channels, shares no dimension with a
-/// reduction loop).
+/// steps of such a loop read overlapping rows (pixel r at kw + 1 reads the
+/// element of pixel r + 1 at kw), so, were LLVM to unroll the loop, it
+/// would load such an element once for both products, a broadcast into a
+/// register (`vbroadcastss zmm, m32`) instead of a broadcast memory operand
+/// folded into each multiplication: on Zen 4, a 7 x 16 tile's loop runs at
+/// 90 GFLOP/s so against 117 with every broadcast folded (a C
+/// microbenchmark of the two instruction sequences). tile() keeps such
+/// loops rolled (keepRolled), so that each product reads its element with
+/// a load of its own. Empty for a filter gradient (its M loop, the
+/// channels, shares no input dimension with a reduction loop).
 static SmallVector<unsigned> getRolledLoops(linalg::LinalgOp op, unsigned m) {
   AffineMap inputMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
@@ -1206,10 +1214,7 @@ TileAndVectorize::tile(RewriterBase &rewriter, linalg::LinalgOp op,
       if (tiledLoops.size() == tiled->loops.size())
         for (auto [loop, forLoop] : llvm::zip(tiledLoops, tiled->loops))
           if (llvm::is_contained(rolled, loop))
-            forLoop->setAttr(LLVM::BrOp::getLoopAnnotationAttrName(
-                                 OperationName(LLVM::BrOp::getOperationName(),
-                                               context)),
-                             getRolledLoopAnnotation(context));
+            keepRolled(forLoop);
     }
     return tiled;
   };
@@ -1315,8 +1320,7 @@ void TileAndVectorize::runOnOperation() {
     // Neither is an operation whose reductions all step from tile to tile
     // (reducesAcrossTiles): its tiles are checked below, one at a time.
     std::optional<SmallVector<int64_t>> sizes = getTileSizes(op);
-    std::optional<std::pair<unsigned, unsigned>> conv =
-        getImplicitConvDims(op);
+    std::optional<std::pair<unsigned, unsigned>> conv = getImplicitConvDims(op);
     // The loops that shift an implicit convolution's rows: kept rolled,
     // its tiles reading their input elements one by one.
     SmallVector<unsigned> rolled;
