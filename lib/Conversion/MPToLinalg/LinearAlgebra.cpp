@@ -729,8 +729,9 @@ SmallVector<Value> multiplyAccumulate(OpBuilder &b, Location loc, ValueRange in,
 /// [[G,] N·OH·OW, F/G] of the other products. mp-tile-and-vectorize tiles it
 /// as a contraction (getImplicitConvDims): a tile of the P pixels of a
 /// panel, a row of filters each, reads P contiguous input elements per
-/// (c, kh, kw), so the product reads the padded input, 1/(KH·KW) of the
-/// im2col, and nothing writes the im2col.
+/// (c, kh, kw) (one by one, its kw loop kept rolled: getRolledLoops), so
+/// the product reads the padded input, 1/(KH·KW) of the im2col, and
+/// nothing writes the im2col.
 Value buildImplicitConv(OpBuilder &b, Location loc, Value input, Value filter,
                         AffineMap filterMap, ArrayRef<int64_t> filterShape,
                         ArrayRef<int64_t> outputSpatial,

@@ -481,28 +481,48 @@ func.func @shared_fill(%a: tensor<16x64xf32>, %b: tensor<64x16xf32>) -> (tensor<
 // tile of 4 too) times 16 filters f, the fill fused into the parallel
 // loops, the reductions c, kh, kw by 1 in that order inside, the
 // accumulators in registers across all three from a zero vector. A tile
-// reads 7 contiguous input elements at (n, c, oh + kh, 7·owb + kw), extends
-// them exactly, and multiplies and adds them separately (no FMA).
-// CHECK-DAG:   #[[$ROW:.*]] = affine_map<()[s0, s1] -> (s0 + s1)>
+// reads the 7 input elements at (n, c, oh + kh, 7·owb + kw) one by one
+// (scalar reads, each extended exactly, then splat across its row: no
+// vector load whose lanes LLVM would splat with shuffles), and multiplies
+// and adds them separately (no FMA). kw shifts the row the tile reads, so
+// its loop carries an LLVM loop annotation that keeps it rolled: unrolled,
+// LLVM would load an element two kw steps share once for two products,
+// not fold it into each multiplication.
+// CHECK-DAG:   #[[$UNROLL:.*]] = #llvm.loop_unroll<disable = true>
+// CHECK-DAG:   #[[$ROLLED:.*]] = #llvm.loop_annotation<unroll = #[[$UNROLL]]>
 // CHECK-LABEL: func.func @implicit_conv(
 // CHECK-SAME:    %[[X:.*]]: tensor<1x2x4x9xbf16>, %[[W:.*]]: tensor<2x3x3x16xf32>)
 // CHECK-DAG:   %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<7x16xf32>
 // CHECK-DAG:   %[[EMPTY:.*]] = tensor.empty() : tensor<1x2x1x7x16xf32>
 // CHECK-NOT:   linalg.fill
 // CHECK:       scf.for %[[OH:.*]] = %c0 to %c2 step %c1 iter_args(%{{.*}} = %[[EMPTY]]) -> (tensor<1x2x1x7x16xf32>)
+// CHECK:         %[[ROWS:.*]] = tensor.extract_slice %[[X]][0, 0, %[[OH]], 0] [1, 2, 3, 9] [1, 1, 1, 1] : tensor<1x2x4x9xbf16> to tensor<1x2x3x9xbf16>
 // CHECK:         %[[TILE:.*]] = tensor.extract_slice %{{.*}} : tensor<1x1x1x7x16xf32> to tensor<7x16xf32>
 // CHECK-NEXT:    %[[SUM:.*]] = scf.for %[[C:.*]] = %c0 to %c2 step %c1 iter_args(%[[S0:.*]] = %[[ZERO]]) -> (vector<7x16xf32>)
 // CHECK-NEXT:      scf.for %[[KH:.*]] = %c0 to %c3 step %c1 iter_args(%[[S1:.*]] = %[[S0]]) -> (vector<7x16xf32>)
 // CHECK-NEXT:        scf.for %[[KW:.*]] = %c0 to %c3 step %c1 iter_args(%[[S2:.*]] = %[[S1]]) -> (vector<7x16xf32>)
-// CHECK-NEXT:          %[[H:.*]] = affine.apply #[[$ROW]]()[%[[OH]], %[[KH]]]
-// CHECK-NEXT:          vector.transfer_read %[[X]][%c0, %[[C]], %[[H]], %[[KW]]], %{{.*}} {in_bounds = [true]} : tensor<1x2x4x9xbf16>, vector<7xbf16>
-// CHECK:               vector.transfer_read %[[W]][%[[C]], %[[KH]], %[[KW]], %c0], %{{.*}} {in_bounds = [true]} : tensor<2x3x3x16xf32>, vector<16xf32>
-// CHECK:               arith.extf %{{.*}} : vector<7x16xbf16> to vector<7x16xf32>
-// CHECK-NEXT:          %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<7x16xf32>
+// CHECK-NEXT:          %[[SLICE:.*]] = tensor.extract_slice %[[ROWS]][0, %[[C]], %[[KH]], %[[KW]]] [1, 1, 1, 7] [1, 1, 1, 1] : tensor<1x2x3x9xbf16> to tensor<1x1x1x7xbf16>
+// CHECK-NEXT:          %[[PIXELS:.*]] = tensor.extract_slice %[[SLICE]][0, 0, 0, 0] [1, 1, 1, 7] [1, 1, 1, 1] : tensor<1x1x1x7xbf16> to tensor<7xbf16>
+// CHECK-NEXT:          %[[A0:.*]] = tensor.extract %[[PIXELS]][%c0] : tensor<7xbf16>
+// CHECK-NEXT:          %[[E0:.*]] = arith.extf %[[A0]] : bf16 to f32
+// CHECK-NEXT:          %[[A1:.*]] = tensor.extract %[[PIXELS]][%c1] : tensor<7xbf16>
+// CHECK-NEXT:          %[[E1:.*]] = arith.extf %[[A1]] : bf16 to f32
+// CHECK-COUNT-5:       arith.extf %{{.*}} : bf16 to f32
+// CHECK-NEXT:          %[[COLUMN:.*]] = vector.from_elements %[[E0]], %[[E1]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<7xf32>
+// CHECK-NEXT:          %[[STRETCH:.*]] = vector.shape_cast %[[COLUMN]] : vector<7xf32> to vector<7x1xf32>
+// CHECK-NEXT:          %[[SPLATS:.*]] = vector.broadcast %[[STRETCH]] : vector<7x1xf32> to vector<7x16xf32>
+// CHECK-NEXT:          %[[B:.*]] = vector.transfer_read %[[W]][%[[C]], %[[KH]], %[[KW]], %c0], %{{.*}} {in_bounds = [true]} : tensor<2x3x3x16xf32>, vector<16xf32>
+// CHECK-NEXT:          %[[BS:.*]] = vector.broadcast %[[B]] : vector<16xf32> to vector<7x16xf32>
+// CHECK-NEXT:          %[[P:.*]] = arith.mulf %[[SPLATS]], %[[BS]] : vector<7x16xf32>
 // CHECK-NEXT:          %[[N:.*]] = arith.addf %[[S2]], %[[P]] : vector<7x16xf32>
 // CHECK-NEXT:          scf.yield %[[N]] : vector<7x16xf32>
+// CHECK-NEXT:        } {loop_annotation = #[[$ROLLED]]}
+// CHECK-NEXT:        scf.yield
+// CHECK-NEXT:      }
+// CHECK-NOT:       loop_annotation
 // CHECK:         vector.transfer_write %[[SUM]], %[[TILE]][%c0, %c0] {{.*}} : vector<7x16xf32>, tensor<7x16xf32>
 // CHECK-NOT:   math.fma
+// CHECK-NOT:   vector<7xbf16>
 func.func @implicit_conv(%x: tensor<1x2x4x9xbf16>, %w: tensor<2x3x3x16xf32>) -> tensor<1x2x1x7x16xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x2x1x7x16xf32>
@@ -524,6 +544,42 @@ func.func @implicit_conv(%x: tensor<1x2x4x9xbf16>, %w: tensor<2x3x3x16xf32>) -> 
 
 // -----
 
+// A 1x1 implicit convolution: kh and kw have one step each, their loops
+// fold away, and the loop left, over the channels c, reads a new row each
+// step (no overlap): it carries no loop annotation. The tile still reads
+// its 4 pixels one by one.
+// CHECK-LABEL: func.func @implicit_conv_1x1(
+// CHECK:         scf.for %[[C:.*]] = %c0 to %c4 step %c1 iter_args(%{{.*}}) -> (vector<4x16xf32>)
+// CHECK:           %[[PIXELS:.*]] = tensor.extract_slice %{{.*}} : tensor<1x1x1x4xf32> to tensor<4xf32>
+// CHECK-NEXT:      %[[A0:.*]] = tensor.extract %[[PIXELS]][%c0] : tensor<4xf32>
+// CHECK-NEXT:      %[[A1:.*]] = tensor.extract %[[PIXELS]][%c1] : tensor<4xf32>
+// CHECK-NEXT:      %[[A2:.*]] = tensor.extract %[[PIXELS]][%c2] : tensor<4xf32>
+// CHECK-NEXT:      %[[A3:.*]] = tensor.extract %[[PIXELS]][%c3] : tensor<4xf32>
+// CHECK-NEXT:      vector.from_elements %[[A0]], %[[A1]], %[[A2]], %[[A3]] : vector<4xf32>
+// CHECK:           scf.yield %{{.*}} : vector<4x16xf32>
+// CHECK-NEXT:    }
+// CHECK-NOT:     loop_annotation
+// CHECK:       return
+func.func @implicit_conv_1x1(%x: tensor<1x4x2x8xf32>, %w: tensor<4x1x1x16xf32>) -> tensor<1x2x2x4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x2x4x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x2x4x16xf32>) -> tensor<1x2x2x4x16xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(n, oh, owb, r, f, c, kh, kw) -> (n, c, oh + kh, owb * 4 + r + kw)>,
+                       affine_map<(n, oh, owb, r, f, c, kh, kw) -> (c, kh, kw, f)>,
+                       affine_map<(n, oh, owb, r, f, c, kh, kw) -> (n, oh, owb, r, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x4x2x8xf32>, tensor<4x1x1x16xf32>) outs(%acc : tensor<1x2x2x4x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %out, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x2x4x16xf32>
+  return %r : tensor<1x2x2x4x16xf32>
+}
+
+// -----
+
 // An implicit filter gradient (convert-mp-to-linalg's, read from the padded
 // input, loops (kh, kw, c, f, n, oh, ow)): tiled as a contraction whose M
 // rows are the channels c (the last parallel loop that the input and the
@@ -536,7 +592,9 @@ func.func @implicit_conv(%x: tensor<1x2x4x9xbf16>, %w: tensor<2x3x3x16xf32>) -> 
 // a broadcast per row, as a matmul's A read in place), and one row of the
 // gradient, and multiplies and adds them separately (no FMA). With 16
 // channels, twice the M tile (4), and 16 filters, more than half the N tile
-// (16), the tile is 8 rows of 8: one product per broadcast element.
+// (16), the tile is 8 rows of 8: one product per broadcast element. No
+// reduction loop shifts the channels it reads, so its loops may be
+// unrolled (no loop annotation) and its column stays one read.
 // CHECK-DAG:   #[[$ROW:.*]] = affine_map<()[s0, s1] -> (s0 + s1)>
 // CHECK-DAG:   #[[$COLUMN:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @implicit_grad_filter(
@@ -565,6 +623,7 @@ func.func @implicit_conv(%x: tensor<1x2x4x9xbf16>, %w: tensor<2x3x3x16xf32>) -> 
 // CHECK:               vector.transfer_write %[[SUM]], %[[TILE]][%c0, %c0] {{.*}} : vector<8x8xf32>, tensor<8x8xf32>
 // CHECK-NOT:   math.fma
 // CHECK-NOT:   vector.transpose
+// CHECK-NOT:   loop_annotation
 // The AVX-512 tile, 8 x 32: 16 filters fit in half of it, so the tile keeps
 // its 8 rows, of 16 filters.
 // AVX512-LABEL: func.func @implicit_grad_filter(

@@ -322,6 +322,15 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     input and the output read and the filter does not (the pixels of an
     output row) as M, the reductions by 1 in their order; its tiles'
     maps are projected permutations once their unit loops are dropped.
+    Where a reduction loop shifts the row of input a tile reads (kw, in
+    `owb·P + r + kw·dw`), the tile reads its M input elements one by one
+    (scalar reads, extended one by one where the payload extends them,
+    each splat across its row) and that loop carries an LLVM loop
+    annotation (`llvm.loop.unroll.disable`), so that LLVM neither splats
+    the lanes of a vector load with shuffles nor, unrolling kw, loads an
+    element two kw steps share once for two products: each product folds
+    its own element into the multiplication (`vmulps m32{1to16}` on
+    AVX-512).
     Operations the vectoriser rejects (dynamic shapes, unsupported
     bodies) are left as they are, for `convert-linalg-to-loops`; so are
     operations that read with `tensor.extract` from a slice with a non-unit
@@ -363,6 +372,7 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::vector::VectorDialect"];
