@@ -43,6 +43,7 @@
 #include "mp/Dialect/MP/Transforms/Threading.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -589,6 +590,446 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
   return expandResult(nest.results[0]);
 }
 
+//===----------------------------------------------------------------------===//
+// Convolutions: the implicit GEMM of convert-mp-to-linalg on bf16 data.
+//===----------------------------------------------------------------------===//
+
+/// The bf16 tensor whose elements (or zeros) are every element of the f32
+/// tensor `value`, when `value` is made by a widening copy of it: a
+/// linalg.generic (behind a bufferization.alloc_tensor copy, the fusion
+/// barrier) with one bf16 input whose payload extends it (arith.extf) and
+/// yields the extended element, or, as the padding copy does, selects
+/// between it and its sum with the output element of a zero fill (e + 0 is
+/// e, or +0 for -0); outputs not written keep the zero fill, or, into
+/// anything but a zero fill, every output element is written (a
+/// permutation of the loops). Null otherwise.
+static Value getBF16Source(Value value) {
+  if (auto barrier = value.getDefiningOp<bufferization::AllocTensorOp>())
+    return barrier.getCopy() ? getBF16Source(barrier.getCopy()) : Value();
+  auto copy = value.getDefiningOp<linalg::GenericOp>();
+  if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
+      !getElementTypeOrSelf(copy.getDpsInputs()[0].getType()).isBF16() ||
+      !getElementTypeOrSelf(value.getType()).isF32() ||
+      copy.getNumReductionLoops() != 0)
+    return {};
+  Block &body = copy.getRegion().front();
+  Value element = body.getArgument(0), output = body.getArgument(1);
+  // Values that are the input element widened (or it plus the zero output).
+  llvm::SmallPtrSet<Value, 4> exact;
+  bool readsOutput = false;
+  for (Operation &nested : body.without_terminator()) {
+    auto operandsIn = [&](Operation &op, ArrayRef<Value> allowed) {
+      return llvm::all_of(op.getOperands(), [&](Value v) {
+        return exact.contains(v) || llvm::is_contained(allowed, v);
+      });
+    };
+    if (auto extend = dyn_cast<arith::ExtFOp>(nested);
+        extend && extend.getIn() == element)
+      exact.insert(extend);
+    else if (isa<arith::AddFOp>(nested) && operandsIn(nested, {output}) &&
+             llvm::count_if(nested.getOperands(),
+                            [&](Value v) { return exact.contains(v); }) == 1)
+      readsOutput = true, exact.insert(nested.getResult(0));
+    else if (isa<arith::CmpFOp>(nested) && operandsIn(nested, {}))
+      continue;
+    else if (auto select = dyn_cast<arith::SelectOp>(nested);
+             select && exact.contains(select.getTrueValue()) &&
+             exact.contains(select.getFalseValue()))
+      exact.insert(select);
+    else
+      return {};
+  }
+  if (!exact.contains(body.getTerminator()->getOperand(0)))
+    return {};
+  OpOperand *init = copy.getDpsInitOperand(0);
+  if (!isZeroFill(init->get()) &&
+      (readsOutput || !copy.getMatchingIndexingMap(init).isPermutation() ||
+       ShapedType::isDynamicShape(copy.getStaticLoopRanges())))
+    return {};
+  return copy.getDpsInputs()[0];
+}
+
+/// Coefficients of `expr` (an expression of `numDims` dimensions and no
+/// symbols) when it is linear without a constant term: sum of coefficient
+/// · dimension. Nullopt otherwise.
+static std::optional<SmallVector<int64_t>>
+getLinearCoefficients(AffineExpr expr, unsigned numDims) {
+  MLIRContext *context = expr.getContext();
+  auto valueAt = [&](int64_t dim) -> std::optional<int64_t> {
+    SmallVector<AffineExpr> point(numDims, getAffineConstantExpr(0, context));
+    if (dim >= 0)
+      point[dim] = getAffineConstantExpr(1, context);
+    auto constant = dyn_cast<AffineConstantExpr>(
+        simplifyAffineExpr(expr.replaceDims(point), 0, 0));
+    return constant ? std::optional<int64_t>(constant.getValue())
+                    : std::nullopt;
+  };
+  if (valueAt(-1) != 0)
+    return std::nullopt;
+  SmallVector<int64_t> coefficients;
+  AffineExpr linear = getAffineConstantExpr(0, context);
+  for (unsigned d = 0; d < numDims; ++d) {
+    std::optional<int64_t> value = valueAt(d);
+    if (!value)
+      return std::nullopt;
+    coefficients.push_back(*value);
+    linear = linear + getAffineDimExpr(d, context) * *value;
+  }
+  if (simplifyAffineExpr(linear - expr, numDims, 0) !=
+      getAffineConstantExpr(0, context))
+    return std::nullopt;
+  return coefficients;
+}
+
+/// An implicit GEMM convolution (convert-mp-to-linalg's buildImplicitConv,
+/// one group) the conv kernel takes: loops (n, oh, owb, r, f, c, kh, kw),
+/// out[n, oh, owb, r, f] += in[n, c, oh·sh + kh·dh, owb·P + r + kw·dw] ·
+/// w[c, kh, kw, f] summed over (c, kh, kw) in loop order into a zero fill,
+/// both f32 operands widened copies of bf16 tensors (getBF16Source).
+struct ConvShape {
+  Value input, filter;             // The f32 operands.
+  Value inputBF16, filterBF16;     // Their bf16 sources (for the guard).
+  int64_t batch, outH, outW, filters, channels, kernelH, kernelW;
+  int64_t strideH, dilationH, dilationW;
+  int64_t panelWidth, tileRows;    // The kernel's tile: rows x panelWidth.
+
+  int64_t m() const { return batch * outH * outW; }
+  int64_t k() const { return channels * kernelH * kernelW; }
+};
+
+/// The shape of `op` when it is an implicit GEMM convolution the conv
+/// kernel computes: besides ConvShape's form, F a multiple of 16, C·KH·KW
+/// even, OW at most 64 (a row of pixels is one vector of the packing copy)
+/// and N·OH·OW a multiple of the tile's rows.
+static std::optional<ConvShape> matchImplicitConv(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != 8 ||
+      !isZeroFill(op.getDpsInits()[0]) ||
+      !getElementTypeOrSelf(op.getResult(0).getType()).isF32())
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (auto [i, iterator] : llvm::enumerate(iterators))
+    if ((iterator == utils::IteratorType::reduction) != (i >= 5))
+      return std::nullopt;
+  // The payload: out + a·b (multiplyAccumulate), no fast-math flags.
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 3)
+    return std::nullopt;
+  auto mul = dyn_cast<arith::MulFOp>(body.front());
+  auto add = dyn_cast<arith::AddFOp>(*std::next(body.begin()));
+  if (!mul || !add || mul.getFastmath() != arith::FastMathFlags::none ||
+      add.getFastmath() != arith::FastMathFlags::none ||
+      mul.getLhs() != body.getArgument(0) ||
+      mul.getRhs() != body.getArgument(1) ||
+      add.getLhs() != body.getArgument(2) || add.getRhs() != mul ||
+      body.getTerminator()->getOperand(0) != add)
+    return std::nullopt;
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (ShapedType::isDynamicShape(extents))
+    return std::nullopt;
+
+  MLIRContext *context = op.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps[1] != AffineMap::get(8, 0, {d(5), d(6), d(7), d(4)}, context) ||
+      maps[2] != AffineMap::get(8, 0, {d(0), d(1), d(2), d(3), d(4)},
+                                context) ||
+      maps[0].getNumResults() != 4 || maps[0].getResult(0) != d(0) ||
+      maps[0].getResult(1) != d(5))
+    return std::nullopt;
+  std::optional<SmallVector<int64_t>> height =
+      getLinearCoefficients(maps[0].getResult(2), 8);
+  std::optional<SmallVector<int64_t>> width =
+      getLinearCoefficients(maps[0].getResult(3), 8);
+  if (!height || !width)
+    return std::nullopt;
+  for (unsigned i = 0; i < 8; ++i)
+    if (((*height)[i] != 0) != (i == 1 || i == 6) ||
+        ((*width)[i] != 0) != (i == 2 || i == 3 || i == 7))
+      return std::nullopt;
+  if ((*width)[2] != extents[3] || (*width)[3] != 1)
+    return std::nullopt;
+
+  ConvShape shape;
+  shape.input = op.getDpsInputs()[0];
+  shape.filter = op.getDpsInputs()[1];
+  shape.inputBF16 = getBF16Source(shape.input);
+  shape.filterBF16 = getBF16Source(shape.filter);
+  if (!shape.inputBF16 || !shape.filterBF16)
+    return std::nullopt;
+  shape.batch = extents[0];
+  shape.outH = extents[1];
+  shape.outW = extents[2] * extents[3];
+  shape.filters = extents[4];
+  shape.channels = extents[5];
+  shape.kernelH = extents[6];
+  shape.kernelW = extents[7];
+  shape.strideH = (*height)[1];
+  shape.dilationH = (*height)[6];
+  shape.dilationW = (*width)[7];
+  shape.panelWidth = shape.filters % kTileColumns == 0 ? kTileColumns : kLanes;
+  shape.tileRows = kTileRows * kTileColumns / shape.panelWidth;
+  if (shape.filters % kLanes || shape.k() % 2 || shape.outW > 64 ||
+      shape.m() % shape.tileRows)
+    return std::nullopt;
+  return shape;
+}
+
+/// Computes the tileRows x panelWidth tile at (row, panel) of a convolution
+/// from its packed operands into `tile` and returns it: A as [K/2, 2·M],
+/// each pixel's K pair stored swapped (K = 2p + 1 first), so that a 32-bit
+/// broadcast is the pair vdpbf16ps adds in ascending K; B as [F/width, K/2,
+/// 2·width], as the contractions' B.
+static Value buildConvTile(OpBuilder &builder, Location loc, Value packedA,
+                           Value packedB, Value tile, Value row, Value panel,
+                           const ConvShape &shape) {
+  Type f32 = builder.getF32Type();
+  auto accumulatorType = VectorType::get({kLanes}, f32);
+  auto pairType = VectorType::get({2 * kLanes}, builder.getBF16Type());
+  auto wordsType = VectorType::get({kLanes}, builder.getI32Type());
+  Value zero = arith::ConstantOp::create(
+      builder, loc, DenseElementsAttr::get(accumulatorType,
+                                           builder.getFloatAttr(f32, 0.0)));
+  auto index = [&](OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  int64_t vectorsPerRow = shape.panelWidth / kLanes;
+  SmallVector<Value> accumulators(shape.tileRows * vectorsPerRow, zero);
+  Value padding = arith::ConstantOp::create(
+      builder, loc, builder.getFloatAttr(builder.getBF16Type(), 0.0));
+  Value firstPixel = arith::MulIOp::create(builder, loc, row, index(builder, 2));
+  auto loop = scf::ForOp::create(
+      builder, loc, index(builder, 0), index(builder, shape.k() / 2),
+      index(builder, 1), accumulators,
+      [&](OpBuilder &b, Location loc, Value pair, ValueRange carried) {
+        SmallVector<Value> rowsOfB;
+        for (int64_t c = 0; c < vectorsPerRow; ++c)
+          rowsOfB.push_back(vector::TransferReadOp::create(
+              b, loc, pairType, packedB,
+              ValueRange{panel, pair, index(b, c * 2 * kLanes)}, padding,
+              ArrayRef<bool>{true}));
+        SmallVector<Value> results;
+        for (int64_t r = 0; r < shape.tileRows; ++r) {
+          Value column =
+              arith::AddIOp::create(b, loc, firstPixel, index(b, 2 * r));
+          Value pairOfA = vector::TransferReadOp::create(
+              b, loc, VectorType::get({2}, b.getBF16Type()), packedA,
+              ValueRange{pair, column}, padding, ArrayRef<bool>{true});
+          Value word = vector::ExtractOp::create(
+              b, loc,
+              vector::BitCastOp::create(
+                  b, loc, VectorType::get({1}, b.getI32Type()), pairOfA),
+              ArrayRef<int64_t>{0});
+          Value pairs = vector::BitCastOp::create(
+              b, loc, pairType,
+              vector::BroadcastOp::create(b, loc, wordsType, word));
+          for (int64_t c = 0; c < vectorsPerRow; ++c)
+            results.push_back(x86vector::DotBF16Op::create(
+                b, loc, accumulatorType, carried[r * vectorsPerRow + c], pairs,
+                rowsOfB[c]));
+        }
+        scf::YieldOp::create(b, loc, results);
+      });
+  for (int64_t r = 0; r < shape.tileRows; ++r)
+    for (int64_t c = 0; c < vectorsPerRow; ++c)
+      tile = vector::TransferWriteOp::create(
+                 builder, loc, loop.getResult(r * vectorsPerRow + c), tile,
+                 ValueRange{index(builder, r), index(builder, c * kLanes)},
+                 ArrayRef<bool>{true})
+                 .getResult();
+  return tile;
+}
+
+/// The conv kernel of `op` (shape `shape`), returning its result: the
+/// padded input packed as A [K/2, 2·M] (rows of pixels, K = (c, kh, kw),
+/// each pair swapped; one vector per row of output pixels and K index,
+/// rounded to bf16, exact since the elements are bf16's), the filter as B
+/// [F/width, K/2, 2·width], and the tiles of rows x width (an scf.forall
+/// over (panel, row tile) with `parallel`), each output element summed over
+/// the K pairs in ascending K.
+static Value buildConvKernel(OpBuilder &builder, Location loc,
+                             linalg::GenericOp op, const ConvShape &shape,
+                             bool parallel) {
+  Type bf16 = builder.getBF16Type(), f32 = builder.getF32Type();
+  auto index = [&](OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  int64_t pairs = shape.k() / 2, window = shape.kernelH * shape.kernelW;
+  Value f32Padding =
+      arith::ConstantOp::create(builder, loc, builder.getFloatAttr(f32, 0.0));
+  auto k = [&](OpBuilder &b, Value pair, int64_t offset) {
+    return arith::AddIOp::create(
+               b, loc, arith::MulIOp::create(b, loc, pair, index(b, 2)),
+               index(b, offset))
+        .getResult();
+  };
+
+  // A: for each K pair and row of output pixels (n, oh), the pixels' two
+  // input rows at (c, kh, kw) of K = 2p + 1 and 2p, interleaved.
+  Value packedA = tensor::EmptyOp::create(
+      builder, loc, ArrayRef<int64_t>{pairs, 2 * shape.m()}, bf16);
+  {
+    auto rowType = VectorType::get({shape.outW}, f32);
+    auto narrowType = VectorType::get({shape.outW}, bf16);
+    SmallVector<Value> lower(3, index(builder, 0)), steps(3, index(builder, 1));
+    SmallVector<Value> upper = {index(builder, pairs),
+                                index(builder, shape.batch),
+                                index(builder, shape.outH)};
+    scf::LoopNest nest = scf::buildLoopNest(
+        builder, loc, lower, upper, steps, ValueRange{packedA},
+        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
+          auto pixels = [&](Value kIndex) {
+            Value c = arith::DivUIOp::create(b, loc, kIndex, index(b, window));
+            Value tap = arith::RemUIOp::create(b, loc, kIndex, index(b, window));
+            Value kh = arith::DivUIOp::create(b, loc, tap,
+                                              index(b, shape.kernelW));
+            Value kw = arith::RemUIOp::create(b, loc, tap,
+                                              index(b, shape.kernelW));
+            auto scaled = [&](Value v, int64_t factor) {
+              return arith::MulIOp::create(b, loc, v, index(b, factor))
+                  .getResult();
+            };
+            Value h = arith::AddIOp::create(b, loc,
+                                            scaled(ivs[2], shape.strideH),
+                                            scaled(kh, shape.dilationH));
+            Value row = vector::TransferReadOp::create(
+                b, loc, rowType, shape.input,
+                ValueRange{ivs[1], c, h, scaled(kw, shape.dilationW)},
+                f32Padding, ArrayRef<bool>{true});
+            return arith::TruncFOp::create(b, loc, narrowType, row)
+                .getResult();
+          };
+          Value interleaved = vector::InterleaveOp::create(
+              b, loc, pixels(k(b, ivs[0], 1)), pixels(k(b, ivs[0], 0)));
+          Value pixelRow = arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(b, loc, ivs[1], index(b, shape.outH)),
+              ivs[2]);
+          Value column = arith::MulIOp::create(b, loc, pixelRow,
+                                               index(b, 2 * shape.outW));
+          return SmallVector<Value>{
+              vector::TransferWriteOp::create(b, loc, interleaved, carried[0],
+                                              ValueRange{ivs[0], column},
+                                              ArrayRef<bool>{true})
+                  .getResult()};
+        });
+    packedA = nest.results[0];
+  }
+
+  // B: the filter [C, KH, KW, F] as [K, F], packed like the contractions'
+  // B (each K pair of rows of a panel interleaved as (2p + 1, 2p)).
+  int64_t panels = shape.filters / shape.panelWidth;
+  Value packedB = tensor::EmptyOp::create(
+      builder, loc, ArrayRef<int64_t>{panels, pairs, 2 * shape.panelWidth},
+      bf16);
+  {
+    Value rowsOfB = tensor::CollapseShapeOp::create(
+        builder, loc, shape.filter,
+        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+    auto rowType = VectorType::get({shape.panelWidth}, f32);
+    auto narrowType = VectorType::get({shape.panelWidth}, bf16);
+    SmallVector<Value> lower(2, index(builder, 0)), steps(2, index(builder, 1));
+    SmallVector<Value> upper = {index(builder, panels), index(builder, pairs)};
+    scf::LoopNest nest = scf::buildLoopNest(
+        builder, loc, lower, upper, steps, ValueRange{packedB},
+        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
+          Value column =
+              arith::MulIOp::create(b, loc, ivs[0], index(b, shape.panelWidth));
+          auto row = [&](Value kIndex) {
+            Value wide = vector::TransferReadOp::create(
+                b, loc, rowType, rowsOfB, ValueRange{kIndex, column},
+                f32Padding, ArrayRef<bool>{true});
+            return arith::TruncFOp::create(b, loc, narrowType, wide)
+                .getResult();
+          };
+          Value interleaved = vector::InterleaveOp::create(
+              b, loc, row(k(b, ivs[1], 1)), row(k(b, ivs[1], 0)));
+          return SmallVector<Value>{vector::TransferWriteOp::create(
+                                        b, loc, interleaved, carried[0],
+                                        ValueRange{ivs[0], ivs[1], index(b, 0)},
+                                        ArrayRef<bool>{true})
+                                        .getResult()};
+        });
+    packedB = nest.results[0];
+  }
+
+  // The tiles of the [M, F] result, expanded to the op's [N, OH, OWB, P, F].
+  Value init = tensor::EmptyOp::create(
+      builder, loc, ArrayRef<int64_t>{shape.m(), shape.filters}, f32);
+  SmallVector<int64_t> tripCounts = {panels, shape.m() / shape.tileRows};
+  SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(shape.tileRows),
+                                     builder.getIndexAttr(shape.panelWidth)};
+  SmallVector<OpFoldResult> strides(2, builder.getIndexAttr(1));
+  auto tileType =
+      RankedTensorType::get({shape.tileRows, shape.panelWidth}, f32);
+  auto computeTile = [&](OpBuilder &b, ValueRange ivs, Value output,
+                         SmallVector<OpFoldResult> &offsets) {
+    Value row =
+        arith::MulIOp::create(b, loc, ivs[1], index(b, shape.tileRows));
+    Value column =
+        arith::MulIOp::create(b, loc, ivs[0], index(b, shape.panelWidth));
+    offsets = {row, column};
+    Value tile = tensor::ExtractSliceOp::create(b, loc, tileType, output,
+                                                offsets, sizes, strides);
+    return buildConvTile(b, loc, packedA, packedB, tile, row, ivs[0], shape);
+  };
+  Value result;
+  if (parallel && panels * tripCounts[1] >= 2 &&
+      shape.m() * shape.filters * shape.k() >= kMinParallelIterations) {
+    SmallVector<OpFoldResult> upper = llvm::map_to_vector(
+        tripCounts,
+        [&](int64_t v) -> OpFoldResult { return builder.getIndexAttr(v); });
+    auto forall = scf::ForallOp::create(
+        builder, loc, upper, ValueRange{init}, std::nullopt,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value output = args.back();
+          SmallVector<OpFoldResult> offsets;
+          Value tile = computeTile(b, args.take_front(2), output, offsets);
+          auto inParallel = scf::InParallelOp::create(b, loc);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(inParallel.getBody());
+          tensor::ParallelInsertSliceOp::create(b, loc, tile, output, offsets,
+                                                sizes, strides);
+        });
+    result = forall.getResult(0);
+  } else {
+    SmallVector<Value> lower(2, index(builder, 0)), steps(2, index(builder, 1));
+    SmallVector<Value> upper = llvm::map_to_vector(
+        tripCounts, [&](int64_t v) { return index(builder, v); });
+    scf::LoopNest nest = scf::buildLoopNest(
+        builder, loc, lower, upper, steps, ValueRange{init},
+        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
+          SmallVector<OpFoldResult> offsets;
+          Value tile = computeTile(b, ivs, carried[0], offsets);
+          return SmallVector<Value>{tensor::InsertSliceOp::create(
+              b, loc, tile, carried[0], offsets, sizes, strides)};
+        });
+    result = nest.results[0];
+  }
+  return tensor::ExpandShapeOp::create(
+             builder, loc, op.getResult(0).getType(), result,
+             ArrayRef<ReassociationIndices>{{0, 1, 2, 3}, {4}})
+      .getResult();
+}
+
+/// Replaces `op` (one result) by an scf.if on `guard` whose then branch
+/// yields `buildKernel`'s value and whose else branch is `op` itself.
+static void replaceGuarded(Operation *op, Value guard,
+                           function_ref<Value(OpBuilder &)> buildKernel) {
+  OpBuilder builder(op);
+  Location loc = op->getLoc();
+  auto branch = scf::IfOp::create(builder, loc, op->getResultTypes(), guard,
+                                  /*addThenBlock=*/true,
+                                  /*addElseBlock=*/true);
+  builder.setInsertionPointToStart(branch.thenBlock());
+  scf::YieldOp::create(builder, loc, buildKernel(builder));
+  // The original op itself is the fallback.
+  op->replaceAllUsesWith(branch.getResults());
+  op->moveBefore(branch.elseBlock(), branch.elseBlock()->end());
+  builder.setInsertionPointToEnd(branch.elseBlock());
+  scf::YieldOp::create(builder, loc, op->getResults());
+}
+
 struct BF16DotProducts
     : public mp::impl::MPBF16DotProductsBase<BF16DotProducts> {
   using Base::Base;
@@ -612,17 +1053,36 @@ struct BF16DotProducts
       }
       Value guard = buildGuard(builder, loc, op.getDpsInputs()[0],
                                op.getDpsInputs()[1]);
-      auto branch = scf::IfOp::create(builder, loc, op->getResultTypes(), guard,
-                                      /*addThenBlock=*/true,
-                                      /*addElseBlock=*/true);
-      builder.setInsertionPointToStart(branch.thenBlock());
-      scf::YieldOp::create(builder, loc,
-                           buildKernel(builder, loc, op, shape, parallel));
       // The contraction itself is the fallback.
-      op->replaceAllUsesWith(branch.getResults());
-      op->moveBefore(branch.elseBlock(), branch.elseBlock()->end());
-      builder.setInsertionPointToEnd(branch.elseBlock());
-      scf::YieldOp::create(builder, loc, op->getResults());
+      replaceGuarded(op, guard, [&](OpBuilder &b) {
+        return buildKernel(b, loc, op, shape, parallel);
+      });
+    }
+
+    // Convolutions (implicit GEMMs of bf16 data widened to f32).
+    std::vector<std::pair<linalg::GenericOp, ConvShape>> convolutions;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (std::optional<ConvShape> shape = matchImplicitConv(op))
+        convolutions.emplace_back(op, *shape);
+    });
+    for (auto &[convolution, convolutionShape] : convolutions) {
+      linalg::GenericOp op = convolution;
+      const ConvShape &shape = convolutionShape;
+      OpBuilder builder(op);
+      Location loc = op.getLoc();
+      if (unguarded) {
+        op->replaceAllUsesWith(
+            ValueRange{buildConvKernel(builder, loc, op, shape, parallel)});
+        op->erase();
+        continue;
+      }
+      // The guard on the bf16 sources: the padded input's other elements
+      // are zeros, which change neither bound.
+      Value guard =
+          buildGuard(builder, loc, shape.inputBF16, shape.filterBF16);
+      replaceGuarded(op, guard, [&](OpBuilder &b) {
+        return buildConvKernel(b, loc, op, shape, parallel);
+      });
     }
   }
 };
