@@ -692,6 +692,7 @@ struct ConvShape {
   int64_t batch, outH, outW, filters, channels, kernelH, kernelW;
   int64_t strideH, dilationH, dilationW;
   int64_t panelWidth, tileRows;    // The kernel's tile: rows x panelWidth.
+  int64_t blockImages;             // Images whose A is packed at a time.
 
   int64_t m() const { return batch * outH * outW; }
   int64_t k() const { return channels * kernelH * kernelW; }
@@ -700,7 +701,7 @@ struct ConvShape {
 /// The shape of `op` when it is an implicit GEMM convolution the conv
 /// kernel computes: besides ConvShape's form, F a multiple of 16, C·KH·KW
 /// even, OW at most 64 (a row of pixels is one vector of the packing copy)
-/// and N·OH·OW a multiple of the tile's rows.
+/// and the fewest images whose pixels are whole tiles of rows dividing N.
 static std::optional<ConvShape> matchImplicitConv(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || op.getNumLoops() != 8 ||
@@ -769,17 +770,43 @@ static std::optional<ConvShape> matchImplicitConv(linalg::GenericOp op) {
   shape.dilationW = (*width)[7];
   shape.panelWidth = shape.filters % kTileColumns == 0 ? kTileColumns : kLanes;
   shape.tileRows = kTileRows * kTileColumns / shape.panelWidth;
-  if (shape.filters % kLanes || shape.k() % 2 || shape.outW > 64 ||
-      shape.m() % shape.tileRows)
+  if (shape.filters % kLanes || shape.k() % 2 || shape.outW > 64)
+    return std::nullopt;
+  // The fewest images whose pixels are whole tiles of rows.
+  int64_t pixels = shape.outH * shape.outW;
+  shape.blockImages = shape.tileRows / std::gcd(pixels, shape.tileRows);
+  if (shape.batch % shape.blockImages)
     return std::nullopt;
   return shape;
 }
 
+/// The 32-bit words of bf16 pairs from two vectors of f32 elements that are
+/// widened bf16 values (their low 16 bits zero): per lane, the bf16 of
+/// `first` (K = 2p, the element vdpbf16ps adds first) in the high half and
+/// that of `second` (K = 2p + 1) in the low half, i.e. (first & 0xFFFF0000)
+/// | (second >> 16), exact without any rounding.
+static Value buildPairWords(OpBuilder &b, Location loc, Value first,
+                            Value second) {
+  auto type = VectorType::get(cast<VectorType>(first.getType()).getShape(),
+                              b.getI32Type());
+  auto splat = [&](int64_t v) {
+    return arith::ConstantOp::create(
+               b, loc, DenseElementsAttr::get(type, b.getI32IntegerAttr(v)))
+        .getResult();
+  };
+  Value high = arith::AndIOp::create(
+      b, loc, arith::BitcastOp::create(b, loc, type, first),
+      splat(static_cast<int32_t>(0xFFFF0000u)));
+  Value low = arith::ShRUIOp::create(
+      b, loc, arith::BitcastOp::create(b, loc, type, second), splat(16));
+  return arith::OrIOp::create(b, loc, high, low);
+}
+
 /// Computes the tileRows x panelWidth tile at (row, panel) of a convolution
-/// from its packed operands into `tile` and returns it: A as [K/2, 2·M],
-/// each pixel's K pair stored swapped (K = 2p + 1 first), so that a 32-bit
-/// broadcast is the pair vdpbf16ps adds in ascending K; B as [F/width, K/2,
-/// 2·width], as the contractions' B.
+/// from its packed operands into `tile` and returns it: A as [K/2, rows] and
+/// B as [F/width, K/2, width] words of bf16 pairs (buildPairWords: K = 2p
+/// in the high half, the element vdpbf16ps adds first), so that a
+/// broadcast word of A is the pair of its pixel in ascending K.
 static Value buildConvTile(OpBuilder &builder, Location loc, Value packedA,
                            Value packedB, Value tile, Value row, Value panel,
                            const ConvShape &shape) {
@@ -795,31 +822,25 @@ static Value buildConvTile(OpBuilder &builder, Location loc, Value packedA,
   };
   int64_t vectorsPerRow = shape.panelWidth / kLanes;
   SmallVector<Value> accumulators(shape.tileRows * vectorsPerRow, zero);
-  Value padding = arith::ConstantOp::create(
-      builder, loc, builder.getFloatAttr(builder.getBF16Type(), 0.0));
-  Value firstPixel = arith::MulIOp::create(builder, loc, row, index(builder, 2));
+  Value padding = arith::ConstantIntOp::create(builder, loc,
+                                               builder.getI32Type(), 0);
   auto loop = scf::ForOp::create(
       builder, loc, index(builder, 0), index(builder, shape.k() / 2),
       index(builder, 1), accumulators,
       [&](OpBuilder &b, Location loc, Value pair, ValueRange carried) {
         SmallVector<Value> rowsOfB;
         for (int64_t c = 0; c < vectorsPerRow; ++c)
-          rowsOfB.push_back(vector::TransferReadOp::create(
-              b, loc, pairType, packedB,
-              ValueRange{panel, pair, index(b, c * 2 * kLanes)}, padding,
-              ArrayRef<bool>{true}));
+          rowsOfB.push_back(vector::BitCastOp::create(
+              b, loc, pairType,
+              vector::TransferReadOp::create(
+                  b, loc, wordsType, packedB,
+                  ValueRange{panel, pair, index(b, c * kLanes)}, padding,
+                  ArrayRef<bool>{true})));
         SmallVector<Value> results;
         for (int64_t r = 0; r < shape.tileRows; ++r) {
-          Value column =
-              arith::AddIOp::create(b, loc, firstPixel, index(b, 2 * r));
-          Value pairOfA = vector::TransferReadOp::create(
-              b, loc, VectorType::get({2}, b.getBF16Type()), packedA,
-              ValueRange{pair, column}, padding, ArrayRef<bool>{true});
-          Value word = vector::ExtractOp::create(
-              b, loc,
-              vector::BitCastOp::create(
-                  b, loc, VectorType::get({1}, b.getI32Type()), pairOfA),
-              ArrayRef<int64_t>{0});
+          Value pixel = arith::AddIOp::create(b, loc, row, index(b, r));
+          Value word = tensor::ExtractOp::create(b, loc, packedA,
+                                                 ValueRange{pair, pixel});
           Value pairs = vector::BitCastOp::create(
               b, loc, pairType,
               vector::BroadcastOp::create(b, loc, wordsType, word));
@@ -841,20 +862,22 @@ static Value buildConvTile(OpBuilder &builder, Location loc, Value packedA,
 }
 
 /// The conv kernel of `op` (shape `shape`), returning its result: the
-/// padded input packed as A [K/2, 2·M] (rows of pixels, K = (c, kh, kw),
-/// each pair swapped; one vector per row of output pixels and K index,
-/// rounded to bf16, exact since the elements are bf16's), the filter as B
-/// [F/width, K/2, 2·width], and the tiles of rows x width (an scf.forall
-/// over (panel, row tile) with `parallel`), each output element summed over
-/// the K pairs in ascending K.
+/// filter packed as B [F/width, K/2, 2·width] (like the contractions' B);
+/// then, for each block of images (an scf.forall over the blocks with
+/// `parallel`), the block's padded input packed as A [K/2, 2·rows] (rows of
+/// pixels, K = (c, kh, kw), each pair swapped; one vector per row of output
+/// pixels and K index, rounded to bf16, exact since the elements are
+/// bf16's), small enough to stay in cache, and the block's tiles of rows x
+/// width, each output element summed over the K pairs in ascending K.
 static Value buildConvKernel(OpBuilder &builder, Location loc,
                              linalg::GenericOp op, const ConvShape &shape,
                              bool parallel) {
-  Type bf16 = builder.getBF16Type(), f32 = builder.getF32Type();
+  Type i32 = builder.getI32Type(), f32 = builder.getF32Type();
   auto index = [&](OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
   int64_t pairs = shape.k() / 2, window = shape.kernelH * shape.kernelW;
+  int64_t blockRows = shape.blockImages * shape.outH * shape.outW;
   Value f32Padding =
       arith::ConstantOp::create(builder, loc, builder.getFloatAttr(f32, 0.0));
   auto k = [&](OpBuilder &b, Value pair, int64_t offset) {
@@ -864,23 +887,61 @@ static Value buildConvKernel(OpBuilder &builder, Location loc,
         .getResult();
   };
 
-  // A: for each K pair and row of output pixels (n, oh), the pixels' two
-  // input rows at (c, kh, kw) of K = 2p + 1 and 2p, interleaved.
-  Value packedA = tensor::EmptyOp::create(
-      builder, loc, ArrayRef<int64_t>{pairs, 2 * shape.m()}, bf16);
+  // B: the filter [C, KH, KW, F] as [K, F], each K pair of rows of a panel
+  // as words of bf16 pairs.
+  int64_t panels = shape.filters / shape.panelWidth;
+  Value packedB = tensor::EmptyOp::create(
+      builder, loc, ArrayRef<int64_t>{panels, pairs, shape.panelWidth}, i32);
   {
+    Value rowsOfB = tensor::CollapseShapeOp::create(
+        builder, loc, shape.filter,
+        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+    auto rowType = VectorType::get({shape.panelWidth}, f32);
+    SmallVector<Value> lower(2, index(builder, 0)), steps(2, index(builder, 1));
+    SmallVector<Value> upper = {index(builder, panels), index(builder, pairs)};
+    scf::LoopNest nest = scf::buildLoopNest(
+        builder, loc, lower, upper, steps, ValueRange{packedB},
+        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
+          Value column =
+              arith::MulIOp::create(b, loc, ivs[0], index(b, shape.panelWidth));
+          auto row = [&](Value kIndex) {
+            return vector::TransferReadOp::create(
+                       b, loc, rowType, rowsOfB, ValueRange{kIndex, column},
+                       f32Padding, ArrayRef<bool>{true})
+                .getResult();
+          };
+          Value words = buildPairWords(b, loc, row(k(b, ivs[1], 0)),
+                                       row(k(b, ivs[1], 1)));
+          return SmallVector<Value>{vector::TransferWriteOp::create(
+                                        b, loc, words, carried[0],
+                                        ValueRange{ivs[0], ivs[1], index(b, 0)},
+                                        ArrayRef<bool>{true})
+                                        .getResult()};
+        });
+    packedB = nest.results[0];
+  }
+
+  // A of the block of images at `block`: for each K pair and row of output
+  // pixels (n, oh), the pixels' two input rows at (c, kh, kw) of K = 2p and
+  // 2p + 1 as words of bf16 pairs.
+  auto packA = [&](OpBuilder &builder, Value block) {
+    Value packedA = tensor::EmptyOp::create(
+        builder, loc, ArrayRef<int64_t>{pairs, blockRows}, i32);
+    Value firstImage = arith::MulIOp::create(builder, loc, block,
+                                             index(builder, shape.blockImages));
     auto rowType = VectorType::get({shape.outW}, f32);
-    auto narrowType = VectorType::get({shape.outW}, bf16);
     SmallVector<Value> lower(3, index(builder, 0)), steps(3, index(builder, 1));
     SmallVector<Value> upper = {index(builder, pairs),
-                                index(builder, shape.batch),
+                                index(builder, shape.blockImages),
                                 index(builder, shape.outH)};
     scf::LoopNest nest = scf::buildLoopNest(
         builder, loc, lower, upper, steps, ValueRange{packedA},
         [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
+          Value image = arith::AddIOp::create(b, loc, firstImage, ivs[1]);
           auto pixels = [&](Value kIndex) {
             Value c = arith::DivUIOp::create(b, loc, kIndex, index(b, window));
-            Value tap = arith::RemUIOp::create(b, loc, kIndex, index(b, window));
+            Value tap =
+                arith::RemUIOp::create(b, loc, kIndex, index(b, window));
             Value kh = arith::DivUIOp::create(b, loc, tap,
                                               index(b, shape.kernelW));
             Value kw = arith::RemUIOp::create(b, loc, tap,
@@ -892,119 +953,104 @@ static Value buildConvKernel(OpBuilder &builder, Location loc,
             Value h = arith::AddIOp::create(b, loc,
                                             scaled(ivs[2], shape.strideH),
                                             scaled(kh, shape.dilationH));
-            Value row = vector::TransferReadOp::create(
-                b, loc, rowType, shape.input,
-                ValueRange{ivs[1], c, h, scaled(kw, shape.dilationW)},
-                f32Padding, ArrayRef<bool>{true});
-            return arith::TruncFOp::create(b, loc, narrowType, row)
+            return vector::TransferReadOp::create(
+                       b, loc, rowType, shape.input,
+                       ValueRange{image, c, h, scaled(kw, shape.dilationW)},
+                       f32Padding, ArrayRef<bool>{true})
                 .getResult();
           };
-          Value interleaved = vector::InterleaveOp::create(
-              b, loc, pixels(k(b, ivs[0], 1)), pixels(k(b, ivs[0], 0)));
+          Value words = buildPairWords(b, loc, pixels(k(b, ivs[0], 0)),
+                                       pixels(k(b, ivs[0], 1)));
           Value pixelRow = arith::AddIOp::create(
               b, loc,
               arith::MulIOp::create(b, loc, ivs[1], index(b, shape.outH)),
               ivs[2]);
           Value column = arith::MulIOp::create(b, loc, pixelRow,
-                                               index(b, 2 * shape.outW));
+                                               index(b, shape.outW));
           return SmallVector<Value>{
-              vector::TransferWriteOp::create(b, loc, interleaved, carried[0],
+              vector::TransferWriteOp::create(b, loc, words, carried[0],
                                               ValueRange{ivs[0], column},
                                               ArrayRef<bool>{true})
                   .getResult()};
         });
-    packedA = nest.results[0];
-  }
+    return nest.results[0];
+  };
 
-  // B: the filter [C, KH, KW, F] as [K, F], packed like the contractions'
-  // B (each K pair of rows of a panel interleaved as (2p + 1, 2p)).
-  int64_t panels = shape.filters / shape.panelWidth;
-  Value packedB = tensor::EmptyOp::create(
-      builder, loc, ArrayRef<int64_t>{panels, pairs, 2 * shape.panelWidth},
-      bf16);
-  {
-    Value rowsOfB = tensor::CollapseShapeOp::create(
-        builder, loc, shape.filter,
-        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-    auto rowType = VectorType::get({shape.panelWidth}, f32);
-    auto narrowType = VectorType::get({shape.panelWidth}, bf16);
-    SmallVector<Value> lower(2, index(builder, 0)), steps(2, index(builder, 1));
-    SmallVector<Value> upper = {index(builder, panels), index(builder, pairs)};
-    scf::LoopNest nest = scf::buildLoopNest(
-        builder, loc, lower, upper, steps, ValueRange{packedB},
-        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-          Value column =
-              arith::MulIOp::create(b, loc, ivs[0], index(b, shape.panelWidth));
-          auto row = [&](Value kIndex) {
-            Value wide = vector::TransferReadOp::create(
-                b, loc, rowType, rowsOfB, ValueRange{kIndex, column},
-                f32Padding, ArrayRef<bool>{true});
-            return arith::TruncFOp::create(b, loc, narrowType, wide)
-                .getResult();
-          };
-          Value interleaved = vector::InterleaveOp::create(
-              b, loc, row(k(b, ivs[1], 1)), row(k(b, ivs[1], 0)));
-          return SmallVector<Value>{vector::TransferWriteOp::create(
-                                        b, loc, interleaved, carried[0],
-                                        ValueRange{ivs[0], ivs[1], index(b, 0)},
-                                        ArrayRef<bool>{true})
-                                        .getResult()};
-        });
-    packedB = nest.results[0];
-  }
-
-  // The tiles of the [M, F] result, expanded to the op's [N, OH, OWB, P, F].
-  Value init = tensor::EmptyOp::create(
-      builder, loc, ArrayRef<int64_t>{shape.m(), shape.filters}, f32);
-  SmallVector<int64_t> tripCounts = {panels, shape.m() / shape.tileRows};
-  SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(shape.tileRows),
-                                     builder.getIndexAttr(shape.panelWidth)};
-  SmallVector<OpFoldResult> strides(2, builder.getIndexAttr(1));
+  // The block's [rows, F] result: its tiles (panel, row tile) in order.
+  SmallVector<OpFoldResult> tileSizes = {builder.getIndexAttr(shape.tileRows),
+                                         builder.getIndexAttr(shape.panelWidth)};
+  SmallVector<OpFoldResult> unitStrides(2, builder.getIndexAttr(1));
   auto tileType =
       RankedTensorType::get({shape.tileRows, shape.panelWidth}, f32);
-  auto computeTile = [&](OpBuilder &b, ValueRange ivs, Value output,
-                         SmallVector<OpFoldResult> &offsets) {
-    Value row =
-        arith::MulIOp::create(b, loc, ivs[1], index(b, shape.tileRows));
-    Value column =
-        arith::MulIOp::create(b, loc, ivs[0], index(b, shape.panelWidth));
-    offsets = {row, column};
-    Value tile = tensor::ExtractSliceOp::create(b, loc, tileType, output,
-                                                offsets, sizes, strides);
-    return buildConvTile(b, loc, packedA, packedB, tile, row, ivs[0], shape);
-  };
-  Value result;
-  if (parallel && panels * tripCounts[1] >= 2 &&
-      shape.m() * shape.filters * shape.k() >= kMinParallelIterations) {
-    SmallVector<OpFoldResult> upper = llvm::map_to_vector(
-        tripCounts,
-        [&](int64_t v) -> OpFoldResult { return builder.getIndexAttr(v); });
-    auto forall = scf::ForallOp::create(
-        builder, loc, upper, ValueRange{init}, std::nullopt,
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value output = args.back();
-          SmallVector<OpFoldResult> offsets;
-          Value tile = computeTile(b, args.take_front(2), output, offsets);
-          auto inParallel = scf::InParallelOp::create(b, loc);
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(inParallel.getBody());
-          tensor::ParallelInsertSliceOp::create(b, loc, tile, output, offsets,
-                                                sizes, strides);
-        });
-    result = forall.getResult(0);
-  } else {
+  auto computeBlock = [&](OpBuilder &builder, Value block) {
+    Value packedA = packA(builder, block);
+    Value init = tensor::EmptyOp::create(
+        builder, loc, ArrayRef<int64_t>{blockRows, shape.filters}, f32);
     SmallVector<Value> lower(2, index(builder, 0)), steps(2, index(builder, 1));
-    SmallVector<Value> upper = llvm::map_to_vector(
-        tripCounts, [&](int64_t v) { return index(builder, v); });
+    SmallVector<Value> upper = {index(builder, panels),
+                                index(builder, blockRows / shape.tileRows)};
     scf::LoopNest nest = scf::buildLoopNest(
         builder, loc, lower, upper, steps, ValueRange{init},
         [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-          SmallVector<OpFoldResult> offsets;
-          Value tile = computeTile(b, ivs, carried[0], offsets);
+          Value row =
+              arith::MulIOp::create(b, loc, ivs[1], index(b, shape.tileRows));
+          Value column = arith::MulIOp::create(b, loc, ivs[0],
+                                               index(b, shape.panelWidth));
+          SmallVector<OpFoldResult> offsets = {row, column};
+          Value tile = tensor::ExtractSliceOp::create(
+              b, loc, tileType, carried[0], offsets, tileSizes, unitStrides);
+          tile = buildConvTile(b, loc, packedA, packedB, tile, row, ivs[0],
+                               shape);
           return SmallVector<Value>{tensor::InsertSliceOp::create(
-              b, loc, tile, carried[0], offsets, sizes, strides)};
+              b, loc, tile, carried[0], offsets, tileSizes, unitStrides)};
         });
-    result = nest.results[0];
+    return nest.results[0];
+  };
+
+  // The blocks into the [M, F] result, expanded to the op's
+  // [N, OH, OWB, P, F].
+  int64_t blocks = shape.batch / shape.blockImages;
+  Value init = tensor::EmptyOp::create(
+      builder, loc, ArrayRef<int64_t>{shape.m(), shape.filters}, f32);
+  SmallVector<OpFoldResult> blockSizes = {builder.getIndexAttr(blockRows),
+                                          builder.getIndexAttr(shape.filters)};
+  auto blockOffsets = [&](OpBuilder &b, Value block) {
+    return SmallVector<OpFoldResult>{
+        arith::MulIOp::create(b, loc, block, index(b, blockRows)).getResult(),
+        b.getIndexAttr(0)};
+  };
+  Value result;
+  if (parallel && blocks >= 2 &&
+      shape.m() * shape.filters * shape.k() >= kMinParallelIterations) {
+    auto forall = scf::ForallOp::create(
+        builder, loc, ArrayRef<OpFoldResult>{builder.getIndexAttr(blocks)},
+        ValueRange{init}, std::nullopt,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value output = args.back();
+          Value blockResult = computeBlock(b, args[0]);
+          SmallVector<OpFoldResult> offsets = blockOffsets(b, args[0]);
+          auto inParallel = scf::InParallelOp::create(b, loc);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(inParallel.getBody());
+          tensor::ParallelInsertSliceOp::create(b, loc, blockResult, output,
+                                                offsets, blockSizes,
+                                                unitStrides);
+        });
+    result = forall.getResult(0);
+  } else {
+    auto loop = scf::ForOp::create(
+        builder, loc, index(builder, 0), index(builder, blocks),
+        index(builder, 1), ValueRange{init},
+        [&](OpBuilder &b, Location loc, Value block, ValueRange carried) {
+          Value blockResult = computeBlock(b, block);
+          scf::YieldOp::create(
+              b, loc,
+              tensor::InsertSliceOp::create(b, loc, blockResult, carried[0],
+                                            blockOffsets(b, block), blockSizes,
+                                            unitStrides)
+                  .getResult());
+        });
+    result = loop.getResult(0);
   }
   return tensor::ExpandShapeOp::create(
              builder, loc, op.getResult(0).getType(), result,
