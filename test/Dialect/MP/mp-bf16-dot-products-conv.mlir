@@ -5,13 +5,13 @@
 // The implicit GEMM of a bf16 convolution (convert-mp-to-linalg's, 16
 // filters, padding 1): both f32 operands are widened copies of bf16 tensors
 // (the padding scatter into a zero fill, the filter copy behind its
-// alloc_tensor barrier), so the guard reduces the bf16 input and filter;
-// the kernel packs the padded input as A [K/2, 2·N·OH·OW], each row of 8
-// output pixels' elements at K = 2p + 1 and 2p (K = (c, kh, kw)) rounded to
-// bf16 and interleaved, packs the filter [C·KH·KW, F] like a contraction's
-// B, and accumulates 16 x 16 tiles over the 72 K pairs with one dot per row
-// on the broadcast pair (no rotation: A's pairs are stored swapped); the
-// else branch is the implicit GEMM itself.
+// alloc_tensor barrier), so the guard reduces the bf16 input and filter.
+// The kernel packs the filter [C·KH·KW, F] as words of bf16 pairs (the
+// high half of K = 2p, the low half of K = 2p + 1: no rounding), then, per
+// image (48 pixels, three tiles of 16 rows), packs its padded input as A
+// [K/2, 48] words, one vector per row of 8 output pixels and K pair, and
+// accumulates 16 x 16 tiles over the 72 K pairs, one dot per pixel on its
+// broadcast word; the else branch is the implicit GEMM itself.
 // CHECK-LABEL: func.func @conv(
 // CHECK-SAME:      %[[X:.*]]: tensor<2x16x6x8xbf16>, %[[W:.*]]: tensor<16x16x3x3xbf16>
 // CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x16x6x8xbf16>) outs(%{{.*}} : tensor<2x16x8x10xf32>)
@@ -23,42 +23,59 @@
 // CHECK-COUNT-4: arith.andi %{{.*}} : i1
 // CHECK-NEXT:    %[[GUARD:.*]] = arith.andi
 // CHECK-NEXT:    %[[R:.*]] = scf.if %[[GUARD]] -> (tensor<2x6x1x8x16xf32>) {
-// CHECK:           %[[EA:.*]] = tensor.empty() : tensor<72x192xbf16>
-// CHECK:           %[[PA:.*]] = scf.for %[[P:[a-z0-9_]+]] = %{{.*}} to %c72 {{.*}} iter_args(%{{.*}} = %[[EA]])
-// CHECK:             scf.for %[[N:[a-z0-9_]+]] = %{{.*}} to %c2
-// CHECK:               scf.for %[[OH:[a-z0-9_]+]] = %{{.*}} to %c6
-// CHECK:                 %[[ODD:.*]] = vector.transfer_read %[[PAD]][%[[N]], {{.*}}], {{.*}} : tensor<2x16x8x10xf32>, vector<8xf32>
-// CHECK-NEXT:            %[[ODD16:.*]] = arith.truncf %[[ODD]] : vector<8xf32> to vector<8xbf16>
-// CHECK:                 %[[EVEN:.*]] = vector.transfer_read %[[PAD]][%[[N]], {{.*}}], {{.*}} : tensor<2x16x8x10xf32>, vector<8xf32>
-// CHECK-NEXT:            %[[EVEN16:.*]] = arith.truncf %[[EVEN]] : vector<8xf32> to vector<8xbf16>
-// CHECK-NEXT:            %[[PAIRSA:.*]] = vector.interleave %[[ODD16]], %[[EVEN16]] : vector<8xbf16> -> vector<16xbf16>
-// CHECK:                 vector.transfer_write %[[PAIRSA]], %{{.*}}[%[[P]], %{{.*}}] {in_bounds = [true]} : vector<16xbf16>, tensor<72x192xbf16>
-// CHECK:           %[[EB:.*]] = tensor.empty() : tensor<1x72x32xbf16>
+// CHECK:           %[[EB:.*]] = tensor.empty() : tensor<1x72x16xi32>
 // CHECK:           %[[RB:.*]] = tensor.collapse_shape %[[FILTER]] {{\[}}[0, 1, 2], [3]] : tensor<16x3x3x16xf32> into tensor<144x16xf32>
 // CHECK:           %[[PB:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EB]])
-// CHECK:             vector.transfer_read %[[RB]]{{.*}} : tensor<144x16xf32>, vector<16xf32>
-// CHECK:             vector.interleave %{{.*}}, %{{.*}} : vector<16xbf16> -> vector<32xbf16>
+// CHECK:             scf.for %[[BP:[a-z0-9_]+]] =
+// CHECK:               %[[B0:.*]] = vector.transfer_read %[[RB]]{{.*}} : tensor<144x16xf32>, vector<16xf32>
+// CHECK:               %[[B1:.*]] = vector.transfer_read %[[RB]]{{.*}} : tensor<144x16xf32>, vector<16xf32>
+// CHECK:               %[[B0I:.*]] = arith.bitcast %[[B0]] : vector<16xf32> to vector<16xi32>
+// CHECK:               %[[HIGH:.*]] = arith.andi %[[B0I]], %{{.*}} : vector<16xi32>
+// CHECK:               %[[B1I:.*]] = arith.bitcast %[[B1]] : vector<16xf32> to vector<16xi32>
+// CHECK:               %[[LOW:.*]] = arith.shrui %[[B1I]], %{{.*}} : vector<16xi32>
+// CHECK:               %[[WORDS:.*]] = arith.ori %[[HIGH]], %[[LOW]] : vector<16xi32>
+// CHECK:               vector.transfer_write %[[WORDS]], %{{.*}}[%{{.*}}, %[[BP]], %{{.*}}] {in_bounds = [true]} : vector<16xi32>, tensor<1x72x16xi32>
 // CHECK:           %[[OUT:.*]] = tensor.empty() : tensor<96x16xf32>
-// CHECK:           %[[TILES:.*]] = scf.for %[[PANEL:[a-z0-9_]+]] = {{.*}} iter_args(%{{.*}} = %[[OUT]])
-// CHECK:             scf.for {{.*}} to %c6
-// CHECK:               tensor.extract_slice {{.*}} [16, 16] [1, 1] : tensor<96x16xf32> to tensor<16x16xf32>
-// CHECK:               %{{.*}}:16 = scf.for %[[PAIR:[a-z0-9_]+]] = {{.*}} to %c72
-// CHECK:                 %[[ROWB:.*]] = vector.transfer_read %[[PB]][%[[PANEL]], %[[PAIR]], %{{.*}}], {{.*}} : tensor<1x72x32xbf16>, vector<32xbf16>
-// CHECK:                 vector.transfer_read %[[PA]][%[[PAIR]], %{{.*}}], {{.*}} : tensor<72x192xbf16>, vector<2xbf16>
-// CHECK-NEXT:            vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
-// CHECK-NEXT:            vector.extract
-// CHECK-NEXT:            %[[SPLAT:.*]] = vector.broadcast %{{.*}} : i32 to vector<16xi32>
-// CHECK-NEXT:            %[[PAIRS:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xbf16>
-// CHECK-NEXT:            x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %[[ROWB]] : vector<32xbf16> -> vector<16xf32>
-// CHECK-COUNT-15:        x86vector.avx512.dot %{{.*}}, %{{.*}}, %[[ROWB]] : vector<32xbf16> -> vector<16xf32>
-// CHECK-COUNT-16:      vector.transfer_write {{.*}} : vector<16xf32>, tensor<16x16xf32>
-// CHECK:               tensor.insert_slice {{.*}} [16, 16] [1, 1] : tensor<16x16xf32> into tensor<96x16xf32>
-// CHECK:           %[[KERNEL:.*]] = tensor.expand_shape %[[TILES]] {{\[}}[0, 1, 2, 3], [4]] output_shape [2, 6, 1, 8, 16] : tensor<96x16xf32> into tensor<2x6x1x8x16xf32>
+// CHECK:           %[[BLOCKS:.*]] = scf.for %[[IMAGE:[a-z0-9_]+]] = %{{.*}} to %c2{{.*}} {{.*}} iter_args(%[[ACC:.*]] = %[[OUT]])
+// CHECK:             %[[EA:.*]] = tensor.empty() : tensor<72x48xi32>
+// CHECK:             %[[PA:.*]] = scf.for %[[P:[a-z0-9_]+]] = %{{.*}} to %c72{{.*}} {{.*}} iter_args(%{{.*}} = %[[EA]])
+// CHECK:               scf.for
+// CHECK:                 scf.for %[[OH:[a-z0-9_]+]] = %{{.*}} to %c6{{.*}}
+// CHECK:                   %[[EVEN:.*]] = vector.transfer_read %[[PAD]]{{.*}} : tensor<2x16x8x10xf32>, vector<8xf32>
+// CHECK:                   %[[ODD:.*]] = vector.transfer_read %[[PAD]]{{.*}} : tensor<2x16x8x10xf32>, vector<8xf32>
+// CHECK:                   arith.bitcast %[[EVEN]] : vector<8xf32> to vector<8xi32>
+// CHECK:                   arith.andi
+// CHECK:                   arith.bitcast %[[ODD]] : vector<8xf32> to vector<8xi32>
+// CHECK:                   arith.shrui
+// CHECK:                   %[[WORDSA:.*]] = arith.ori
+// CHECK:                   vector.transfer_write %[[WORDSA]], %{{.*}}[%[[P]], %{{.*}}] {in_bounds = [true]} : vector<8xi32>, tensor<72x48xi32>
+// CHECK:             %[[EBLOCK:.*]] = tensor.empty() : tensor<48x16xf32>
+// CHECK:             %[[BLOCK:.*]] = scf.for %[[PANEL:[a-z0-9_]+]] = {{.*}} iter_args(%{{.*}} = %[[EBLOCK]])
+// CHECK:               scf.for {{.*}} to %c3{{.*}}
+// CHECK:                 tensor.extract_slice {{.*}} [16, 16] [1, 1] : tensor<48x16xf32> to tensor<16x16xf32>
+// CHECK:                 %{{.*}}:16 = scf.for %[[PAIR:[a-z0-9_]+]] = {{.*}} to %c72
+// CHECK:                   %[[ROWBW:.*]] = vector.transfer_read %[[PB]][%[[PANEL]], %[[PAIR]], %{{.*}}], {{.*}} : tensor<1x72x16xi32>, vector<16xi32>
+// CHECK-NEXT:              %[[ROWB:.*]] = vector.bitcast %[[ROWBW]] : vector<16xi32> to vector<32xbf16>
+// CHECK:                   %[[WORD:.*]] = tensor.extract %[[PA]][%[[PAIR]], %{{.*}}] : tensor<72x48xi32>
+// CHECK-NEXT:              %[[SPLAT:.*]] = vector.broadcast %[[WORD]] : i32 to vector<16xi32>
+// CHECK-NEXT:              %[[PAIRS:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xbf16>
+// CHECK-NEXT:              x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %[[ROWB]] : vector<32xbf16> -> vector<16xf32>
+// CHECK-COUNT-15:          x86vector.avx512.dot %{{.*}}, %{{.*}}, %[[ROWB]] : vector<32xbf16> -> vector<16xf32>
+// CHECK-COUNT-16:        vector.transfer_write {{.*}} : vector<16xf32>, tensor<16x16xf32>
+// CHECK:                 tensor.insert_slice {{.*}} [16, 16] [1, 1] : tensor<16x16xf32> into tensor<48x16xf32>
+// CHECK:             %[[ROW:.*]] = arith.muli %[[IMAGE]], %c48
+// CHECK-NEXT:        tensor.insert_slice %[[BLOCK]] into %[[ACC]][%[[ROW]], 0] [48, 16] [1, 1] : tensor<48x16xf32> into tensor<96x16xf32>
+// CHECK:           %[[KERNEL:.*]] = tensor.expand_shape %[[BLOCKS]] {{\[}}[0, 1, 2, 3], [4]] output_shape [2, 6, 1, 8, 16] : tensor<96x16xf32> into tensor<2x6x1x8x16xf32>
 // CHECK-NEXT:      scf.yield %[[KERNEL]]
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      %[[FALLBACK:.*]] = linalg.generic {{.*}} ins(%[[PAD]], %[[FILTER]] : tensor<2x16x8x10xf32>, tensor<16x3x3x16xf32>) outs(%[[FILL]] : tensor<2x6x1x8x16xf32>)
 // CHECK:           scf.yield %[[FALLBACK]]
 // CHECK:         tensor.collapse_shape %[[R]]
+// PAR-LABEL: func.func @conv(
+// PAR:         scf.forall (%[[IMAGE:.*]]) in (2) shared_outs(%[[ACC:.*]] = %{{.*}}) -> (tensor<96x16xf32>)
+// PAR:           x86vector.avx512.dot
+// PAR:           %[[ROW:.*]] = arith.muli %[[IMAGE]], %c48
+// PAR:           tensor.parallel_insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0] [48, 16] [1, 1] : tensor<48x16xf32> into tensor<96x16xf32>
 // UNG-LABEL: func.func @conv(
 // UNG-NOT:     scf.if
 // UNG:         x86vector.avx512.dot
@@ -110,22 +127,26 @@ func.func @conv(%arg0: tensor<2x16x6x8xbf16>, %arg1: tensor<16x16x3x3xbf16>) -> 
 
 // -----
 
-// 32 filters: 8 x 32 tiles (two dots per broadcast pair); with `parallel`
-// (73728 iterations) the tile loops (panel, row tile) are an scf.forall.
+// 32 filters on 8 x 8 pixels: 8 x 32 tiles (two dots per broadcast word),
+// one image a block; one block, so no scf.forall with `parallel` (with two
+// blocks, @conv, there is one).
 // CHECK-LABEL: func.func @conv32(
 // CHECK:         scf.if
-// CHECK:           tensor.empty() : tensor<72x128xbf16>
-// CHECK:           tensor.empty() : tensor<1x72x64xbf16>
-// CHECK:           tensor.extract_slice {{.*}} [8, 32] [1, 1] : tensor<64x32xf32> to tensor<8x32xf32>
-// CHECK:           %[[PAIRS:.*]] = vector.bitcast %{{.*}} : vector<16xi32> to vector<32xbf16>
-// CHECK-NEXT:      x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
-// CHECK-NEXT:      x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
+// CHECK:           tensor.empty() : tensor<1x72x32xi32>
+// CHECK:           scf.for {{.*}} to %c1{{.*}} -> (tensor<64x32xf32>)
+// CHECK:             tensor.empty() : tensor<72x64xi32>
+// CHECK:             tensor.extract_slice {{.*}} [8, 32] [1, 1] : tensor<64x32xf32> to tensor<8x32xf32>
+// CHECK:             %[[SPLAT:.*]] = vector.broadcast %{{.*}} : i32 to vector<16xi32>
+// CHECK-NEXT:        %[[PAIRS:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xbf16>
+// CHECK-NEXT:        x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
+// CHECK-NEXT:        x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
 // CHECK:         } else {
 // UNG-LABEL: func.func @conv32(
 // PAR-LABEL: func.func @conv32(
-// PAR:         scf.forall (%{{.*}}, %{{.*}}) in (1, 8) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<64x32xf32>)
-// PAR:           x86vector.avx512.dot
-// PAR:           tensor.parallel_insert_slice {{.*}} [8, 32] [1, 1] : tensor<8x32xf32> into tensor<64x32xf32>
+// PAR-NOT:     scf.forall
+// PAR:         x86vector.avx512.dot
+// PAR-NOT:     scf.forall
+// PAR:         return
 #map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>
 #map2 = affine_map<(d0, d1, d2, d3) -> (d3, d0, d1, d2)>
