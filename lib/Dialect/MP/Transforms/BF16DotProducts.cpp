@@ -32,6 +32,22 @@
 // broadcast pairs of A, 2 rows of B and 16 dot instructions per pair). With
 // `parallel` the tile loops are an scf.forall (each output element is still
 // computed by one iteration).
+//
+// Convolutions: the implicit GEMM of convert-mp-to-linalg (one group, unit
+// width stride: out[n, oh, owb, r, f] += in[n, c, oh·sh + kh·dh, owb·P + r +
+// kw·dw] · w[c, kh, kw, f] over (c, kh, kw), c outermost, the forward
+// product and the input gradient's) whose two f32 operands are widened
+// copies of bf16 tensors (the padding scatter into a zero fill, the filter
+// copy) gets a second implementation the same way, guarded on the bf16
+// tensors: the filter as words of bf16 pairs [F/width, K/2, width] (K =
+// (c, kh, kw), K = 2p in the high half: the f32 elements are widened bf16,
+// so the pair is taken from their high halves, no rounding), and per block
+// of images (in cache) the padded input as words [K/2, pixels], one vector
+// per row of output pixels and K pair, then tiles of 16 pixels x 16
+// filters (8 x 32 with 32 filters), one broadcast word per pixel and K
+// pair (no rotation); with `parallel` the blocks are an scf.forall. The K
+// pairs run in ascending K, the contraction's order, with the guard's
+// proof.
 // It assumes linalg on tensors after convert-mp-to-linalg, before
 // mp-tile-and-vectorize (which tiles the transposing copies and the
 // fallback contraction), and a target with AVX512_BF16:
