@@ -622,6 +622,10 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
 static Value getBF16Source(Value value) {
   if (auto barrier = value.getDefiningOp<bufferization::AllocTensorOp>())
     return barrier.getCopy() ? getBF16Source(barrier.getCopy()) : Value();
+  if (auto reshape = value.getDefiningOp<tensor::CollapseShapeOp>())
+    return getBF16Source(reshape.getSrc());
+  if (auto reshape = value.getDefiningOp<tensor::ExpandShapeOp>())
+    return getBF16Source(reshape.getSrc());
   auto copy = value.getDefiningOp<linalg::GenericOp>();
   if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
       !getElementTypeOrSelf(copy.getDpsInputs()[0].getType()).isBF16() ||
@@ -697,6 +701,22 @@ getLinearCoefficients(AffineExpr expr, unsigned numDims) {
   return coefficients;
 }
 
+/// True when the payload of `op` is out + a·b (convert-mp-to-linalg's
+/// multiplyAccumulate), without fast-math flags.
+static bool isMultiplyAccumulate(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 3)
+    return false;
+  auto mul = dyn_cast<arith::MulFOp>(body.front());
+  auto add = dyn_cast<arith::AddFOp>(*std::next(body.begin()));
+  return mul && add && mul.getFastmath() == arith::FastMathFlags::none &&
+         add.getFastmath() == arith::FastMathFlags::none &&
+         mul.getLhs() == body.getArgument(0) &&
+         mul.getRhs() == body.getArgument(1) &&
+         add.getLhs() == body.getArgument(2) && add.getRhs() == mul &&
+         body.getTerminator()->getOperand(0) == add;
+}
+
 /// An implicit GEMM convolution (convert-mp-to-linalg's buildImplicitConv,
 /// one group) the conv kernel takes: loops (n, oh, owb, r, f, c, kh, kw),
 /// out[n, oh, owb, r, f] += in[n, c, oh·sh + kh·dh, owb·P + r + kw·dw] ·
@@ -728,18 +748,7 @@ static std::optional<ConvShape> matchImplicitConv(linalg::GenericOp op) {
   for (auto [i, iterator] : llvm::enumerate(iterators))
     if ((iterator == utils::IteratorType::reduction) != (i >= 5))
       return std::nullopt;
-  // The payload: out + a·b (multiplyAccumulate), no fast-math flags.
-  Block &body = op.getRegion().front();
-  if (body.getOperations().size() != 3)
-    return std::nullopt;
-  auto mul = dyn_cast<arith::MulFOp>(body.front());
-  auto add = dyn_cast<arith::AddFOp>(*std::next(body.begin()));
-  if (!mul || !add || mul.getFastmath() != arith::FastMathFlags::none ||
-      add.getFastmath() != arith::FastMathFlags::none ||
-      mul.getLhs() != body.getArgument(0) ||
-      mul.getRhs() != body.getArgument(1) ||
-      add.getLhs() != body.getArgument(2) || add.getRhs() != mul ||
-      body.getTerminator()->getOperand(0) != add)
+  if (!isMultiplyAccumulate(op))
     return std::nullopt;
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   if (ShapedType::isDynamicShape(extents))
@@ -819,13 +828,16 @@ static Value buildPairWords(OpBuilder &b, Location loc, Value first,
 }
 
 /// Computes the tileRows x panelWidth tile at (row, panel) of a convolution
-/// from its packed operands into `tile` and returns it: A as [K/2, rows] and
-/// B as [F/width, K/2, width] words of bf16 pairs (buildPairWords: K = 2p
-/// in the high half, the element vdpbf16ps adds first), so that a
-/// broadcast word of A is the pair of its pixel in ascending K.
+/// from its packed operands over `pairs` K pairs into `tile` and returns
+/// it: A as [K/2, rows] and B as [columns/width, K/2, width] words of bf16
+/// pairs (buildPairWords: K = 2p in the high half, the element vdpbf16ps
+/// adds first), so that a broadcast word of A is the pair of its row in
+/// ascending K. The sums start from zero, or with `accumulate` from the
+/// tile's values (a sum continued over more K pairs: the same chain).
 static Value buildConvTile(OpBuilder &builder, Location loc, Value packedA,
                            Value packedB, Value tile, Value row, Value panel,
-                           const ConvShape &shape) {
+                           int64_t pairs, int64_t tileRows, int64_t panelWidth,
+                           bool accumulate = false) {
   Type f32 = builder.getF32Type();
   auto accumulatorType = VectorType::get({kLanes}, f32);
   auto pairType = VectorType::get({2 * kLanes}, builder.getBF16Type());
@@ -836,12 +848,22 @@ static Value buildConvTile(OpBuilder &builder, Location loc, Value packedA,
   auto index = [&](OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  int64_t vectorsPerRow = shape.panelWidth / kLanes;
-  SmallVector<Value> accumulators(shape.tileRows * vectorsPerRow, zero);
+  int64_t vectorsPerRow = panelWidth / kLanes;
+  SmallVector<Value> accumulators(tileRows * vectorsPerRow, zero);
+  if (accumulate) {
+    Value f32Padding =
+        arith::ConstantOp::create(builder, loc, builder.getFloatAttr(f32, 0.0));
+    for (int64_t r = 0; r < tileRows; ++r)
+      for (int64_t c = 0; c < vectorsPerRow; ++c)
+        accumulators[r * vectorsPerRow + c] = vector::TransferReadOp::create(
+            builder, loc, accumulatorType, tile,
+            ValueRange{index(builder, r), index(builder, c * kLanes)},
+            f32Padding, ArrayRef<bool>{true});
+  }
   Value padding = arith::ConstantIntOp::create(builder, loc,
                                                builder.getI32Type(), 0);
   auto loop = scf::ForOp::create(
-      builder, loc, index(builder, 0), index(builder, shape.k() / 2),
+      builder, loc, index(builder, 0), index(builder, pairs),
       index(builder, 1), accumulators,
       [&](OpBuilder &b, Location loc, Value pair, ValueRange carried) {
         SmallVector<Value> rowsOfB;
@@ -853,7 +875,7 @@ static Value buildConvTile(OpBuilder &builder, Location loc, Value packedA,
                   ValueRange{panel, pair, index(b, c * kLanes)}, padding,
                   ArrayRef<bool>{true})));
         SmallVector<Value> results;
-        for (int64_t r = 0; r < shape.tileRows; ++r) {
+        for (int64_t r = 0; r < tileRows; ++r) {
           Value pixel = arith::AddIOp::create(b, loc, row, index(b, r));
           Value word = tensor::ExtractOp::create(b, loc, packedA,
                                                  ValueRange{pair, pixel});
@@ -867,7 +889,7 @@ static Value buildConvTile(OpBuilder &builder, Location loc, Value packedA,
         }
         scf::YieldOp::create(b, loc, results);
       });
-  for (int64_t r = 0; r < shape.tileRows; ++r)
+  for (int64_t r = 0; r < tileRows; ++r)
     for (int64_t c = 0; c < vectorsPerRow; ++c)
       tile = vector::TransferWriteOp::create(
                  builder, loc, loop.getResult(r * vectorsPerRow + c), tile,
@@ -1016,7 +1038,7 @@ static Value buildConvKernel(OpBuilder &builder, Location loc,
           Value tile = tensor::ExtractSliceOp::create(
               b, loc, tileType, carried[0], offsets, tileSizes, unitStrides);
           tile = buildConvTile(b, loc, packedA, packedB, tile, row, ivs[0],
-                               shape);
+                               pairs, shape.tileRows, shape.panelWidth);
           return SmallVector<Value>{tensor::InsertSliceOp::create(
               b, loc, tile, carried[0], offsets, tileSizes, unitStrides)};
         });
@@ -1074,6 +1096,275 @@ static Value buildConvKernel(OpBuilder &builder, Location loc,
       .getResult();
 }
 
+/// An implicit filter gradient (convert-mp-to-linalg's
+/// buildImplicitGradFilter, one group) the conv kernel takes: loops (kh, kw,
+/// c, f, n, oh, ow), out[kh, kw, c, f] += in[n, c, oh·sh + kh·dh, ow + kw·dw]
+/// · g[n, oh, ow, f] summed over (n, oh, ow) in loop order into a zero fill,
+/// both f32 operands widened copies of bf16 tensors; unit width stride.
+struct GradFilterShape {
+  Value input, gradient;       // The f32 operands.
+  Value inputBF16, gradientBF16; // Their bf16 sources (for the guard).
+  int64_t kernelH, kernelW, channels, filters, batch, outH, outW;
+  int64_t strideH, dilationH, dilationW;
+  int64_t panelWidth, tileRows; // Tiles of (kh, kw, c) rows x filters.
+
+  int64_t m() const { return kernelH * kernelW * channels; }
+  int64_t pairsPerImage() const { return outH * outW / 2; }
+};
+
+/// The shape of `op` when it is an implicit filter gradient the conv kernel
+/// computes: besides GradFilterShape's form, C and F multiples of 16, OW even
+/// (the K pairs are pixel pairs of a row) and at most 32.
+static std::optional<GradFilterShape>
+matchImplicitGradFilter(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != 7 ||
+      !isZeroFill(op.getDpsInits()[0]) ||
+      !getElementTypeOrSelf(op.getResult(0).getType()).isF32() ||
+      !isMultiplyAccumulate(op))
+    return std::nullopt;
+  for (auto [i, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
+    if ((iterator == utils::IteratorType::reduction) != (i >= 4))
+      return std::nullopt;
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (ShapedType::isDynamicShape(extents))
+    return std::nullopt;
+  MLIRContext *context = op.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps[1] != AffineMap::get(7, 0, {d(4), d(5), d(6), d(3)}, context) ||
+      maps[2] != AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, context) ||
+      maps[0].getNumResults() != 4 || maps[0].getResult(0) != d(4) ||
+      maps[0].getResult(1) != d(2))
+    return std::nullopt;
+  std::optional<SmallVector<int64_t>> height =
+      getLinearCoefficients(maps[0].getResult(2), 7);
+  std::optional<SmallVector<int64_t>> width =
+      getLinearCoefficients(maps[0].getResult(3), 7);
+  if (!height || !width)
+    return std::nullopt;
+  for (unsigned i = 0; i < 7; ++i)
+    if (((*height)[i] != 0) != (i == 0 || i == 5) ||
+        ((*width)[i] != 0) != (i == 1 || i == 6))
+      return std::nullopt;
+  if ((*width)[6] != 1)
+    return std::nullopt;
+  GradFilterShape shape;
+  shape.input = op.getDpsInputs()[0];
+  shape.gradient = op.getDpsInputs()[1];
+  shape.inputBF16 = getBF16Source(shape.input);
+  shape.gradientBF16 = getBF16Source(shape.gradient);
+  if (!shape.inputBF16 || !shape.gradientBF16)
+    return std::nullopt;
+  shape.kernelH = extents[0];
+  shape.kernelW = extents[1];
+  shape.channels = extents[2];
+  shape.filters = extents[3];
+  shape.batch = extents[4];
+  shape.outH = extents[5];
+  shape.outW = extents[6];
+  shape.strideH = (*height)[5];
+  shape.dilationH = (*height)[0];
+  shape.dilationW = (*width)[1];
+  shape.panelWidth = shape.filters % kTileColumns == 0 ? kTileColumns : kLanes;
+  shape.tileRows = kTileRows * kTileColumns / shape.panelWidth;
+  if (shape.channels % kLanes || shape.filters % kLanes || shape.outW % 2 ||
+      shape.outW > 2 * kLanes)
+    return std::nullopt;
+  return shape;
+}
+
+/// The conv kernel of the filter gradient `op` (shape `shape`): for each
+/// image in order, its padded input packed as A [OH·OW/2, KH·KW·C] words
+/// (a K pair is two neighbouring pixels of a row: 16 channels x 32 input
+/// columns read at once, split into even and odd columns, made words and
+/// transposed to pixels x channels) and its gradient as B [F/width,
+/// OH·OW/2, width] words; then every tile of (kh, kw, c) rows x filters of
+/// the [KH·KW·C, F] result continues its sums over the image's K pairs (from
+/// the zero fill for the first image): each sum one chain over (n, oh, ow)
+/// in ascending order. With `parallel` an image's tiles are an scf.forall.
+static Value buildGradFilterKernel(OpBuilder &builder, Location loc,
+                                   linalg::GenericOp op,
+                                   const GradFilterShape &shape,
+                                   bool parallel) {
+  Type i32 = builder.getI32Type(), f32 = builder.getF32Type();
+  auto index = [&](OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  MLIRContext *context = builder.getContext();
+  int64_t pairs = shape.pairsPerImage(), rowPairs = shape.outW / 2;
+  int64_t panels = shape.filters / shape.panelWidth;
+  Value f32Padding =
+      arith::ConstantOp::create(builder, loc, builder.getFloatAttr(f32, 0.0));
+
+  // The result [KH·KW·C, F], from the op's zero fill.
+  Value init = tensor::CollapseShapeOp::create(
+      builder, loc, op.getDpsInits()[0],
+      ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+  auto resultType = cast<RankedTensorType>(init.getType());
+
+  auto computeImage = [&](OpBuilder &builder, Value image, Value output) {
+    // A: per (oh, kh, kw, 16 channels), the 16 x 32 input columns from
+    // kw·dw (beyond the tensor: zeros, never used), their even and odd
+    // columns made words, transposed, the first OW/2 written.
+    Value packedA = tensor::EmptyOp::create(
+        builder, loc, ArrayRef<int64_t>{pairs, shape.m()}, i32);
+    {
+      auto blockType = VectorType::get({kLanes, 2 * kLanes}, f32);
+      auto readMap = AffineMap::get(
+          4, 0, {getAffineDimExpr(1, context), getAffineDimExpr(3, context)},
+          context);
+      SmallVector<Value> lower(4, index(builder, 0)),
+          steps(4, index(builder, 1));
+      SmallVector<Value> upper = {
+          index(builder, shape.outH), index(builder, shape.kernelH),
+          index(builder, shape.kernelW),
+          index(builder, shape.channels / kLanes)};
+      scf::LoopNest nest = scf::buildLoopNest(
+          builder, loc, lower, upper, steps, ValueRange{packedA},
+          [&](OpBuilder &b, Location loc, ValueRange ivs,
+              ValueRange carried) {
+            auto scaled = [&](Value v, int64_t factor) {
+              return arith::MulIOp::create(b, loc, v, index(b, factor))
+                  .getResult();
+            };
+            Value h = arith::AddIOp::create(b, loc,
+                                            scaled(ivs[0], shape.strideH),
+                                            scaled(ivs[1], shape.dilationH));
+            Value channel = scaled(ivs[3], kLanes);
+            Value block = vector::TransferReadOp::create(
+                b, loc, blockType, shape.input,
+                ValueRange{image, channel, h, scaled(ivs[2], shape.dilationW)},
+                f32Padding, readMap, ArrayRef<bool>{true, false});
+            auto halves = vector::DeinterleaveOp::create(b, loc, block);
+            Value words = buildPairWords(b, loc, halves.getRes1(),
+                                         halves.getRes2());
+            Value transposed = vector::TransposeOp::create(
+                b, loc, words, ArrayRef<int64_t>{1, 0});
+            Value used = vector::ExtractStridedSliceOp::create(
+                b, loc, transposed, ArrayRef<int64_t>{0, 0},
+                ArrayRef<int64_t>{rowPairs, kLanes}, ArrayRef<int64_t>{1, 1});
+            // Row (kh, kw, c) of A.
+            Value row = arith::AddIOp::create(
+                b, loc,
+                scaled(arith::AddIOp::create(
+                           b, loc, scaled(ivs[1], shape.kernelW), ivs[2]),
+                       shape.channels),
+                channel);
+            return SmallVector<Value>{vector::TransferWriteOp::create(
+                                          b, loc, used, carried[0],
+                                          ValueRange{scaled(ivs[0], rowPairs),
+                                                     row},
+                                          ArrayRef<bool>{true, true})
+                                          .getResult()};
+          });
+      packedA = nest.results[0];
+    }
+    // B: per (panel, oh, pixel pair), the gradient's two rows of filters
+    // made words.
+    Value packedB = tensor::EmptyOp::create(
+        builder, loc, ArrayRef<int64_t>{panels, pairs, shape.panelWidth}, i32);
+    {
+      auto rowType = VectorType::get({shape.panelWidth}, f32);
+      SmallVector<Value> lower(3, index(builder, 0)),
+          steps(3, index(builder, 1));
+      SmallVector<Value> upper = {index(builder, panels),
+                                  index(builder, shape.outH),
+                                  index(builder, rowPairs)};
+      scf::LoopNest nest = scf::buildLoopNest(
+          builder, loc, lower, upper, steps, ValueRange{packedB},
+          [&](OpBuilder &b, Location loc, ValueRange ivs,
+              ValueRange carried) {
+            Value column = arith::MulIOp::create(
+                b, loc, ivs[0], index(b, shape.panelWidth));
+            Value even = arith::MulIOp::create(b, loc, ivs[2], index(b, 2));
+            Value odd = arith::AddIOp::create(b, loc, even, index(b, 1));
+            auto row = [&](Value pixel) {
+              return vector::TransferReadOp::create(
+                         b, loc, rowType, shape.gradient,
+                         ValueRange{image, ivs[1], pixel, column}, f32Padding,
+                         ArrayRef<bool>{true})
+                  .getResult();
+            };
+            Value words = buildPairWords(b, loc, row(even), row(odd));
+            Value pair = arith::AddIOp::create(
+                b, loc,
+                arith::MulIOp::create(b, loc, ivs[1], index(b, rowPairs)),
+                ivs[2]);
+            return SmallVector<Value>{vector::TransferWriteOp::create(
+                                          b, loc, words, carried[0],
+                                          ValueRange{ivs[0], pair,
+                                                     index(b, 0)},
+                                          ArrayRef<bool>{true})
+                                          .getResult()};
+          });
+      packedB = nest.results[0];
+    }
+    // The tiles, each continuing its sums over the image's pairs.
+    SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(shape.tileRows),
+                                       builder.getIndexAttr(shape.panelWidth)};
+    SmallVector<OpFoldResult> strides(2, builder.getIndexAttr(1));
+    auto tileType =
+        RankedTensorType::get({shape.tileRows, shape.panelWidth}, f32);
+    auto computeTile = [&](OpBuilder &b, ValueRange ivs, Value output,
+                           SmallVector<OpFoldResult> &offsets) {
+      Value row =
+          arith::MulIOp::create(b, loc, ivs[1], index(b, shape.tileRows));
+      Value column =
+          arith::MulIOp::create(b, loc, ivs[0], index(b, shape.panelWidth));
+      offsets = {row, column};
+      Value tile = tensor::ExtractSliceOp::create(b, loc, tileType, output,
+                                                  offsets, sizes, strides);
+      return buildConvTile(b, loc, packedA, packedB, tile, row, ivs[0], pairs,
+                           shape.tileRows, shape.panelWidth,
+                           /*accumulate=*/true);
+    };
+    SmallVector<int64_t> tripCounts = {panels, shape.m() / shape.tileRows};
+    if (parallel && panels * tripCounts[1] >= 2) {
+      SmallVector<OpFoldResult> upper = llvm::map_to_vector(
+          tripCounts,
+          [&](int64_t v) -> OpFoldResult { return builder.getIndexAttr(v); });
+      auto forall = scf::ForallOp::create(
+          builder, loc, upper, ValueRange{output}, std::nullopt,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value shared = args.back();
+            SmallVector<OpFoldResult> offsets;
+            Value tile = computeTile(b, args.take_front(2), shared, offsets);
+            auto inParallel = scf::InParallelOp::create(b, loc);
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(inParallel.getBody());
+            tensor::ParallelInsertSliceOp::create(b, loc, tile, shared,
+                                                  offsets, sizes, strides);
+          });
+      return forall.getResult(0);
+    }
+    SmallVector<Value> lower(2, index(builder, 0)), steps(2, index(builder, 1));
+    SmallVector<Value> upper = llvm::map_to_vector(
+        tripCounts, [&](int64_t v) { return index(builder, v); });
+    scf::LoopNest nest = scf::buildLoopNest(
+        builder, loc, lower, upper, steps, ValueRange{output},
+        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
+          SmallVector<OpFoldResult> offsets;
+          Value tile = computeTile(b, ivs, carried[0], offsets);
+          return SmallVector<Value>{tensor::InsertSliceOp::create(
+              b, loc, tile, carried[0], offsets, sizes, strides)};
+        });
+    return nest.results[0];
+  };
+
+  auto loop = scf::ForOp::create(
+      builder, loc, index(builder, 0), index(builder, shape.batch),
+      index(builder, 1), ValueRange{init},
+      [&](OpBuilder &b, Location loc, Value image, ValueRange carried) {
+        scf::YieldOp::create(b, loc, computeImage(b, image, carried[0]));
+      });
+  (void)resultType;
+  return tensor::ExpandShapeOp::create(
+             builder, loc, op.getResult(0).getType(), loop.getResult(0),
+             ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}})
+      .getResult();
+}
+
 /// Replaces `op` (one result) by an scf.if on `guard` whose then branch
 /// yields `buildKernel`'s value and whose else branch is `op` itself.
 static void replaceGuarded(Operation *op, Value guard,
@@ -1118,6 +1409,30 @@ struct BF16DotProducts
       // The contraction itself is the fallback.
       replaceGuarded(op, guard, [&](OpBuilder &b) {
         return buildKernel(b, loc, op, shape, parallel);
+      });
+    }
+
+    // Filter gradients (implicit, of bf16 data widened to f32).
+    std::vector<std::pair<linalg::GenericOp, GradFilterShape>> gradients;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (std::optional<GradFilterShape> shape = matchImplicitGradFilter(op))
+        gradients.emplace_back(op, *shape);
+    });
+    for (auto &[gradient, gradientShape] : gradients) {
+      linalg::GenericOp op = gradient;
+      const GradFilterShape &shape = gradientShape;
+      OpBuilder builder(op);
+      Location loc = op.getLoc();
+      if (unguarded) {
+        op->replaceAllUsesWith(ValueRange{
+            buildGradFilterKernel(builder, loc, op, shape, parallel)});
+        op->erase();
+        continue;
+      }
+      Value guard =
+          buildGuard(builder, loc, shape.inputBF16, shape.gradientBF16);
+      replaceGuarded(op, guard, [&](OpBuilder &b) {
+        return buildGradFilterKernel(b, loc, op, shape, parallel);
       });
     }
 

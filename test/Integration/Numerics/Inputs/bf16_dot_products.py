@@ -7,7 +7,8 @@ Cases: a matmul, a matmul with a transposed right operand, a batch matmul,
 a matmul whose K is two loops (the weight-gradient form, A·B summed over
 batch and sequence), and convolutions with padding 1 (16 and 32 filters,
 and an input gradient: implicit GEMMs, summed over (c, kh, kw), c
-outermost), each with three kinds of operands:
+outermost; a filter gradient, summed over (n, oh, ow), n outermost), each
+with three kinds of operands:
   - normal: values near 1 (the guard holds: vdpbf16ps computes the
     definition's bits);
   - tiny: a few elements near bf16's smallest normal numbers and one
@@ -131,7 +132,42 @@ def cases(rng):
                        f'{t((16, 16, 3, 3), "bf16")}) -> '
                        f'{t((1, 16, 8, 8), "f32")}', convolve(dy, flipped),
                        (1, 16, 8, 8)))
+        # A filter gradient: K = (n, oh, ow), pairs of neighbouring pixels.
+        dy, x = conv_operands(kind, rng, (2, 16, 6, 8), (2, 16, 6, 8))
+        if kind == 'tiny':
+            # Channel 0 (tiny) times a tiny gradient everywhere: denormal
+            # sums of every filter's channel 0.
+            dy[...] = np.float32(2.0 ** -70)
+        result.append((f'conv2d_grad_filter {kind}',
+                       [(dy, 'bf16'), (x, 'bf16')],
+                       f'{{out0}} = mp.conv2d_grad_filter {{in0}}, {{in1}} '
+                       f'acc(f32) {{padding = array<i64: 1, 1>}} : '
+                       f'({t((2, 16, 6, 8), "bf16")}, '
+                       f'{t((2, 16, 6, 8), "bf16")}) -> '
+                       f'{t((16, 16, 3, 3), "f32")}', filter_gradient(dy, x),
+                       (16, 16, 3, 3)))
     return result
+
+
+def filter_gradient(dy, x):
+    """The definition of a filter gradient with padding 1 and unit strides:
+    dw[f, c, kh, kw], each product rounded to f32 and summed over (n, oh,
+    ow), n outermost."""
+    n, f, h, width = dy.shape
+    c = x.shape[1]
+    padded = np.zeros((n, c, h + 2, width + 2), np.float32)
+    padded[:, :, 1:1 + h, 1:1 + width] = x
+    acc = np.zeros((f, c, 3, 3), np.float32)
+    with np.errstate(over='ignore', invalid='ignore'):
+        for b in range(n):
+            for i in range(h):
+                for j in range(width):
+                    # [c, 3, 3] window times [f] gradients.
+                    window = padded[b, :, i:i + 3, j:j + 3]
+                    product = (dy[b, :, i, j, None, None, None] *
+                               window[None]).astype(np.float32)
+                    acc = (acc + product).astype(np.float32)
+    return acc
 
 
 def convolve(x, w):
