@@ -45,9 +45,17 @@
 // of images (in cache) the padded input as words [K/2, pixels], one vector
 // per row of output pixels and K pair, then tiles of 16 pixels x 16
 // filters (8 x 32 with 32 filters), one broadcast word per pixel and K
-// pair (no rotation); with `parallel` the blocks are an scf.forall. The K
-// pairs run in ascending K, the contraction's order, with the guard's
-// proof.
+// pair (no rotation); with `parallel` the blocks are an scf.forall.
+// The implicit filter gradient (loops (kh, kw, c, f, n, oh, ow), summed
+// over (n, oh, ow), unit width stride, OW even) likewise: per image in
+// order, A [OH·OW/2, KH·KW·C] words (a K pair is two neighbouring pixels of
+// a row; 16 channels x 32 columns read at once, split into even and odd
+// columns and transposed) and B [F/width, OH·OW/2, width] words of the
+// gradient, then every tile of (kh, kw, c) rows x filters continues its
+// sums over the image's pairs from where the previous image left them
+// (from the op's zero fill); with `parallel` an image's tiles are an
+// scf.forall. Either way each output is one chain of vdpbf16ps over the K
+// pairs in ascending K, the contraction's order, with the guard's proof.
 // It assumes linalg on tensors after convert-mp-to-linalg, before
 // mp-tile-and-vectorize (which tiles the transposing copies and the
 // fallback contraction), and a target with AVX512_BF16:

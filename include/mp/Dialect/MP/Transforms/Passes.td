@@ -228,7 +228,13 @@ def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
     widened elements' high halves: no rounding) and accumulates tiles of
     16 pixels x 16 filters (8 x 32 with 32 filters) over the K pairs, one
     broadcast word per pixel; with `parallel` the blocks of images are an
-    `scf.forall`. The else branch is the implicit GEMM.
+    `scf.forall`. The else branch is the implicit GEMM. Implicit filter
+    gradients (loops (kh, kw, c, f, n, oh, ow), summed over (n, oh, ow);
+    C and F multiples of 16, unit width stride, OW even and at most 32)
+    pack, per image, the input's pairs of neighbouring pixels transposed to
+    (kh, kw, c) rows and the gradient's as words, and each tile continues
+    its sums image after image (from the op's zero fill); with `parallel`
+    an image's tiles are an `scf.forall`.
 
     It runs before mp-tile-and-vectorize, on a target with AVX512_BF16:
     mp-cpu-pipeline adds it where `bf16-dot-products` is on (by default
