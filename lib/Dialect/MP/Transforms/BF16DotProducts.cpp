@@ -731,12 +731,12 @@ static bool isMultiplyAccumulate(linalg::GenericOp op) {
 /// w[c, kh, kw, f] summed over (c, kh, kw) in loop order into a zero fill,
 /// both f32 operands widened copies of bf16 tensors (getBF16Source).
 struct ConvShape {
-  Value input, filter;             // The f32 operands.
-  Value inputBF16, filterBF16;     // Their bf16 sources (for the guard).
+  Value input, filter;         // The f32 operands.
+  Value inputBF16, filterBF16; // Their bf16 sources (for the guard).
   int64_t batch, outH, outW, filters, channels, kernelH, kernelW;
   int64_t strideH, dilationH, dilationW;
-  int64_t panelWidth, tileRows;    // The kernel's tile: rows x panelWidth.
-  int64_t blockImages;             // Images whose A is packed at a time.
+  int64_t panelWidth, tileRows; // The kernel's tile: rows x panelWidth.
+  int64_t blockImages;          // Images whose A is packed at a time.
 
   int64_t m() const { return batch * outH * outW; }
   int64_t k() const { return channels * kernelH * kernelW; }
@@ -766,8 +766,8 @@ static std::optional<ConvShape> matchImplicitConv(linalg::GenericOp op) {
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   if (maps[1] != AffineMap::get(8, 0, {d(5), d(6), d(7), d(4)}, context) ||
-      maps[2] != AffineMap::get(8, 0, {d(0), d(1), d(2), d(3), d(4)},
-                                context) ||
+      maps[2] !=
+          AffineMap::get(8, 0, {d(0), d(1), d(2), d(3), d(4)}, context) ||
       maps[0].getNumResults() != 4 || maps[0].getResult(0) != d(0) ||
       maps[0].getResult(1) != d(5))
     return std::nullopt;
@@ -851,8 +851,8 @@ static Value buildConvTile(OpBuilder &builder, Location loc, Value packedA,
   auto pairType = VectorType::get({2 * kLanes}, builder.getBF16Type());
   auto wordsType = VectorType::get({kLanes}, builder.getI32Type());
   Value zero = arith::ConstantOp::create(
-      builder, loc, DenseElementsAttr::get(accumulatorType,
-                                           builder.getFloatAttr(f32, 0.0)));
+      builder, loc,
+      DenseElementsAttr::get(accumulatorType, builder.getFloatAttr(f32, 0.0)));
   auto index = [&](OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
@@ -868,11 +868,11 @@ static Value buildConvTile(OpBuilder &builder, Location loc, Value packedA,
             ValueRange{index(builder, r), index(builder, c * kLanes)},
             f32Padding, ArrayRef<bool>{true});
   }
-  Value padding = arith::ConstantIntOp::create(builder, loc,
-                                               builder.getI32Type(), 0);
+  Value padding =
+      arith::ConstantIntOp::create(builder, loc, builder.getI32Type(), 0);
   auto loop = scf::ForOp::create(
-      builder, loc, index(builder, 0), index(builder, pairs),
-      index(builder, 1), accumulators,
+      builder, loc, index(builder, 0), index(builder, pairs), index(builder, 1),
+      accumulators,
       [&](OpBuilder &b, Location loc, Value pair, ValueRange carried) {
         SmallVector<Value> rowsOfB;
         for (int64_t c = 0; c < vectorsPerRow; ++c)
@@ -988,17 +988,17 @@ static Value buildConvKernel(OpBuilder &builder, Location loc,
             Value c = arith::DivUIOp::create(b, loc, kIndex, index(b, window));
             Value tap =
                 arith::RemUIOp::create(b, loc, kIndex, index(b, window));
-            Value kh = arith::DivUIOp::create(b, loc, tap,
-                                              index(b, shape.kernelW));
-            Value kw = arith::RemUIOp::create(b, loc, tap,
-                                              index(b, shape.kernelW));
+            Value kh =
+                arith::DivUIOp::create(b, loc, tap, index(b, shape.kernelW));
+            Value kw =
+                arith::RemUIOp::create(b, loc, tap, index(b, shape.kernelW));
             auto scaled = [&](Value v, int64_t factor) {
               return arith::MulIOp::create(b, loc, v, index(b, factor))
                   .getResult();
             };
-            Value h = arith::AddIOp::create(b, loc,
-                                            scaled(ivs[2], shape.strideH),
-                                            scaled(kh, shape.dilationH));
+            Value h =
+                arith::AddIOp::create(b, loc, scaled(ivs[2], shape.strideH),
+                                      scaled(kh, shape.dilationH));
             return vector::TransferReadOp::create(
                        b, loc, rowType, shape.input,
                        ValueRange{image, c, h, scaled(kw, shape.dilationW)},
@@ -1011,8 +1011,8 @@ static Value buildConvKernel(OpBuilder &builder, Location loc,
               b, loc,
               arith::MulIOp::create(b, loc, ivs[1], index(b, shape.outH)),
               ivs[2]);
-          Value column = arith::MulIOp::create(b, loc, pixelRow,
-                                               index(b, shape.outW));
+          Value column =
+              arith::MulIOp::create(b, loc, pixelRow, index(b, shape.outW));
           return SmallVector<Value>{
               vector::TransferWriteOp::create(b, loc, words, carried[0],
                                               ValueRange{ivs[0], column},
@@ -1023,8 +1023,9 @@ static Value buildConvKernel(OpBuilder &builder, Location loc,
   };
 
   // The block's [rows, F] result: its tiles (panel, row tile) in order.
-  SmallVector<OpFoldResult> tileSizes = {builder.getIndexAttr(shape.tileRows),
-                                         builder.getIndexAttr(shape.panelWidth)};
+  SmallVector<OpFoldResult> tileSizes = {
+      builder.getIndexAttr(shape.tileRows),
+      builder.getIndexAttr(shape.panelWidth)};
   SmallVector<OpFoldResult> unitStrides(2, builder.getIndexAttr(1));
   auto tileType =
       RankedTensorType::get({shape.tileRows, shape.panelWidth}, f32);
@@ -1040,8 +1041,8 @@ static Value buildConvKernel(OpBuilder &builder, Location loc,
         [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
           Value row =
               arith::MulIOp::create(b, loc, ivs[1], index(b, shape.tileRows));
-          Value column = arith::MulIOp::create(b, loc, ivs[0],
-                                               index(b, shape.panelWidth));
+          Value column =
+              arith::MulIOp::create(b, loc, ivs[0], index(b, shape.panelWidth));
           SmallVector<OpFoldResult> offsets = {row, column};
           Value tile = tensor::ExtractSliceOp::create(
               b, loc, tileType, carried[0], offsets, tileSizes, unitStrides);
@@ -1078,9 +1079,8 @@ static Value buildConvKernel(OpBuilder &builder, Location loc,
           auto inParallel = scf::InParallelOp::create(b, loc);
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(inParallel.getBody());
-          tensor::ParallelInsertSliceOp::create(b, loc, blockResult, output,
-                                                offsets, blockSizes,
-                                                unitStrides);
+          tensor::ParallelInsertSliceOp::create(
+              b, loc, blockResult, output, offsets, blockSizes, unitStrides);
         });
     result = forall.getResult(0);
   } else {
@@ -1110,7 +1110,7 @@ static Value buildConvKernel(OpBuilder &builder, Location loc,
 /// · g[n, oh, ow, f] summed over (n, oh, ow) in loop order into a zero fill,
 /// both f32 operands widened copies of bf16 tensors; unit width stride.
 struct GradFilterShape {
-  Value input, gradient;       // The f32 operands.
+  Value input, gradient;         // The f32 operands.
   Value inputBF16, gradientBF16; // Their bf16 sources (for the guard).
   int64_t kernelH, kernelW, channels, filters, batch, outH, outW;
   int64_t strideH, dilationH, dilationW;
@@ -1209,7 +1209,6 @@ static Value buildGradFilterKernel(OpBuilder &builder, Location loc,
   Value init = tensor::CollapseShapeOp::create(
       builder, loc, op.getDpsInits()[0],
       ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-  auto resultType = cast<RankedTensorType>(init.getType());
 
   auto computeImage = [&](OpBuilder &builder, Value image, Value output) {
     // A: per (oh, kh, kw, 16 channels), the 16 x 32 input columns from
@@ -1224,29 +1223,28 @@ static Value buildGradFilterKernel(OpBuilder &builder, Location loc,
           context);
       SmallVector<Value> lower(4, index(builder, 0)),
           steps(4, index(builder, 1));
-      SmallVector<Value> upper = {
-          index(builder, shape.outH), index(builder, shape.kernelH),
-          index(builder, shape.kernelW),
-          index(builder, shape.channels / kLanes)};
+      SmallVector<Value> upper = {index(builder, shape.outH),
+                                  index(builder, shape.kernelH),
+                                  index(builder, shape.kernelW),
+                                  index(builder, shape.channels / kLanes)};
       scf::LoopNest nest = scf::buildLoopNest(
           builder, loc, lower, upper, steps, ValueRange{packedA},
-          [&](OpBuilder &b, Location loc, ValueRange ivs,
-              ValueRange carried) {
+          [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
             auto scaled = [&](Value v, int64_t factor) {
               return arith::MulIOp::create(b, loc, v, index(b, factor))
                   .getResult();
             };
-            Value h = arith::AddIOp::create(b, loc,
-                                            scaled(ivs[0], shape.strideH),
-                                            scaled(ivs[1], shape.dilationH));
+            Value h =
+                arith::AddIOp::create(b, loc, scaled(ivs[0], shape.strideH),
+                                      scaled(ivs[1], shape.dilationH));
             Value channel = scaled(ivs[3], kLanes);
             Value block = vector::TransferReadOp::create(
                 b, loc, blockType, shape.input,
                 ValueRange{image, channel, h, scaled(ivs[2], shape.dilationW)},
                 f32Padding, readMap, ArrayRef<bool>{true, false});
             auto halves = vector::DeinterleaveOp::create(b, loc, block);
-            Value words = buildPairWords(b, loc, halves.getRes1(),
-                                         halves.getRes2());
+            Value words =
+                buildPairWords(b, loc, halves.getRes1(), halves.getRes2());
             Value transposed = vector::TransposeOp::create(
                 b, loc, words, ArrayRef<int64_t>{1, 0});
             Value used = vector::ExtractStridedSliceOp::create(
@@ -1259,12 +1257,12 @@ static Value buildGradFilterKernel(OpBuilder &builder, Location loc,
                            b, loc, scaled(ivs[1], shape.kernelW), ivs[2]),
                        shape.channels),
                 channel);
-            return SmallVector<Value>{vector::TransferWriteOp::create(
-                                          b, loc, used, carried[0],
-                                          ValueRange{scaled(ivs[0], rowPairs),
-                                                     row},
-                                          ArrayRef<bool>{true, true})
-                                          .getResult()};
+            return SmallVector<Value>{
+                vector::TransferWriteOp::create(
+                    b, loc, used, carried[0],
+                    ValueRange{scaled(ivs[0], rowPairs), row},
+                    ArrayRef<bool>{true, true})
+                    .getResult()};
           });
       packedA = nest.results[0];
     }
@@ -1281,10 +1279,9 @@ static Value buildGradFilterKernel(OpBuilder &builder, Location loc,
                                   index(builder, rowPairs)};
       scf::LoopNest nest = scf::buildLoopNest(
           builder, loc, lower, upper, steps, ValueRange{packedB},
-          [&](OpBuilder &b, Location loc, ValueRange ivs,
-              ValueRange carried) {
-            Value column = arith::MulIOp::create(
-                b, loc, ivs[0], index(b, shape.panelWidth));
+          [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
+            Value column = arith::MulIOp::create(b, loc, ivs[0],
+                                                 index(b, shape.panelWidth));
             Value even = arith::MulIOp::create(b, loc, ivs[2], index(b, 2));
             Value odd = arith::AddIOp::create(b, loc, even, index(b, 1));
             auto row = [&](Value pixel) {
@@ -1301,8 +1298,7 @@ static Value buildGradFilterKernel(OpBuilder &builder, Location loc,
                 ivs[2]);
             return SmallVector<Value>{vector::TransferWriteOp::create(
                                           b, loc, words, carried[0],
-                                          ValueRange{ivs[0], pair,
-                                                     index(b, 0)},
+                                          ValueRange{ivs[0], pair, index(b, 0)},
                                           ArrayRef<bool>{true})
                                           .getResult()};
           });
@@ -1329,9 +1325,10 @@ static Value buildGradFilterKernel(OpBuilder &builder, Location loc,
     };
     SmallVector<int64_t> tripCounts = {panels, shape.m() / shape.tileRows};
     if (parallel && panels * tripCounts[1] >= 2) {
-      SmallVector<OpFoldResult> upper = llvm::map_to_vector(
-          tripCounts,
-          [&](int64_t v) -> OpFoldResult { return builder.getIndexAttr(v); });
+      SmallVector<OpFoldResult> upper =
+          llvm::map_to_vector(tripCounts, [&](int64_t v) -> OpFoldResult {
+            return builder.getIndexAttr(v);
+          });
       auto forall = scf::ForallOp::create(
           builder, loc, upper, ValueRange{output}, std::nullopt,
           [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -1341,8 +1338,8 @@ static Value buildGradFilterKernel(OpBuilder &builder, Location loc,
             auto inParallel = scf::InParallelOp::create(b, loc);
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPointToStart(inParallel.getBody());
-            tensor::ParallelInsertSliceOp::create(b, loc, tile, shared,
-                                                  offsets, sizes, strides);
+            tensor::ParallelInsertSliceOp::create(b, loc, tile, shared, offsets,
+                                                  sizes, strides);
           });
       return forall.getResult(0);
     }
@@ -1366,7 +1363,6 @@ static Value buildGradFilterKernel(OpBuilder &builder, Location loc,
       [&](OpBuilder &b, Location loc, Value image, ValueRange carried) {
         scf::YieldOp::create(b, loc, computeImage(b, image, carried[0]));
       });
-  (void)resultType;
   return tensor::ExpandShapeOp::create(
              builder, loc, op.getResult(0).getType(), loop.getResult(0),
              ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}})
@@ -1412,8 +1408,8 @@ struct BF16DotProducts
         op->erase();
         continue;
       }
-      Value guard = buildGuard(builder, loc, op.getDpsInputs()[0],
-                               op.getDpsInputs()[1]);
+      Value guard =
+          buildGuard(builder, loc, op.getDpsInputs()[0], op.getDpsInputs()[1]);
       // The contraction itself is the fallback.
       replaceGuarded(op, guard, [&](OpBuilder &b) {
         return buildKernel(b, loc, op, shape, parallel);
@@ -1463,8 +1459,7 @@ struct BF16DotProducts
       }
       // The guard on the bf16 sources: the padded input's other elements
       // are zeros, which change neither bound.
-      Value guard =
-          buildGuard(builder, loc, shape.inputBF16, shape.filterBF16);
+      Value guard = buildGuard(builder, loc, shape.inputBF16, shape.filterBF16);
       replaceGuarded(op, guard, [&](OpBuilder &b) {
         return buildConvKernel(b, loc, op, shape, parallel);
       });
