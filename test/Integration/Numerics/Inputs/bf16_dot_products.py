@@ -3,9 +3,12 @@ definition: each product of the widened operands rounded to f32, added to
 the accumulator in ascending K with one rounding (NumPy float32, one K step
 at a time).
 
-Cases: a matmul, a matmul with a transposed right operand, a batch matmul
-and a matmul whose K is two loops (the weight-gradient form, A·B summed
-over batch and sequence), each with three kinds of operands:
+Cases: a matmul, a matmul with a transposed right operand, a batch matmul,
+a matmul whose K is two loops (the weight-gradient form, A·B summed over
+batch and sequence), and convolutions with padding 1 (16 and 32 filters,
+and an input gradient: implicit GEMMs, summed over (c, kh, kw), c
+outermost; a filter gradient, summed over (n, oh, ow), n outermost), each
+with three kinds of operands:
   - normal: values near 1 (the guard holds: vdpbf16ps computes the
     definition's bits);
   - tiny: a few elements near bf16's smallest normal numbers and one
@@ -118,7 +121,101 @@ def cases(rng):
                        f'{{out0}} = mp.batch_matmul {{in0}}, {{in1}} acc(f32) : '
                        f'{t((2, M, 128), "bf16")}, {t((2, 128, N), "bf16")} -> '
                        f'{t((2, M, N), "f32")}', contract(a3, b3), (2, M, N)))
+        # Convolutions (implicit GEMMs, the conv kernel): 16 and 32 filters,
+        # and an input gradient (the flipped, channel-transposed filter).
+        for name, x_shape, w_shape in (
+                ('conv2d', (2, 2, 8, 8), (16, 2, 3, 3)),
+                ('conv2d 32 filters', (1, 4, 8, 8), (32, 4, 3, 3))):
+            x, w = conv_operands(kind, rng, x_shape, w_shape)
+            out_shape = (x_shape[0], w_shape[0]) + x_shape[2:]
+            result.append((f'{name} {kind}', [(x, 'bf16'), (w, 'bf16')],
+                           f'{{out0}} = mp.conv2d {{in0}}, {{in1}} acc(f32) '
+                           f'{{padding = array<i64: 1, 1>}} : '
+                           f'({t(x_shape, "bf16")}, {t(w_shape, "bf16")}) -> '
+                           f'{t(out_shape, "f32")}', convolve(x, w),
+                           out_shape))
+        dy, w = conv_operands(kind, rng, (1, 16, 8, 8), (16, 16, 3, 3))
+        flipped = np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3))
+        result.append((f'conv2d_grad_input {kind}', [(dy, 'bf16'), (w, 'bf16')],
+                       f'{{out0}} = mp.conv2d_grad_input {{in0}}, {{in1}} '
+                       f'acc(f32) {{padding = array<i64: 1, 1>}} : '
+                       f'({t((1, 16, 8, 8), "bf16")}, '
+                       f'{t((16, 16, 3, 3), "bf16")}) -> '
+                       f'{t((1, 16, 8, 8), "f32")}', convolve(dy, flipped),
+                       (1, 16, 8, 8)))
+        # A filter gradient: K = (n, oh, ow), pairs of neighbouring pixels.
+        dy, x = conv_operands(kind, rng, (2, 16, 6, 8), (2, 16, 6, 8))
+        if kind == 'tiny':
+            # Channel 0 (tiny) times a tiny gradient everywhere: denormal
+            # sums of every filter's channel 0.
+            dy[...] = np.float32(2.0 ** -70)
+        result.append((f'conv2d_grad_filter {kind}',
+                       [(dy, 'bf16'), (x, 'bf16')],
+                       f'{{out0}} = mp.conv2d_grad_filter {{in0}}, {{in1}} '
+                       f'acc(f32) {{padding = array<i64: 1, 1>}} : '
+                       f'({t((2, 16, 6, 8), "bf16")}, '
+                       f'{t((2, 16, 6, 8), "bf16")}) -> '
+                       f'{t((16, 16, 3, 3), "f32")}', filter_gradient(dy, x),
+                       (16, 16, 3, 3)))
     return result
+
+
+def filter_gradient(dy, x):
+    """The definition of a filter gradient with padding 1 and unit strides:
+    dw[f, c, kh, kw], each product rounded to f32 and summed over (n, oh,
+    ow), n outermost."""
+    n, f, h, width = dy.shape
+    c = x.shape[1]
+    padded = np.zeros((n, c, h + 2, width + 2), np.float32)
+    padded[:, :, 1:1 + h, 1:1 + width] = x
+    acc = np.zeros((f, c, 3, 3), np.float32)
+    with np.errstate(over='ignore', invalid='ignore'):
+        for b in range(n):
+            for i in range(h):
+                for j in range(width):
+                    # [c, 3, 3] window times [f] gradients.
+                    window = padded[b, :, i:i + 3, j:j + 3]
+                    product = (dy[b, :, i, j, None, None, None] *
+                               window[None]).astype(np.float32)
+                    acc = (acc + product).astype(np.float32)
+    return acc
+
+
+def convolve(x, w):
+    """The definition of a convolution with padding 1 and unit strides:
+    x (N, C, H, W) and w (F, C, KH, KW), each output's products rounded to
+    f32 and summed over (c, kh, kw), c outermost."""
+    n, c, h, width = x.shape
+    f, _, kh, kw = w.shape
+    padded = np.zeros((n, c, h + kh - 1, width + kw - 1), np.float32)
+    padded[:, :, (kh - 1) // 2:(kh - 1) // 2 + h,
+           (kw - 1) // 2:(kw - 1) // 2 + width] = x
+    acc = np.zeros((n, f, h, width), np.float32)
+    with np.errstate(over='ignore', invalid='ignore'):
+        for ci in range(c):
+            for i in range(kh):
+                for j in range(kw):
+                    window = padded[:, None, ci, i:i + h, j:j + width]
+                    product = (window * w[None, :, ci, i, j, None, None]
+                               ).astype(np.float32)
+                    acc = (acc + product).astype(np.float32)
+    return acc
+
+
+def conv_operands(kind, rng, x_shape, w_shape):
+    x = to_bf16(1 + 0.5 * rng.standard_normal(x_shape).astype(np.float32))
+    w = to_bf16(1 + 0.5 * rng.standard_normal(w_shape).astype(np.float32))
+    if kind == 'tiny':
+        # Filter 0 on image 0: sums of products of 2^-140, denormal.
+        x[0] = np.float32(2.0 ** -70)
+        w[0] = np.float32(2.0 ** -70)
+        w[:, 0] = np.float32(2.0 ** -70)
+    elif kind == 'huge':
+        # Taps (kh, kw) = (1, 1), (1, 2) of output (0, 0), a K pair:
+        # +2^160 then -2^160.
+        x[0, 0, 0, 0:2] = np.float32(2.0 ** 100) * np.array([1, -1], np.float32)
+        w[:, 0] = np.float32(2.0 ** 60)
+    return x, w
 
 
 def main():

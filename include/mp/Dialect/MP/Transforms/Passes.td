@@ -220,6 +220,25 @@ def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
     reductions (up to 64 chunks of partial minima and maxima, combined
     after) for operands of at least 8192 elements.
 
+    Convolutions get the same treatment: convert-mp-to-linalg's implicit
+    GEMM (forward product and input gradient: one group, unit width
+    stride, loops (n, oh, owb, r, f, c, kh, kw), summed over (c, kh, kw))
+    whose f32 operands are widened copies of bf16 tensors (the padding
+    scatter into a zero fill, the filter copy), with F a multiple of 16,
+    C·KH·KW even and OW at most 64. The guard reduces the bf16 tensors; the
+    kernel packs the filter and, per block of images, the padded input as
+    32-bit words of bf16 pairs (K = 2p in the high half, taken from the
+    widened elements' high halves: no rounding) and accumulates tiles of
+    16 pixels x 16 filters (8 x 32 with 32 filters) over the K pairs, one
+    broadcast word per pixel; with `parallel` the blocks of images are an
+    `scf.forall`. The else branch is the implicit GEMM. Implicit filter
+    gradients (loops (kh, kw, c, f, n, oh, ow), summed over (n, oh, ow);
+    C and F multiples of 16, unit width stride, OW even and at most 32)
+    pack, per image, the input's pairs of neighbouring pixels transposed to
+    (kh, kw, c) rows and the gradient's as words, and each tile continues
+    its sums image after image (from the op's zero fill); with `parallel`
+    an image's tiles are an `scf.forall`.
+
     It runs before mp-tile-and-vectorize, on a target with AVX512_BF16:
     mp-cpu-pipeline adds it where `bf16-dot-products` is on (by default
     where the host has AVX512_BF16).

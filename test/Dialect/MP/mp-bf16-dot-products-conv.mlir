@@ -1,0 +1,476 @@
+// RUN: mp-opt %s --mp-bf16-dot-products -split-input-file | FileCheck %s
+// RUN: mp-opt %s --mp-bf16-dot-products=parallel=true -split-input-file | FileCheck %s --check-prefix=PAR
+// RUN: mp-opt %s --mp-bf16-dot-products=unguarded=true -split-input-file | FileCheck %s --check-prefix=UNG
+
+// The implicit GEMM of a bf16 convolution (convert-mp-to-linalg's, 16
+// filters, padding 1): both f32 operands are widened copies of bf16 tensors
+// (the padding scatter into a zero fill, the filter copy behind its
+// alloc_tensor barrier), so the guard reduces the bf16 input and filter.
+// The kernel packs the filter [C·KH·KW, F] as words of bf16 pairs (the
+// high half of K = 2p, the low half of K = 2p + 1: no rounding), then, per
+// image (48 pixels, three tiles of 16 rows), packs its padded input as A
+// [K/2, 48] words, one vector per row of 8 output pixels and K pair, and
+// accumulates 16 x 16 tiles over the 72 K pairs, one dot per pixel on its
+// broadcast word; the else branch is the implicit GEMM itself.
+// CHECK-LABEL: func.func @conv(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x16x6x8xbf16>, %[[W:.*]]: tensor<16x16x3x3xbf16>
+// CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x16x6x8xbf16>) outs(%{{.*}} : tensor<2x16x8x10xf32>)
+// CHECK:         %[[FILTER:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<16x3x3x16xf32>
+// CHECK:         %[[FILL:.*]] = linalg.fill {{.*}} -> tensor<2x6x1x8x16xf32>
+// CHECK:         tensor.collapse_shape %[[X]] {{\[}}[0, 1, 2, 3]] : tensor<2x16x6x8xbf16> into tensor<1536xbf16>
+// CHECK:         tensor.collapse_shape %[[W]] {{\[}}[0, 1, 2, 3]] : tensor<16x16x3x3xbf16> into tensor<2304xbf16>
+// CHECK:         arith.cmpi ule, %{{.*}}, %c380_i32
+// CHECK-COUNT-4: arith.andi %{{.*}} : i1
+// CHECK-NEXT:    %[[GUARD:.*]] = arith.andi
+// CHECK-NEXT:    %[[R:.*]] = scf.if %[[GUARD]] -> (tensor<2x6x1x8x16xf32>) {
+// CHECK:           %[[EB:.*]] = tensor.empty() : tensor<1x72x16xi32>
+// CHECK:           %[[RB:.*]] = tensor.collapse_shape %[[FILTER]] {{\[}}[0, 1, 2], [3]] : tensor<16x3x3x16xf32> into tensor<144x16xf32>
+// CHECK:           %[[PB:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EB]])
+// CHECK:             scf.for %[[BP:[a-z0-9_]+]] =
+// CHECK:               %[[B0:.*]] = vector.transfer_read %[[RB]]{{.*}} : tensor<144x16xf32>, vector<16xf32>
+// CHECK:               %[[B1:.*]] = vector.transfer_read %[[RB]]{{.*}} : tensor<144x16xf32>, vector<16xf32>
+// CHECK:               %[[B0I:.*]] = arith.bitcast %[[B0]] : vector<16xf32> to vector<16xi32>
+// CHECK:               %[[HIGH:.*]] = arith.andi %[[B0I]], %{{.*}} : vector<16xi32>
+// CHECK:               %[[B1I:.*]] = arith.bitcast %[[B1]] : vector<16xf32> to vector<16xi32>
+// CHECK:               %[[LOW:.*]] = arith.shrui %[[B1I]], %{{.*}} : vector<16xi32>
+// CHECK:               %[[WORDS:.*]] = arith.ori %[[HIGH]], %[[LOW]] : vector<16xi32>
+// CHECK:               vector.transfer_write %[[WORDS]], %{{.*}}[%{{.*}}, %[[BP]], %{{.*}}] {in_bounds = [true]} : vector<16xi32>, tensor<1x72x16xi32>
+// CHECK:           %[[OUT:.*]] = tensor.empty() : tensor<96x16xf32>
+// CHECK:           %[[BLOCKS:.*]] = scf.for %[[IMAGE:[a-z0-9_]+]] = %{{.*}} to %c2{{.*}} {{.*}} iter_args(%[[ACC:.*]] = %[[OUT]])
+// CHECK:             %[[EA:.*]] = tensor.empty() : tensor<72x48xi32>
+// CHECK:             %[[PA:.*]] = scf.for %[[P:[a-z0-9_]+]] = %{{.*}} to %c72{{.*}} {{.*}} iter_args(%{{.*}} = %[[EA]])
+// CHECK:               scf.for
+// CHECK:                 scf.for %[[OH:[a-z0-9_]+]] = %{{.*}} to %c6{{.*}}
+// CHECK:                   %[[EVEN:.*]] = vector.transfer_read %[[PAD]]{{.*}} : tensor<2x16x8x10xf32>, vector<8xf32>
+// CHECK:                   %[[ODD:.*]] = vector.transfer_read %[[PAD]]{{.*}} : tensor<2x16x8x10xf32>, vector<8xf32>
+// CHECK:                   arith.bitcast %[[EVEN]] : vector<8xf32> to vector<8xi32>
+// CHECK:                   arith.andi
+// CHECK:                   arith.bitcast %[[ODD]] : vector<8xf32> to vector<8xi32>
+// CHECK:                   arith.shrui
+// CHECK:                   %[[WORDSA:.*]] = arith.ori
+// CHECK:                   vector.transfer_write %[[WORDSA]], %{{.*}}[%[[P]], %{{.*}}] {in_bounds = [true]} : vector<8xi32>, tensor<72x48xi32>
+// CHECK:             %[[EBLOCK:.*]] = tensor.empty() : tensor<48x16xf32>
+// CHECK:             %[[BLOCK:.*]] = scf.for %[[PANEL:[a-z0-9_]+]] = {{.*}} iter_args(%{{.*}} = %[[EBLOCK]])
+// CHECK:               scf.for {{.*}} to %c3{{.*}}
+// CHECK:                 tensor.extract_slice {{.*}} [16, 16] [1, 1] : tensor<48x16xf32> to tensor<16x16xf32>
+// CHECK:                 %{{.*}}:16 = scf.for %[[PAIR:[a-z0-9_]+]] = {{.*}} to %c72
+// CHECK:                   %[[ROWBW:.*]] = vector.transfer_read %[[PB]][%[[PANEL]], %[[PAIR]], %{{.*}}], {{.*}} : tensor<1x72x16xi32>, vector<16xi32>
+// CHECK-NEXT:              %[[ROWB:.*]] = vector.bitcast %[[ROWBW]] : vector<16xi32> to vector<32xbf16>
+// CHECK:                   %[[WORD:.*]] = tensor.extract %[[PA]][%[[PAIR]], %{{.*}}] : tensor<72x48xi32>
+// CHECK-NEXT:              %[[SPLAT:.*]] = vector.broadcast %[[WORD]] : i32 to vector<16xi32>
+// CHECK-NEXT:              %[[PAIRS:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xbf16>
+// CHECK-NEXT:              x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %[[ROWB]] : vector<32xbf16> -> vector<16xf32>
+// CHECK-COUNT-15:          x86vector.avx512.dot %{{.*}}, %{{.*}}, %[[ROWB]] : vector<32xbf16> -> vector<16xf32>
+// CHECK-COUNT-16:        vector.transfer_write {{.*}} : vector<16xf32>, tensor<16x16xf32>
+// CHECK:                 tensor.insert_slice {{.*}} [16, 16] [1, 1] : tensor<16x16xf32> into tensor<48x16xf32>
+// CHECK:             %[[ROW:.*]] = arith.muli %[[IMAGE]], %c48
+// CHECK-NEXT:        tensor.insert_slice %[[BLOCK]] into %[[ACC]][%[[ROW]], 0] [48, 16] [1, 1] : tensor<48x16xf32> into tensor<96x16xf32>
+// CHECK:           %[[KERNEL:.*]] = tensor.expand_shape %[[BLOCKS]] {{\[}}[0, 1, 2, 3], [4]] output_shape [2, 6, 1, 8, 16] : tensor<96x16xf32> into tensor<2x6x1x8x16xf32>
+// CHECK-NEXT:      scf.yield %[[KERNEL]]
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      %[[FALLBACK:.*]] = linalg.generic {{.*}} ins(%[[PAD]], %[[FILTER]] : tensor<2x16x8x10xf32>, tensor<16x3x3x16xf32>) outs(%[[FILL]] : tensor<2x6x1x8x16xf32>)
+// CHECK:           scf.yield %[[FALLBACK]]
+// CHECK:         tensor.collapse_shape %[[R]]
+// PAR-LABEL: func.func @conv(
+// PAR:         scf.forall (%[[IMAGE:.*]]) in (2) shared_outs(%[[ACC:.*]] = %{{.*}}) -> (tensor<96x16xf32>)
+// PAR:           x86vector.avx512.dot
+// PAR:           %[[ROW:.*]] = arith.muli %[[IMAGE]], %c48
+// PAR:           tensor.parallel_insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0] [48, 16] [1, 1] : tensor<48x16xf32> into tensor<96x16xf32>
+// UNG-LABEL: func.func @conv(
+// UNG-NOT:     scf.if
+// UNG:         x86vector.avx512.dot
+// UNG-NOT:     iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>
+#map2 = affine_map<(d0, d1, d2, d3) -> (d3, d0, d1, d2)>
+#map3 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d5, d1 + d6, d2 * 8 + d3 + d7)>
+#map4 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d6, d7, d4)>
+#map5 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+#map6 = affine_map<(d0, d1, d2, d3) -> ((d0 * 6 + d2) * 8 + d3, d1)>
+#map7 = affine_map<(d0, d1, d2, d3) -> ((d0 * 8 + d2) * 8 + d3, d1)>
+func.func @conv(%arg0: tensor<2x16x6x8xbf16>, %arg1: tensor<16x16x3x3xbf16>) -> tensor<2x16x6x8xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x16x8x10xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2x16x8x10xf32>) -> tensor<2x16x8x10xf32>
+  %2 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<2x16x6x8xbf16>) outs(%1 : tensor<2x16x8x10xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    %12 = arith.addf %11, %out : f32
+    %13 = arith.cmpf ord, %11, %11 : f32
+    %14 = arith.select %13, %11, %12 : f32
+    linalg.yield %14 : f32
+  } -> tensor<2x16x8x10xf32>
+  %3 = tensor.empty() : tensor<16x3x3x16xf32>
+  %4 = linalg.generic {indexing_maps = [#map2, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg1 : tensor<16x16x3x3xbf16>) outs(%3 : tensor<16x3x3x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    linalg.yield %11 : f32
+  } -> tensor<16x3x3x16xf32>
+  %5 = bufferization.alloc_tensor() copy(%4) : tensor<16x3x3x16xf32>
+  %cst_0 = arith.constant 0.000000e+00 : f32
+  %6 = tensor.empty() : tensor<2x6x1x8x16xf32>
+  %7 = linalg.fill ins(%cst_0 : f32) outs(%6 : tensor<2x6x1x8x16xf32>) -> tensor<2x6x1x8x16xf32>
+  %8 = linalg.generic {indexing_maps = [#map3, #map4, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%2, %5 : tensor<2x16x8x10xf32>, tensor<16x3x3x16xf32>) outs(%7 : tensor<2x6x1x8x16xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %11 = arith.mulf %in, %in_1 : f32
+    %12 = arith.addf %out, %11 : f32
+    linalg.yield %12 : f32
+  } -> tensor<2x6x1x8x16xf32>
+  %collapsed = tensor.collapse_shape %8 [[0, 1, 2, 3], [4]] : tensor<2x6x1x8x16xf32> into tensor<96x16xf32>
+  %9 = tensor.empty() : tensor<2x16x6x8xf32>
+  %10 = linalg.generic {indexing_maps = [#map6, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%collapsed : tensor<96x16xf32>) outs(%9 : tensor<2x16x6x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x16x6x8xf32>
+  return %10 : tensor<2x16x6x8xf32>
+}
+
+// -----
+
+// 32 filters on 8 x 8 pixels: 8 x 32 tiles (two dots per broadcast word),
+// one image a block; one block, so no scf.forall with `parallel` (with two
+// blocks, @conv, there is one).
+// CHECK-LABEL: func.func @conv32(
+// CHECK:         scf.if
+// CHECK:           tensor.empty() : tensor<1x72x32xi32>
+// CHECK:           scf.for {{.*}} to %c1{{.*}} -> (tensor<64x32xf32>)
+// CHECK:             tensor.empty() : tensor<72x64xi32>
+// CHECK:             tensor.extract_slice {{.*}} [8, 32] [1, 1] : tensor<64x32xf32> to tensor<8x32xf32>
+// CHECK:             %[[SPLAT:.*]] = vector.broadcast %{{.*}} : i32 to vector<16xi32>
+// CHECK-NEXT:        %[[PAIRS:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xbf16>
+// CHECK-NEXT:        x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
+// CHECK-NEXT:        x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
+// CHECK:         } else {
+// UNG-LABEL: func.func @conv32(
+// PAR-LABEL: func.func @conv32(
+// PAR-NOT:     scf.forall
+// PAR:         x86vector.avx512.dot
+// PAR-NOT:     scf.forall
+// PAR:         return
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>
+#map2 = affine_map<(d0, d1, d2, d3) -> (d3, d0, d1, d2)>
+#map3 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d5, d1 + d6, d2 * 8 + d3 + d7)>
+#map4 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d6, d7, d4)>
+#map5 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+#map6 = affine_map<(d0, d1, d2, d3) -> ((d0 * 6 + d2) * 8 + d3, d1)>
+#map7 = affine_map<(d0, d1, d2, d3) -> ((d0 * 8 + d2) * 8 + d3, d1)>
+func.func @conv32(%arg0: tensor<1x16x8x8xbf16>, %arg1: tensor<32x16x3x3xbf16>) -> tensor<1x32x8x8xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x16x10x10xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x16x10x10xf32>) -> tensor<1x16x10x10xf32>
+  %2 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<1x16x8x8xbf16>) outs(%1 : tensor<1x16x10x10xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    %12 = arith.addf %11, %out : f32
+    %13 = arith.cmpf ord, %11, %11 : f32
+    %14 = arith.select %13, %11, %12 : f32
+    linalg.yield %14 : f32
+  } -> tensor<1x16x10x10xf32>
+  %3 = tensor.empty() : tensor<16x3x3x32xf32>
+  %4 = linalg.generic {indexing_maps = [#map2, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg1 : tensor<32x16x3x3xbf16>) outs(%3 : tensor<16x3x3x32xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    linalg.yield %11 : f32
+  } -> tensor<16x3x3x32xf32>
+  %5 = bufferization.alloc_tensor() copy(%4) : tensor<16x3x3x32xf32>
+  %cst_0 = arith.constant 0.000000e+00 : f32
+  %6 = tensor.empty() : tensor<1x8x1x8x32xf32>
+  %7 = linalg.fill ins(%cst_0 : f32) outs(%6 : tensor<1x8x1x8x32xf32>) -> tensor<1x8x1x8x32xf32>
+  %8 = linalg.generic {indexing_maps = [#map3, #map4, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%2, %5 : tensor<1x16x10x10xf32>, tensor<16x3x3x32xf32>) outs(%7 : tensor<1x8x1x8x32xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %11 = arith.mulf %in, %in_1 : f32
+    %12 = arith.addf %out, %11 : f32
+    linalg.yield %12 : f32
+  } -> tensor<1x8x1x8x32xf32>
+  %collapsed = tensor.collapse_shape %8 [[0, 1, 2, 3], [4]] : tensor<1x8x1x8x32xf32> into tensor<64x32xf32>
+  %9 = tensor.empty() : tensor<1x32x8x8xf32>
+  %10 = linalg.generic {indexing_maps = [#map7, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%collapsed : tensor<64x32xf32>) outs(%9 : tensor<1x32x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x32x8x8xf32>
+  return %10 : tensor<1x32x8x8xf32>
+}
+
+// -----
+
+// The implicit filter gradient of bf16 data (loops (kh, kw, c, f, n, oh,
+// ow), summed over (n, oh, ow)): the guard reduces the bf16 input and
+// gradient; for each image in order, A [OH·OW/2, KH·KW·C] words from 16
+// channels x 32 input columns at a time (even and odd columns, a K pair
+// being two neighbouring pixels, made words and transposed to pixels x
+// channels, the first OW/2 = 4 rows written), B [1, 24, 16] words of the
+// gradient's neighbouring pixels, then the 9 tiles of 16 (kh, kw, c) rows x
+// 16 filters, each continuing its sums (read from the result, which starts
+// as the op's zero fill) over the image's 24 pairs.
+// CHECK-LABEL: func.func @grad_filter(
+// CHECK-SAME:      %[[DY:.*]]: tensor<2x16x6x8xbf16>, %[[X:.*]]: tensor<2x16x6x8xbf16>
+// CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x16x6x8xbf16>) outs(%{{.*}} : tensor<2x16x8x10xf32>)
+// CHECK:         %[[G:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x6x8x16xf32>
+// CHECK:         %[[FILL:.*]] = linalg.fill {{.*}} -> tensor<3x3x16x16xf32>
+// CHECK:         tensor.collapse_shape %[[X]] {{\[}}[0, 1, 2, 3]] : tensor<2x16x6x8xbf16> into tensor<1536xbf16>
+// CHECK:         tensor.collapse_shape %[[DY]] {{\[}}[0, 1, 2, 3]] : tensor<2x16x6x8xbf16> into tensor<1536xbf16>
+// CHECK:         %[[R:.*]] = scf.if %{{.*}} -> (tensor<3x3x16x16xf32>) {
+// CHECK:           %[[INIT:.*]] = tensor.collapse_shape %[[FILL]] {{\[}}[0, 1, 2], [3]] : tensor<3x3x16x16xf32> into tensor<144x16xf32>
+// CHECK:           %[[IMAGES:.*]] = scf.for %[[N:[a-z0-9_]+]] = %{{.*}} to %c2{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (tensor<144x16xf32>)
+// CHECK:             %[[EA:.*]] = tensor.empty() : tensor<24x144xi32>
+// CHECK:             %[[PA:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EA]])
+// CHECK:               %[[BLOCK:.*]] = vector.transfer_read %[[PAD]][%[[N]], {{.*}}], %{{.*}} {in_bounds = [true, false], permutation_map = #{{.*}}} : tensor<2x16x8x10xf32>, vector<16x32xf32>
+// CHECK-NEXT:          %[[EVEN:.*]], %[[ODD:.*]] = vector.deinterleave %[[BLOCK]] : vector<16x32xf32> -> vector<16x16xf32>
+// CHECK:               arith.bitcast %[[EVEN]] : vector<16x16xf32> to vector<16x16xi32>
+// CHECK:               arith.bitcast %[[ODD]] : vector<16x16xf32> to vector<16x16xi32>
+// CHECK:               %[[WORDS:.*]] = arith.ori
+// CHECK-NEXT:          %[[T:.*]] = vector.transpose %[[WORDS]], [1, 0] : vector<16x16xi32> to vector<16x16xi32>
+// CHECK-NEXT:          %[[USED:.*]] = vector.extract_strided_slice %[[T]] {offsets = [0, 0], sizes = [4, 16], strides = [1, 1]} : vector<16x16xi32> to vector<4x16xi32>
+// CHECK:               vector.transfer_write %[[USED]], %{{.*}} {in_bounds = [true, true]} : vector<4x16xi32>, tensor<24x144xi32>
+// CHECK:             %[[EB:.*]] = tensor.empty() : tensor<1x24x16xi32>
+// CHECK:             %[[PB:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EB]])
+// CHECK:               vector.transfer_read %[[G]][%[[N]], {{.*}} : tensor<2x6x8x16xf32>, vector<16xf32>
+// CHECK:               vector.transfer_read %[[G]][%[[N]], {{.*}} : tensor<2x6x8x16xf32>, vector<16xf32>
+// CHECK:               vector.transfer_write {{.*}} : vector<16xi32>, tensor<1x24x16xi32>
+// CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]])
+// CHECK:               scf.for {{.*}} to %c9
+// CHECK:                 %[[TILE:.*]] = tensor.extract_slice {{.*}} [16, 16] [1, 1] : tensor<144x16xf32> to tensor<16x16xf32>
+// CHECK:                 %[[FIRST:.*]] = vector.transfer_read %[[TILE]]{{.*}} : tensor<16x16xf32>, vector<16xf32>
+// CHECK-COUNT-15:        vector.transfer_read %[[TILE]]{{.*}} : tensor<16x16xf32>, vector<16xf32>
+// CHECK:                 %{{.*}}:16 = scf.for %[[PAIR:[a-z0-9_]+]] = {{.*}} to %c24 {{.*}} iter_args(%{{.*}} = %[[FIRST]],
+// CHECK:                   vector.transfer_read %[[PB]][%{{.*}}, %[[PAIR]], %{{.*}}], {{.*}} : tensor<1x24x16xi32>, vector<16xi32>
+// CHECK:                   tensor.extract %[[PA]][%[[PAIR]], %{{.*}}] : tensor<24x144xi32>
+// CHECK:                   x86vector.avx512.dot
+// CHECK:         } else {
+// CHECK-NEXT:      %[[FALLBACK:.*]] = linalg.generic {{.*}} ins(%[[PAD]], %[[G]] : tensor<2x16x8x10xf32>, tensor<2x6x8x16xf32>) outs(%[[FILL]] : tensor<3x3x16x16xf32>)
+// CHECK:           scf.yield %[[FALLBACK]]
+// PAR-LABEL: func.func @grad_filter(
+// PAR:         scf.for
+// PAR:           scf.forall (%{{.*}}, %{{.*}}) in (1, 9) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<144x16xf32>)
+// PAR:             x86vector.avx512.dot
+// PAR:             tensor.parallel_insert_slice {{.*}} [16, 16] [1, 1] : tensor<16x16xf32> into tensor<144x16xf32>
+// UNG-LABEL: func.func @grad_filter(
+// UNG-NOT:     scf.if
+// UNG:         x86vector.avx512.dot
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>
+#map2 = affine_map<(d0, d1, d2, d3, d4) -> (d1, d0 * 16 + d4, d2, d3)>
+#map3 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+#map4 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d2, d0 + d5, d1 + d6)>
+#map5 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>
+#map6 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+#map7 = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1, d0)>
+func.func @grad_filter(%arg0: tensor<2x16x6x8xbf16>, %arg1: tensor<2x16x6x8xbf16>) -> tensor<16x16x3x3xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x16x8x10xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2x16x8x10xf32>) -> tensor<2x16x8x10xf32>
+  %2 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg1 : tensor<2x16x6x8xbf16>) outs(%1 : tensor<2x16x8x10xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    %12 = arith.addf %11, %out : f32
+    %13 = arith.cmpf ord, %11, %11 : f32
+    %14 = arith.select %13, %11, %12 : f32
+    linalg.yield %14 : f32
+  } -> tensor<2x16x8x10xf32>
+  %3 = tensor.empty() : tensor<1x2x6x8x16xf32>
+  %4 = linalg.generic {indexing_maps = [#map2, #map3], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<2x16x6x8xbf16>) outs(%3 : tensor<1x2x6x8x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    linalg.yield %11 : f32
+  } -> tensor<1x2x6x8x16xf32>
+  %collapsed = tensor.collapse_shape %4 [[0, 1], [2], [3], [4]] : tensor<1x2x6x8x16xf32> into tensor<2x6x8x16xf32>
+  %5 = bufferization.alloc_tensor() copy(%collapsed) : tensor<2x6x8x16xf32>
+  %cst_0 = arith.constant 0.000000e+00 : f32
+  %6 = tensor.empty() : tensor<3x3x16x16xf32>
+  %7 = linalg.fill ins(%cst_0 : f32) outs(%6 : tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+  %8 = linalg.generic {indexing_maps = [#map4, #map5, #map6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%2, %5 : tensor<2x16x8x10xf32>, tensor<2x6x8x16xf32>) outs(%7 : tensor<3x3x16x16xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %11 = arith.mulf %in, %in_1 : f32
+    %12 = arith.addf %out, %11 : f32
+    linalg.yield %12 : f32
+  } -> tensor<3x3x16x16xf32>
+  %9 = tensor.empty() : tensor<16x16x3x3xf32>
+  %10 = linalg.generic {indexing_maps = [#map7, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%8 : tensor<3x3x16x16xf32>) outs(%9 : tensor<16x16x3x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<16x16x3x3xf32>
+  return %10 : tensor<16x16x3x3xf32>
+}
+
+// -----
+
+// Left alone: 8 filters (not a multiple of 16), operands that are not
+// widened bf16 (f32 sources), a padding copy into a tensor.empty, whose
+// payload reads undefined output elements, and a filter gradient of odd
+// width (its K pairs would cross rows of pixels).
+// CHECK-LABEL: func.func @conv8(
+// CHECK-NOT:     scf.if
+// CHECK-NOT:     x86vector.avx512.dot
+// CHECK-LABEL: func.func @conv_f32_sources(
+// CHECK-NOT:     scf.if
+// CHECK-NOT:     x86vector.avx512.dot
+// CHECK-LABEL: func.func @conv_pad_into_empty(
+// CHECK-NOT:     scf.if
+// CHECK-NOT:     x86vector.avx512.dot
+// CHECK-LABEL: func.func @grad_filter_odd_width(
+// CHECK-NOT:     scf.if
+// CHECK-NOT:     x86vector.avx512.dot
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>
+#map2 = affine_map<(d0, d1, d2, d3) -> (d3, d0, d1, d2)>
+#map3 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d5, d1 + d6, d2 * 8 + d3 + d7)>
+#map4 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d6, d7, d4)>
+#map5 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+#map6 = affine_map<(d0, d1, d2, d3) -> ((d0 * 6 + d2) * 8 + d3, d1)>
+#map7 = affine_map<(d0, d1, d2, d3) -> ((d0 * 8 + d2) * 8 + d3, d1)>
+func.func @conv8(%arg0: tensor<2x16x6x8xbf16>, %arg1: tensor<8x16x3x3xbf16>) -> tensor<2x8x6x8xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x16x8x10xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2x16x8x10xf32>) -> tensor<2x16x8x10xf32>
+  %2 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<2x16x6x8xbf16>) outs(%1 : tensor<2x16x8x10xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    %12 = arith.addf %11, %out : f32
+    %13 = arith.cmpf ord, %11, %11 : f32
+    %14 = arith.select %13, %11, %12 : f32
+    linalg.yield %14 : f32
+  } -> tensor<2x16x8x10xf32>
+  %3 = tensor.empty() : tensor<16x3x3x8xf32>
+  %4 = linalg.generic {indexing_maps = [#map2, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg1 : tensor<8x16x3x3xbf16>) outs(%3 : tensor<16x3x3x8xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    linalg.yield %11 : f32
+  } -> tensor<16x3x3x8xf32>
+  %5 = bufferization.alloc_tensor() copy(%4) : tensor<16x3x3x8xf32>
+  %cst_0 = arith.constant 0.000000e+00 : f32
+  %6 = tensor.empty() : tensor<2x6x1x8x8xf32>
+  %7 = linalg.fill ins(%cst_0 : f32) outs(%6 : tensor<2x6x1x8x8xf32>) -> tensor<2x6x1x8x8xf32>
+  %8 = linalg.generic {indexing_maps = [#map3, #map4, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%2, %5 : tensor<2x16x8x10xf32>, tensor<16x3x3x8xf32>) outs(%7 : tensor<2x6x1x8x8xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %11 = arith.mulf %in, %in_1 : f32
+    %12 = arith.addf %out, %11 : f32
+    linalg.yield %12 : f32
+  } -> tensor<2x6x1x8x8xf32>
+  %collapsed = tensor.collapse_shape %8 [[0, 1, 2, 3], [4]] : tensor<2x6x1x8x8xf32> into tensor<96x8xf32>
+  %9 = tensor.empty() : tensor<2x8x6x8xf32>
+  %10 = linalg.generic {indexing_maps = [#map6, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%collapsed : tensor<96x8xf32>) outs(%9 : tensor<2x8x6x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x8x6x8xf32>
+  return %10 : tensor<2x8x6x8xf32>
+}
+
+func.func @conv_f32_sources(%arg0: tensor<2x16x6x8xf32>, %arg1: tensor<16x16x3x3xf32>) -> tensor<2x16x6x8xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x16x8x10xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2x16x8x10xf32>) -> tensor<2x16x8x10xf32>
+  %2 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<2x16x6x8xf32>) outs(%1 : tensor<2x16x8x10xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %11 = arith.addf %in, %out : f32
+    %12 = arith.cmpf ord, %in, %in : f32
+    %13 = arith.select %12, %in, %11 : f32
+    linalg.yield %13 : f32
+  } -> tensor<2x16x8x10xf32>
+  %3 = tensor.empty() : tensor<16x3x3x16xf32>
+  %4 = linalg.generic {indexing_maps = [#map2, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg1 : tensor<16x16x3x3xf32>) outs(%3 : tensor<16x3x3x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<16x3x3x16xf32>
+  %5 = bufferization.alloc_tensor() copy(%4) : tensor<16x3x3x16xf32>
+  %cst_0 = arith.constant 0.000000e+00 : f32
+  %6 = tensor.empty() : tensor<2x6x1x8x16xf32>
+  %7 = linalg.fill ins(%cst_0 : f32) outs(%6 : tensor<2x6x1x8x16xf32>) -> tensor<2x6x1x8x16xf32>
+  %8 = linalg.generic {indexing_maps = [#map3, #map4, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%2, %5 : tensor<2x16x8x10xf32>, tensor<16x3x3x16xf32>) outs(%7 : tensor<2x6x1x8x16xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %11 = arith.mulf %in, %in_1 : f32
+    %12 = arith.addf %out, %11 : f32
+    linalg.yield %12 : f32
+  } -> tensor<2x6x1x8x16xf32>
+  %collapsed = tensor.collapse_shape %8 [[0, 1, 2, 3], [4]] : tensor<2x6x1x8x16xf32> into tensor<96x16xf32>
+  %9 = tensor.empty() : tensor<2x16x6x8xf32>
+  %10 = linalg.generic {indexing_maps = [#map6, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%collapsed : tensor<96x16xf32>) outs(%9 : tensor<2x16x6x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x16x6x8xf32>
+  return %10 : tensor<2x16x6x8xf32>
+}
+
+func.func @conv_pad_into_empty(%arg0: tensor<2x16x6x8xbf16>, %arg1: tensor<16x16x3x3xbf16>) -> tensor<2x16x6x8xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x16x8x10xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2x16x8x10xf32>) -> tensor<2x16x8x10xf32>
+  %2 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<2x16x6x8xbf16>) outs(%0 : tensor<2x16x8x10xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    %12 = arith.addf %11, %out : f32
+    %13 = arith.cmpf ord, %11, %11 : f32
+    %14 = arith.select %13, %11, %12 : f32
+    linalg.yield %14 : f32
+  } -> tensor<2x16x8x10xf32>
+  %3 = tensor.empty() : tensor<16x3x3x16xf32>
+  %4 = linalg.generic {indexing_maps = [#map2, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg1 : tensor<16x16x3x3xbf16>) outs(%3 : tensor<16x3x3x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    linalg.yield %11 : f32
+  } -> tensor<16x3x3x16xf32>
+  %5 = bufferization.alloc_tensor() copy(%4) : tensor<16x3x3x16xf32>
+  %cst_0 = arith.constant 0.000000e+00 : f32
+  %6 = tensor.empty() : tensor<2x6x1x8x16xf32>
+  %7 = linalg.fill ins(%cst_0 : f32) outs(%6 : tensor<2x6x1x8x16xf32>) -> tensor<2x6x1x8x16xf32>
+  %8 = linalg.generic {indexing_maps = [#map3, #map4, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%2, %5 : tensor<2x16x8x10xf32>, tensor<16x3x3x16xf32>) outs(%7 : tensor<2x6x1x8x16xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %11 = arith.mulf %in, %in_1 : f32
+    %12 = arith.addf %out, %11 : f32
+    linalg.yield %12 : f32
+  } -> tensor<2x6x1x8x16xf32>
+  %collapsed = tensor.collapse_shape %8 [[0, 1, 2, 3], [4]] : tensor<2x6x1x8x16xf32> into tensor<96x16xf32>
+  %9 = tensor.empty() : tensor<2x16x6x8xf32>
+  %10 = linalg.generic {indexing_maps = [#map6, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%collapsed : tensor<96x16xf32>) outs(%9 : tensor<2x16x6x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x16x6x8xf32>
+  return %10 : tensor<2x16x6x8xf32>
+}
+
+// -----
+
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>
+#map2 = affine_map<(d0, d1, d2, d3, d4) -> (d1, d0 * 16 + d4, d2, d3)>
+#map3 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+#map4 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d2, d0 + d5, d1 + d6)>
+#map5 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>
+#map6 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+#map7 = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1, d0)>
+func.func @grad_filter_odd_width(%arg0: tensor<1x16x5x5xbf16>, %arg1: tensor<1x16x5x5xbf16>) -> tensor<16x16x3x3xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x16x7x7xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
+  %2 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg1 : tensor<1x16x5x5xbf16>) outs(%1 : tensor<1x16x7x7xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    %12 = arith.addf %11, %out : f32
+    %13 = arith.cmpf ord, %11, %11 : f32
+    %14 = arith.select %13, %11, %12 : f32
+    linalg.yield %14 : f32
+  } -> tensor<1x16x7x7xf32>
+  %3 = tensor.empty() : tensor<1x1x5x5x16xf32>
+  %4 = linalg.generic {indexing_maps = [#map2, #map3], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<1x16x5x5xbf16>) outs(%3 : tensor<1x1x5x5x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    linalg.yield %11 : f32
+  } -> tensor<1x1x5x5x16xf32>
+  %collapsed = tensor.collapse_shape %4 [[0], [1, 2], [3], [4]] : tensor<1x1x5x5x16xf32> into tensor<1x5x5x16xf32>
+  %5 = bufferization.alloc_tensor() copy(%collapsed) : tensor<1x5x5x16xf32>
+  %cst_0 = arith.constant 0.000000e+00 : f32
+  %6 = tensor.empty() : tensor<3x3x16x16xf32>
+  %7 = linalg.fill ins(%cst_0 : f32) outs(%6 : tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+  %8 = linalg.generic {indexing_maps = [#map4, #map5, #map6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%2, %5 : tensor<1x16x7x7xf32>, tensor<1x5x5x16xf32>) outs(%7 : tensor<3x3x16x16xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %11 = arith.mulf %in, %in_1 : f32
+    %12 = arith.addf %out, %11 : f32
+    linalg.yield %12 : f32
+  } -> tensor<3x3x16x16xf32>
+  %9 = tensor.empty() : tensor<16x16x3x3xf32>
+  %10 = linalg.generic {indexing_maps = [#map7, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%8 : tensor<3x3x16x16xf32>) outs(%9 : tensor<16x16x3x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<16x16x3x3xf32>
+  return %10 : tensor<16x16x3x3xf32>
+}
