@@ -85,8 +85,8 @@ gathered as arrays. The results are the same bits as the element-by-element
 definition, which stays as the fallback: the sums keep its order and its
 double roundings, operands holding a NaN take the scalar path, and without
 NumPy, or with a Python whose sum() is compensated (3.12+), the scalar code
-runs. The GPU simulator tests take about half the CPU time they took
-(tools/bench/gpu/README.md).
+runs. The GPU simulator tests take a half to a third of the time they
+took (tools/bench/gpu/README.md).
 
 Used by tools/bench/check_kernels_on_cpu.py and ptx_sim_launch.py; standard
 library only, NumPy when present.
