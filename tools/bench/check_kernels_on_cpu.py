@@ -62,7 +62,9 @@ unsplit kernel bit for bit, and with S splits to differ from it by at most
 the result type.
 
 Prints one line per case and exits with status 1 if one differs.
-Standard library only.
+Standard library only; with NumPy the references' sums run as array
+operations (ptx_sim.accumulate and the block-scaled loop's vector form),
+with the same bits as the loops.
 """
 
 import argparse
@@ -75,6 +77,11 @@ import struct
 import subprocess
 import sys
 import tempfile
+
+try:
+    import numpy as np
+except ImportError:  # the loops compute the same values, slower
+    np = None
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ptx_sim  # noqa: E402
@@ -327,11 +334,29 @@ def run_case(case, args, mp_opt, scratch):
     pre_activation = []
     magnitudes = []  # sum of |a * b| per element: the summation error scale
     for i in range(batch):
+        # The sums (ptx_sim.accumulate: the same values as the sum() below,
+        # computed at once; |a * b| = |a| |b| exactly).
+        lhs = [[operand(x) for x in row] for row in A[i]]
+        rhs = [[operand(B[i][x][c]) for x in range(k)] for c in range(n)]
+        zeros = [[0] * n for _ in range(m)]
+        integer = case.lhs == "i8"
+        totals = ptx_sim.accumulate(zeros, lhs, rhs, integer)
+        sizes = ptx_sim.accumulate(zeros, [[abs(x) for x in row] for row in lhs],
+                                   [[abs(x) for x in row] for row in rhs], integer)
+        if totals is not None and sizes is not None:
+            totals, sizes = totals.tolist(), sizes.tolist()
+        else:
+            totals = sizes = None
         for r in range(m):
             for c in range(n):
-                total = sum(operand(A[i][r][x]) * operand(B[i][x][c]) for x in range(k))
-                magnitudes.append(sum(abs(operand(A[i][r][x]) * operand(B[i][x][c]))
-                                      for x in range(k)))
+                if totals is not None:
+                    total = totals[r][c]
+                    magnitudes.append(sizes[r][c])
+                else:
+                    total = sum(operand(A[i][r][x]) * operand(B[i][x][c])
+                                for x in range(k))
+                    magnitudes.append(sum(abs(operand(A[i][r][x]) * operand(B[i][x][c]))
+                                          for x in range(k)))
                 if case.result == "i32":
                     expected.append(((int(total) + 2**31) % 2**32) - 2**31)
                     continue
@@ -432,6 +457,24 @@ def scaled_operands(case):
             SB[(x // block) * (n // rows) + c // rows]
     f32 = ptx_sim.round_f32
     expected = []
+    if np is not None and k % block == 0:
+        # The loop below for every (r, c) at once: the same f32 roundings
+        # (NumPy's cast rounds to nearest even as struct does) in the same
+        # order.
+        def f32v(x):
+            return x.astype(np.float32).astype(np.float64)
+        a_scaled = f32v(np.array(A).reshape(m, k) * np.repeat(
+            np.array(SA).reshape(m, k // block), block, axis=1))
+        b_scaled = f32v(np.array([[b_at(x, c) * sb_at(x, c) for c in range(n)]
+                                  for x in range(k)]))
+        totals = np.zeros((m, n))
+        with np.errstate(all="ignore"):
+            for x in range(k):
+                totals = f32v(totals + f32v(np.multiply.outer(a_scaled[:, x],
+                                                              b_scaled[x])))
+        if not np.isnan(totals).any():
+            expected = [round_to(total, case.result) for total in totals.ravel().tolist()]
+            return [a_bytes, b_bytes, None, sa_bytes, sb_bytes], expected
     for r in range(m):
         for c in range(n):
             total = 0.0

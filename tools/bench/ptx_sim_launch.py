@@ -32,7 +32,7 @@ each, answered by one line on stdout:
 A launch runs every block of the grid through ptx_sim.simulate_grid, with
 scalar parameters as unsigned little-endian integers and array parameters
 (`.param .align 64 .b8 name[128]`: a by-value tensor map) as bytes.
-Standard library only.
+Standard library only (ptx_sim uses NumPy when present).
 """
 
 import mmap
