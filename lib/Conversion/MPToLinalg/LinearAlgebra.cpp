@@ -450,6 +450,18 @@ Value buildPadded(OpBuilder &b, Location loc, Value input,
       SmallVector<int64_t>(4, 1));
 }
 
+/// The map of `exprs` over `numLoops` loops, led by the group loop d0 when
+/// there is more than one group.
+static AffineMap getGroupedMap(unsigned numLoops, int64_t groups,
+                               ArrayRef<AffineExpr> exprs,
+                               MLIRContext *context) {
+  SmallVector<AffineExpr> results;
+  if (groups != 1)
+    results.push_back(getAffineDimExpr(0, context));
+  results.append(exprs.begin(), exprs.end());
+  return AffineMap::get(numLoops, 0, results, context);
+}
+
 /// The input map of an im2col copy over `numLoops` loops (the group loop
 /// first when `groups` is not 1): (n, g·C/G + c, oh·sh + kh·dh, ow·sw +
 /// kw·dw) for the output pixel (n, oh, ow) and the patch element (c, kh,
@@ -776,11 +788,7 @@ Value buildImplicitConv(OpBuilder &b, Location loc, Value input, Value filter,
              kh = d(first + 6), kw = d(first + 7);
   AffineExpr channel = groups == 1 ? c : d(0) * groupChannels + c;
   auto withGroup = [&](ArrayRef<AffineExpr> exprs) {
-    SmallVector<AffineExpr> results;
-    if (groups != 1)
-      results.push_back(d(0));
-    results.append(exprs.begin(), exprs.end());
-    return AffineMap::get(numLoops, 0, results, context);
+    return getGroupedMap(numLoops, groups, exprs, context);
   };
   AffineMap inputMap = AffineMap::get(
       numLoops, 0,
@@ -854,11 +862,7 @@ Value buildImplicitGradFilter(OpBuilder &b, Location loc, Value input,
   AffineMap inputMap = getIm2ColInputMap(numLoops, groups, groupChannels, n, c,
                                          oh, ow, kh, kw, strides, dilation);
   auto withGroup = [&](ArrayRef<AffineExpr> exprs) {
-    SmallVector<AffineExpr> results;
-    if (groups != 1)
-      results.push_back(d(0));
-    results.append(exprs.begin(), exprs.end());
-    return AffineMap::get(numLoops, 0, results, context);
+    return getGroupedMap(numLoops, groups, exprs, context);
   };
   SmallVector<int64_t> accShape;
   if (groups != 1)

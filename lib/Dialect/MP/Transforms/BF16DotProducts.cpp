@@ -1520,77 +1520,59 @@ struct BF16DotProducts
   using Base::Base;
 
   void runOnOperation() override {
-    std::vector<std::pair<linalg::LinalgOp, ContractionShape>> matched;
-    getOperation().walk([&](linalg::LinalgOp op) {
-      if (std::optional<ContractionShape> shape = matchContraction(op))
+    rewriteEach<linalg::LinalgOp>(
+        matchContraction,
+        [](linalg::LinalgOp op, const ContractionShape &) {
+          return std::make_pair(op.getDpsInputs()[0], op.getDpsInputs()[1]);
+        },
+        buildKernel);
+    // Filter gradients (implicit, of bf16 data widened to f32).
+    rewriteEach<linalg::GenericOp>(
+        matchImplicitGradFilter,
+        [](linalg::GenericOp, const GradFilterShape &shape) {
+          return std::make_pair(shape.inputBF16, shape.gradientBF16);
+        },
+        buildGradFilterKernel);
+    // Convolutions (implicit GEMMs of bf16 data widened to f32), guarded on
+    // the bf16 sources: the padded input's other elements are zeros, which
+    // change neither bound.
+    rewriteEach<linalg::GenericOp>(
+        matchImplicitConv,
+        [](linalg::GenericOp, const ConvShape &shape) {
+          return std::make_pair(shape.inputBF16, shape.filterBF16);
+        },
+        buildConvKernel);
+  }
+
+  /// Gives each op of type OpTy that `match` takes (returning its shape) the
+  /// kernel `build` makes, behind the guard on the two tensors
+  /// `guardOperands` names (the op itself the fallback, replaceGuarded), or
+  /// in its place with `unguarded`.
+  template <typename OpTy, typename Match, typename GuardOperands,
+            typename Build>
+  void rewriteEach(Match match, GuardOperands guardOperands, Build build) {
+    using Shape =
+        typename decltype(match(std::declval<OpTy>()))::value_type;
+    std::vector<std::pair<OpTy, Shape>> matched;
+    getOperation().walk([&](OpTy op) {
+      if (std::optional<Shape> shape = match(op))
         matched.emplace_back(op, *shape);
     });
-    for (auto &[contraction, contractionShape] : matched) {
-      linalg::LinalgOp op = contraction;
-      const ContractionShape &shape = contractionShape;
+    for (auto &entry : matched) {
+      OpTy op = entry.first;
+      const Shape &shape = entry.second;
       OpBuilder builder(op);
       Location loc = op.getLoc();
       if (unguarded) {
         op->replaceAllUsesWith(
-            ValueRange{buildKernel(builder, loc, op, shape, parallel)});
+            ValueRange{build(builder, loc, op, shape, parallel)});
         op->erase();
         continue;
       }
-      Value guard = buildGuard(builder, loc, op.getDpsInputs()[0],
-                               op.getDpsInputs()[1], parallel);
-      // The contraction itself is the fallback.
-      replaceGuarded(op, guard, [&](OpBuilder &b) {
-        return buildKernel(b, loc, op, shape, parallel);
-      });
-    }
-
-    // Filter gradients (implicit, of bf16 data widened to f32).
-    std::vector<std::pair<linalg::GenericOp, GradFilterShape>> gradients;
-    getOperation().walk([&](linalg::GenericOp op) {
-      if (std::optional<GradFilterShape> shape = matchImplicitGradFilter(op))
-        gradients.emplace_back(op, *shape);
-    });
-    for (auto &[gradient, gradientShape] : gradients) {
-      linalg::GenericOp op = gradient;
-      const GradFilterShape &shape = gradientShape;
-      OpBuilder builder(op);
-      Location loc = op.getLoc();
-      if (unguarded) {
-        op->replaceAllUsesWith(ValueRange{
-            buildGradFilterKernel(builder, loc, op, shape, parallel)});
-        op->erase();
-        continue;
-      }
-      Value guard =
-          buildGuard(builder, loc, shape.inputBF16, shape.gradientBF16, parallel);
-      replaceGuarded(op, guard, [&](OpBuilder &b) {
-        return buildGradFilterKernel(b, loc, op, shape, parallel);
-      });
-    }
-
-    // Convolutions (implicit GEMMs of bf16 data widened to f32).
-    std::vector<std::pair<linalg::GenericOp, ConvShape>> convolutions;
-    getOperation().walk([&](linalg::GenericOp op) {
-      if (std::optional<ConvShape> shape = matchImplicitConv(op))
-        convolutions.emplace_back(op, *shape);
-    });
-    for (auto &[convolution, convolutionShape] : convolutions) {
-      linalg::GenericOp op = convolution;
-      const ConvShape &shape = convolutionShape;
-      OpBuilder builder(op);
-      Location loc = op.getLoc();
-      if (unguarded) {
-        op->replaceAllUsesWith(
-            ValueRange{buildConvKernel(builder, loc, op, shape, parallel)});
-        op->erase();
-        continue;
-      }
-      // The guard on the bf16 sources: the padded input's other elements
-      // are zeros, which change neither bound.
-      Value guard = buildGuard(builder, loc, shape.inputBF16, shape.filterBF16,
-                               parallel);
-      replaceGuarded(op, guard, [&](OpBuilder &b) {
-        return buildConvKernel(b, loc, op, shape, parallel);
+      auto [a, b] = guardOperands(op, shape);
+      Value guard = buildGuard(builder, loc, a, b, parallel);
+      replaceGuarded(op, guard, [&](OpBuilder &nested) {
+        return build(nested, loc, op, shape, parallel);
       });
     }
   }
