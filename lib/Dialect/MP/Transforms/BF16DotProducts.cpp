@@ -837,6 +837,27 @@ getLinearCoefficients(AffineExpr expr, unsigned numDims) {
   return coefficients;
 }
 
+/// The coefficients of the height and width expressions of a convolution's
+/// input map `inputMap` ((n, c, h, w), `numLoops` loops) when both are linear
+/// and use exactly the loops `heightLoops` and `widthLoops`. Nullopt
+/// otherwise.
+static std::optional<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
+getWindowCoefficients(AffineMap inputMap, ArrayRef<unsigned> heightLoops,
+                      ArrayRef<unsigned> widthLoops) {
+  unsigned numLoops = inputMap.getNumDims();
+  std::optional<SmallVector<int64_t>> height =
+      getLinearCoefficients(inputMap.getResult(2), numLoops);
+  std::optional<SmallVector<int64_t>> width =
+      getLinearCoefficients(inputMap.getResult(3), numLoops);
+  if (!height || !width)
+    return std::nullopt;
+  for (unsigned i = 0; i < numLoops; ++i)
+    if (((*height)[i] != 0) != llvm::is_contained(heightLoops, i) ||
+        ((*width)[i] != 0) != llvm::is_contained(widthLoops, i))
+      return std::nullopt;
+  return std::make_pair(*height, *width);
+}
+
 /// True when the payload of `op` is out + a·b (convert-mp-to-linalg's
 /// multiplyAccumulate), without fast-math flags.
 static bool isMultiplyAccumulate(linalg::GenericOp op) {
@@ -899,17 +920,11 @@ static std::optional<ConvShape> matchImplicitConv(linalg::GenericOp op) {
       maps[0].getNumResults() != 4 || maps[0].getResult(0) != d(0) ||
       maps[0].getResult(1) != d(5))
     return std::nullopt;
-  std::optional<SmallVector<int64_t>> height =
-      getLinearCoefficients(maps[0].getResult(2), 8);
-  std::optional<SmallVector<int64_t>> width =
-      getLinearCoefficients(maps[0].getResult(3), 8);
-  if (!height || !width)
+  auto window = getWindowCoefficients(maps[0], {1, 6}, {2, 3, 7});
+  if (!window)
     return std::nullopt;
-  for (unsigned i = 0; i < 8; ++i)
-    if (((*height)[i] != 0) != (i == 1 || i == 6) ||
-        ((*width)[i] != 0) != (i == 2 || i == 3 || i == 7))
-      return std::nullopt;
-  if ((*width)[2] != extents[3] || (*width)[3] != 1)
+  const SmallVector<int64_t> &height = window->first, &width = window->second;
+  if (width[2] != extents[3] || width[3] != 1)
     return std::nullopt;
 
   ConvShape shape;
@@ -926,9 +941,9 @@ static std::optional<ConvShape> matchImplicitConv(linalg::GenericOp op) {
   shape.channels = extents[5];
   shape.kernelH = extents[6];
   shape.kernelW = extents[7];
-  shape.strideH = (*height)[1];
-  shape.dilationH = (*height)[6];
-  shape.dilationW = (*width)[7];
+  shape.strideH = height[1];
+  shape.dilationH = height[6];
+  shape.dilationW = width[7];
   shape.panelWidth = shape.filters % kTileColumns == 0 ? kTileColumns : kLanes;
   shape.tileRows = kTileRows * kTileColumns / shape.panelWidth;
   if (shape.filters % kLanes || shape.k() % 2 || shape.outW > 64)
@@ -1273,17 +1288,11 @@ matchImplicitGradFilter(linalg::GenericOp op) {
       maps[0].getNumResults() != 4 || maps[0].getResult(0) != d(4) ||
       maps[0].getResult(1) != d(2))
     return std::nullopt;
-  std::optional<SmallVector<int64_t>> height =
-      getLinearCoefficients(maps[0].getResult(2), 7);
-  std::optional<SmallVector<int64_t>> width =
-      getLinearCoefficients(maps[0].getResult(3), 7);
-  if (!height || !width)
+  auto window = getWindowCoefficients(maps[0], {0, 5}, {1, 6});
+  if (!window)
     return std::nullopt;
-  for (unsigned i = 0; i < 7; ++i)
-    if (((*height)[i] != 0) != (i == 0 || i == 5) ||
-        ((*width)[i] != 0) != (i == 1 || i == 6))
-      return std::nullopt;
-  if ((*width)[6] != 1)
+  const SmallVector<int64_t> &height = window->first, &width = window->second;
+  if (width[6] != 1)
     return std::nullopt;
   GradFilterShape shape;
   shape.input = op.getDpsInputs()[0];
@@ -1299,9 +1308,9 @@ matchImplicitGradFilter(linalg::GenericOp op) {
   shape.batch = extents[4];
   shape.outH = extents[5];
   shape.outW = extents[6];
-  shape.strideH = (*height)[5];
-  shape.dilationH = (*height)[0];
-  shape.dilationW = (*width)[1];
+  shape.strideH = height[5];
+  shape.dilationH = height[0];
+  shape.dilationW = width[1];
   shape.panelWidth = shape.filters % kTileColumns == 0 ? kTileColumns : kLanes;
   shape.tileRows = kTileRows * kTileColumns / shape.panelWidth;
   if (shape.channels % kLanes || shape.filters % kLanes || shape.outW % 2 ||
