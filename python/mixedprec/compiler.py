@@ -2,6 +2,7 @@
 step's signature, over the C API's session (mp-c/Compiler.h)."""
 
 import ctypes
+import functools
 import json
 import os
 import tempfile
@@ -189,6 +190,9 @@ class Engine:
     def __init__(self, session, handle):
         self._session = session
         self._handle = handle
+        #: The C strings of the function names invoke was called with (one
+        #: per name: a train loop calls it every step).
+        self._names = {}
 
     def close(self):
         if self._handle is not None:
@@ -212,8 +216,11 @@ class Engine:
         function's device work on the engine's stream and returns without
         waiting for it."""
         session = self._session
-        session._check(session._lib.mpEngineInvoke(
-            session._session, self._handle, _capi.MlirStringRef.of(name), descriptors))
+        ref = self._names.get(name)
+        if ref is None:
+            ref = self._names[name] = _capi.MlirStringRef.of(name)
+        session._check(session._lib.mpEngineInvoke(session._session, self._handle, ref,
+                                                   descriptors))
 
     # --- a "cuda" engine's memory and stream (mp-c/Engine.h) ---------------
 
@@ -303,18 +310,26 @@ class Engine:
         self._call("mpEngineSynchronize")
 
 
+@functools.lru_cache(maxsize=None)
+def _memref_descriptor_type(rank):
+    """The ctypes structure of a ranked memref descriptor of `rank` (one
+    class per rank: a class made per call is cyclic garbage that the
+    collector's full passes, tens of milliseconds in a torch process, must
+    find)."""
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+              ("offset", ctypes.c_int64)]
+    if rank:
+        fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+    return type("MemRef%dD" % rank, (ctypes.Structure,), {"_fields_": fields})
+
+
 def memref_descriptor(array, address=None):
     """A ranked memref descriptor (ctypes structure) viewing the numpy array
     `array` without a copy; `array` must stay alive while it is used. With
     `address` (device memory of a "cuda" engine, say), the descriptor has
     `array`'s shape and strides but points there."""
     rank = array.ndim
-    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
-              ("offset", ctypes.c_int64)]
-    if rank:
-        fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
-    descriptor_type = type("MemRef%dD" % rank, (ctypes.Structure,), {"_fields_": fields})
-    descriptor = descriptor_type()
+    descriptor = _memref_descriptor_type(rank)()
     pointer = array.ctypes.data if address is None else address
     descriptor.allocated = pointer
     descriptor.aligned = pointer

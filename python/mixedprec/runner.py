@@ -236,10 +236,11 @@ class Buffers:
     def feed_back(self):
         """Makes each `mp.updates = N` result the next argument N."""
         n = len(self.arguments)
+        descriptors, pointers = self.descriptors, self.pointers
         for r, a in self.signature.updates.items():
             self.arguments[a], self.results[r] = self.results[r], self.arguments[a]
-            self._bind(a)
-            self._bind(n + r)
+            descriptors[a], descriptors[n + r] = descriptors[n + r], descriptors[a]
+            pointers[a], pointers[n + r] = pointers[n + r], pointers[a]
 
 
 class DeviceBuffers:
