@@ -1,17 +1,17 @@
 # mixedprec.torch.Trainer: an imported step compiled once and trained in
 # process (the C API's engine). FP32 against PyTorch on the same batches:
-# losses within 1e-5 relative, parameters within 1e-4 of each tensor's
-# largest magnitude; state_dict() loads into the torch module, whose eval
-# predictions then equal trainer.predict(); a step leaves no cyclic
-# garbage; optimizer_state_dict() loads into the torch optimizer and
-# training goes on there as it would have; an optimizer that has stepped before the import goes on in the Trainer, with
-# a frozen (requires_grad=False) parameter; BF16 and
+# losses within 1e-5 relative, parameters within 1e-4 of each tensor's largest
+# magnitude; state_dict() loads into the torch module, whose eval predictions
+# then equal trainer.predict(); a step leaves no cyclic garbage;
+# optimizer_state_dict() loads into the torch optimizer and training goes on
+# there as it would have; an optimizer that has stepped before the import goes
+# on in the Trainer, with a frozen (requires_grad=False) parameter; BF16 and
 # FP16 AMP (loss scale reported) train to within 2e-2 of the FP32 losses;
 # batch-norm running statistics updated in process like PyTorch's;
 # load_state_dict like torch.nn.Module's (a BF16 step after it equals one
-# imported from the loaded model, bit for bit); the same
-# bits on 1 and 2 threads, and all cores by default.
-# Errors: wrong batch shapes, unsupported modules.
+# imported from the loaded model, bit for bit); the same bits on 1 and 2
+# threads, and all cores by default. Errors: wrong batch shapes, unsupported
+# modules.
 # REQUIRES: torch
 # RUN: %python %s | FileCheck %s
 
