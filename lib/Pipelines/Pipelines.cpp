@@ -67,6 +67,9 @@ void mlir::mp::buildMPToLinalgOnTensors(OpPassManager &pm) {
 void mlir::mp::buildCallerAllocatedBuffers(
     OpPassManager &pm,
     llvm::function_ref<void(OpPassManager &)> afterBufferization) {
+  // Fusion is over: convert-mp-to-linalg's fusion barriers would only be
+  // copies now.
+  pm.addNestedPass<func::FuncOp>(createMPDropFusionBarriers());
   pm.addPass(createMPExportEntryPoints());
   bufferization::OneShotBufferizePassOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;

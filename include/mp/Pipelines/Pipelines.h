@@ -37,7 +37,7 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::ListOption<int64_t> matmulTileSizes{
       *this, "matmul-tile-sizes",
       llvm::cl::desc("Tile sizes of the M, N and K loops of contractions "
-                     "(default: the host's, 8,32,1 with AVX-512, else "
+                     "(default: the host's, 16,16,1 with AVX-512, else "
                      "4,16,1)")};
   PassOptions::ListOption<int64_t> tileSizes{
       *this, "tile-sizes",
@@ -253,10 +253,10 @@ void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
 /// tensors, elementwise ops fused, canonicalized.
 void buildMPToLinalgOnTensors(OpPassManager &pm);
 
-/// The buffers both pipelines make: entry points exported, one-shot
-/// bufferization across function boundaries with identity layouts, results
-/// turned into trailing out-parameters (the caller allocates every buffer),
-/// ownership-based deallocation, bufferization ops to memref.
+/// The buffers both pipelines make: fusion barriers dropped, entry points
+/// exported, one-shot bufferization across function boundaries with identity
+/// layouts, results turned into trailing out-parameters (the caller allocates
+/// every buffer), ownership-based deallocation, bufferization ops to memref.
 /// `afterBufferization`, when given, adds passes right after one-shot
 /// bufferization.
 void buildCallerAllocatedBuffers(

@@ -283,19 +283,20 @@ struct LinearOpLowering : OpConversionPattern<LinearOp> {
   }
 };
 
-/// A copy of `tensor` (bufferization.alloc_tensor copy(...), a memcpy into
-/// a new buffer once bufferized) that linalg's reshape propagation and
-/// elementwise fusion do not look through. Without it, the reshape between
-/// a copying generic (the filter gradient's transposed dY) and its matrix
-/// product turns the product into a generic with one loop per dimension of
-/// the copy, into which the copy is then fused: a loop nest the CPU
-/// pipeline cannot vectorise. (buildIm2Col needs none: it writes its matrix
-/// directly.)
+/// A copy of `tensor` (bufferization.alloc_tensor copy(...) marked
+/// mp.fusion_barrier) that linalg's reshape propagation and elementwise
+/// fusion do not look through; mp-drop-fusion-barriers replaces it by
+/// `tensor` again before bufferization, so that no copy is made. Without
+/// it, the reshape between a copying generic (the filter gradient's
+/// transposed dY) and its matrix product turns the product into a generic
+/// with one loop per dimension of the copy, into which the copy is then
+/// fused: a loop nest the CPU pipeline cannot vectorise. (buildIm2Col needs
+/// none: it writes its matrix directly.)
 Value buildFusionBarrier(OpBuilder &b, Location loc, Value tensor) {
-  return bufferization::AllocTensorOp::create(
-             b, loc, cast<RankedTensorType>(tensor.getType()), ValueRange{},
-             tensor)
-      .getResult();
+  auto barrier = bufferization::AllocTensorOp::create(
+      b, loc, cast<RankedTensorType>(tensor.getType()), ValueRange{}, tensor);
+  barrier->setAttr(MPDialect::kFusionBarrierAttrName, b.getUnitAttr());
+  return barrier.getResult();
 }
 
 /// `tensor` with FP8 elements extended to `accType` once (widenFP8Operand)

@@ -288,7 +288,7 @@ func.func @conv2d_grouped_panels(%x: tensor<1x4x6x8xf32>, %w: tensor<16x2x3x1xf3
 // CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x16x6x8xbf16>) outs(%{{.*}} : tensor<2x16x8x10xf32>)
 // CHECK:         %[[FILTER:.*]] = linalg.generic {indexing_maps = [#[[$IFILT]], {{.*}}]
 // CHECK-SAME:      ins(%[[W]] : tensor<16x16x3x3xbf16>) outs(%{{.*}} : tensor<16x3x3x16xf32>)
-// CHECK:         %[[WB:.*]] = bufferization.alloc_tensor() copy(%[[FILTER]]) : tensor<16x3x3x16xf32>
+// CHECK:         %[[WB:.*]] = bufferization.alloc_tensor() copy(%[[FILTER]]) {mp.fusion_barrier} : tensor<16x3x3x16xf32>
 // CHECK:         %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<2x6x1x8x16xf32>
 // CHECK:         %[[ACC:.*]] = linalg.generic {indexing_maps = [#[[$IIN]], #[[$IW]], #[[$IACC]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
 // CHECK-SAME:      ins(%[[PAD]], %[[WB]] : tensor<2x16x8x10xf32>, tensor<16x3x3x16xf32>) outs(%[[ZERO]] : tensor<2x6x1x8x16xf32>)
@@ -312,7 +312,7 @@ func.func @conv2d_implicit(%x: tensor<2x16x6x8xbf16>, %w: tensor<16x16x3x3xbf16>
 // CHECK-DAG: #[[$GIW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d6, d7, d8, d5)>
 // CHECK-DAG: #[[$GIACC:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1, d2, d3, d4, d5)>
 // CHECK-LABEL: func.func @conv2d_implicit_grouped(
-// CHECK:         %[[WB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x2x3x1x8xf32>
+// CHECK:         %[[WB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) {mp.fusion_barrier} : tensor<2x2x3x1x8xf32>
 // CHECK:         %[[ACC:.*]] = linalg.generic {indexing_maps = [#[[$GIIN]], #[[$GIW]], #[[$GIACC]]]
 // CHECK-SAME:      ins(%{{.*}}, %[[WB]] : tensor<1x4x6x4xf32>, tensor<2x2x3x1x8xf32>) outs(%{{.*}} : tensor<2x1x4x1x4x8xf32>)
 // CHECK:         tensor.collapse_shape %[[ACC]] {{\[}}[0], [1, 2, 3, 4], [5]] : tensor<2x1x4x1x4x8xf32> into tensor<2x16x8xf32>
@@ -441,7 +441,7 @@ func.func @conv2d_grad_input_grouped(%dy: tensor<1x6x8x8xf32>, %w: tensor<6x2x3x
 // CHECK-SAME:      ins(%[[PAD]], %{{.*}} : tensor<8x4x34x34xf32>, tensor<2x2x3x3x16x16xf32>) outs(%{{.*}} : tensor<2x18x2048xf32>)
 // CHECK:         %[[DYT:.*]] = linalg.generic {indexing_maps = [#[[$DYT]], {{.*}}]
 // CHECK-SAME:      ins(%[[DY]] : tensor<8x16x16x16xf16>) outs(%{{.*}} : tensor<2x8x16x16x8xf32>)
-// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x2048x8xf32>
+// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) {mp.fusion_barrier} : tensor<2x2048x8xf32>
 // CHECK:         %[[DW:.*]] = linalg.batch_matmul ins(%[[COL]], %[[DYB]] : tensor<2x18x2048xf32>, tensor<2x2048x8xf32>) outs(%{{.*}} : tensor<2x18x8xf32>)
 // CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[$FCHW]], {{.*}}]
 // CHECK-SAME:      ins(%[[DW]] : tensor<2x18x8xf32>) outs(%{{.*}} : tensor<16x2x3x3xf16>)
@@ -476,7 +476,7 @@ func.func @conv2d_grad_filter(%dy: tensor<8x16x16x16xf16>, %x: tensor<8x4x32x32x
 // CHECK-NEXT:      arith.extf
 // CHECK-NEXT:      linalg.yield
 // CHECK-NEXT:    } -> tensor<2x2x4x4x8xf32>
-// CHECK-NEXT:    %[[DYB:.*]] = bufferization.alloc_tensor() copy(%[[DYT]]) : tensor<2x2x4x4x8xf32>
+// CHECK-NEXT:    %[[DYB:.*]] = bufferization.alloc_tensor() copy(%[[DYT]]) {mp.fusion_barrier} : tensor<2x2x4x4x8xf32>
 // CHECK:         %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<2x3x3x8x8xf32>
 // CHECK:         %[[DW:.*]] = linalg.generic {indexing_maps = [#[[$IGX]], #[[$IGDY]], #[[$IGACC]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
 // CHECK-SAME:      ins(%[[PAD]], %[[DYB]] : tensor<2x16x10x10xf32>, tensor<2x2x4x4x8xf32>) outs(%[[ZERO]] : tensor<2x3x3x8x8xf32>)
@@ -505,7 +505,7 @@ func.func @conv2d_grad_filter_implicit(%dy: tensor<2x16x4x4xf16>, %x: tensor<2x1
 // CHECK-DAG: #[[$I1FCHW:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1, d0)>
 // CHECK-LABEL: func.func @conv2d_grad_filter_implicit_1x1(
 // CHECK-SAME:    %[[DY:.*]]: tensor<2x8x4x4xbf16>, %[[X:.*]]: tensor<2x8x8x8xbf16>)
-// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x4x4x8xf32>
+// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) {mp.fusion_barrier} : tensor<2x4x4x8xf32>
 // CHECK:         %[[DW:.*]] = linalg.generic {indexing_maps = [#[[$I1X]], #[[$I1DY]], #[[$I1ACC]]]
 // CHECK-SAME:      ins(%[[X]], %[[DYB]] : tensor<2x8x8x8xbf16>, tensor<2x4x4x8xf32>) outs(%{{.*}} : tensor<1x1x8x8xf32>)
 // CHECK-NEXT:    ^bb0(%[[A:.*]]: bf16, %[[B:.*]]: f32, %[[OUT:.*]]: f32):
@@ -527,9 +527,9 @@ func.func @conv2d_grad_filter_implicit_1x1(%dy: tensor<2x8x4x4xbf16>, %x: tensor
 // the CPU pipeline leaves scalar.
 // CHECK-LABEL: func.func @conv2d_grad_filter_implicit_fp8(
 // CHECK:         %[[DYW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x6x8x16xf8E5M2>) outs(%{{.*}} : tensor<2x6x8x16xf32>)
-// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%[[DYW]]) : tensor<2x6x8x16xf32>
+// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%[[DYW]]) {mp.fusion_barrier} : tensor<2x6x8x16xf32>
 // CHECK:         %[[XW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x8x8x10xf8E4M3FN>) outs(%{{.*}} : tensor<2x8x8x10xf32>)
-// CHECK:         %[[XB:.*]] = bufferization.alloc_tensor() copy(%[[XW]]) : tensor<2x8x8x10xf32>
+// CHECK:         %[[XB:.*]] = bufferization.alloc_tensor() copy(%[[XW]]) {mp.fusion_barrier} : tensor<2x8x8x10xf32>
 // CHECK:         linalg.generic {{.*}} ins(%[[XB]], %[[DYB]] : tensor<2x8x8x10xf32>, tensor<2x6x8x16xf32>) outs(%{{.*}} : tensor<3x3x8x16xf32>)
 func.func @conv2d_grad_filter_implicit_fp8(%dy: tensor<2x16x6x8xf8E5M2>, %x: tensor<2x8x6x8xf8E4M3FN>) -> tensor<16x8x3x3xf32> {
   %0 = mp.conv2d_grad_filter %dy, %x acc(f32) {padding = array<i64: 1, 1>} : (tensor<2x16x6x8xf8E5M2>, tensor<2x8x6x8xf8E4M3FN>) -> tensor<16x8x3x3xf32>
@@ -542,8 +542,8 @@ func.func @conv2d_grad_filter_implicit_fp8(%dy: tensor<2x16x6x8xf8E5M2>, %x: ten
 // in its copy, behind its barrier).
 // CHECK-LABEL: func.func @conv2d_implicit_fp8(
 // CHECK:         %[[XW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x16x10x10xf8E4M3FN>) outs(%{{.*}} : tensor<2x16x10x10xf32>)
-// CHECK:         %[[XB:.*]] = bufferization.alloc_tensor() copy(%[[XW]]) : tensor<2x16x10x10xf32>
-// CHECK:         %[[WB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<16x3x3x16xf32>
+// CHECK:         %[[XB:.*]] = bufferization.alloc_tensor() copy(%[[XW]]) {mp.fusion_barrier} : tensor<2x16x10x10xf32>
+// CHECK:         %[[WB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) {mp.fusion_barrier} : tensor<16x3x3x16xf32>
 // CHECK:         linalg.generic {{.*}} ins(%[[XB]], %[[WB]] : tensor<2x16x10x10xf32>, tensor<16x3x3x16xf32>) outs(%{{.*}} : tensor<2x8x1x8x16xf32>)
 func.func @conv2d_implicit_fp8(%x: tensor<2x16x8x8xf8E4M3FN>, %w: tensor<16x16x3x3xf8E4M3FN>) -> tensor<2x16x8x8xf32> {
   %0 = mp.conv2d %x, %w acc(f32) {padding = array<i64: 1, 1>} : (tensor<2x16x8x8xf8E4M3FN>, tensor<16x16x3x3xf8E4M3FN>) -> tensor<2x16x8x8xf32>
@@ -563,7 +563,7 @@ func.func @conv2d_implicit_fp8(%x: tensor<2x16x8x8xf8E4M3FN>, %w: tensor<16x16x3
 // CHECK-SAME:    %[[DY:.*]]: tensor<2x4x8x8xf32>, %[[X:.*]]: tensor<2x4x8x8xf32>)
 // CHECK:         %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$DTCOL]], {{.*}}]
 // CHECK-SAME:      outs(%{{.*}} : tensor<4x128x9xf32>)
-// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<4x128x1xf32>
+// CHECK:         %[[DYB:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) {mp.fusion_barrier} : tensor<4x128x1xf32>
 // CHECK:         %[[DW:.*]] = linalg.batch_matmul indexing_maps = [#[[$DKM]], #[[$DKN]], {{.*}}]
 // CHECK-SAME:      ins(%[[DYB]], %[[COL]] : tensor<4x128x1xf32>, tensor<4x128x9xf32>) outs(%{{.*}} : tensor<4x1x9xf32>)
 // CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[$DFCHW]], {{.*}}]

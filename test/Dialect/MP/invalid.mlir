@@ -2535,8 +2535,25 @@ func.func @precision_type(%x: tensor<4xf32>) {
 
 // Unknown mp operation attribute.
 func.func @unknown_op_attr(%x: tensor<4xf32>) {
-  // expected-error @+1 {{unknown operation attribute 'mp.autocasting'; expected 'mp.autocast', 'mp.precision', 'mp.loss_scaling', 'mp.signature', 'mp.device_resident' or 'mp.stream'}}
+  // expected-error @+1 {{unknown operation attribute 'mp.autocasting'; expected 'mp.autocast', 'mp.precision', 'mp.loss_scaling', 'mp.signature', 'mp.device_resident', 'mp.stream' or 'mp.fusion_barrier'}}
   %0 = mp.tanh %x {mp.autocasting = false} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// The fusion barrier marks an alloc_tensor, as a unit attribute.
+func.func @fusion_barrier_on_op(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'mp.fusion_barrier' must be a unit attribute of a bufferization.alloc_tensor}}
+  %0 = mp.tanh %x {mp.fusion_barrier} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @fusion_barrier_not_unit(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'mp.fusion_barrier' must be a unit attribute of a bufferization.alloc_tensor}}
+  %0 = bufferization.alloc_tensor() copy(%x) {mp.fusion_barrier = 1 : i32} : tensor<4xf32>
   return
 }
 
@@ -2544,7 +2561,7 @@ func.func @unknown_op_attr(%x: tensor<4xf32>) {
 
 // An argument attribute is not an operation attribute.
 func.func @param_on_op(%x: tensor<4xf32>) {
-  // expected-error @+1 {{unknown operation attribute 'mp.param'; expected 'mp.autocast', 'mp.precision', 'mp.loss_scaling', 'mp.signature', 'mp.device_resident' or 'mp.stream'}}
+  // expected-error @+1 {{unknown operation attribute 'mp.param'; expected 'mp.autocast', 'mp.precision', 'mp.loss_scaling', 'mp.signature', 'mp.device_resident', 'mp.stream' or 'mp.fusion_barrier'}}
   %0 = mp.sigmoid %x {mp.param} : tensor<4xf32>
   return
 }

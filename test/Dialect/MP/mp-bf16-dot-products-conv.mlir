@@ -15,7 +15,7 @@
 // CHECK-LABEL: func.func @conv(
 // CHECK-SAME:      %[[X:.*]]: tensor<2x16x6x8xbf16>, %[[W:.*]]: tensor<16x16x3x3xbf16>
 // CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x16x6x8xbf16>) outs(%{{.*}} : tensor<2x16x8x10xf32>)
-// CHECK:         %[[FILTER:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<16x3x3x16xf32>
+// CHECK:         %[[FILTER:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) {mp.fusion_barrier} : tensor<16x3x3x16xf32>
 // CHECK:         %[[FILL:.*]] = linalg.fill {{.*}} -> tensor<2x6x1x8x16xf32>
 // CHECK:         tensor.collapse_shape %[[X]] {{\[}}[0, 1, 2, 3]] : tensor<2x16x6x8xbf16> into tensor<1536xbf16>
 // CHECK:         tensor.collapse_shape %[[W]] {{\[}}[0, 1, 2, 3]] : tensor<16x16x3x3xbf16> into tensor<2304xbf16>
@@ -37,6 +37,8 @@
 // CHECK:               vector.transfer_write %[[WORDS]], %{{.*}}[%{{.*}}, %[[BP]], %{{.*}}] {in_bounds = [true]} : vector<16xi32>, tensor<1x72x16xi32>
 // CHECK:           %[[OUT:.*]] = tensor.empty() : tensor<96x16xf32>
 // CHECK:           %[[BLOCKS:.*]] = scf.for %[[IMAGE:[a-z0-9_]+]] = %{{.*}} to %c2{{.*}} {{.*}} iter_args(%[[ACC:.*]] = %[[OUT]])
+// CHECK:             %[[ROW:.*]] = arith.muli %[[IMAGE]], %c48
+// CHECK-NEXT:        %[[DEST:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0] [48, 16] [1, 1] : tensor<96x16xf32> to tensor<48x16xf32>
 // CHECK:             %[[EA:.*]] = tensor.empty() : tensor<72x48xi32>
 // CHECK:             %[[PA:.*]] = scf.for %[[P:[a-z0-9_]+]] = %{{.*}} to %c72{{.*}} {{.*}} iter_args(%{{.*}} = %[[EA]])
 // CHECK:               scf.for
@@ -49,8 +51,7 @@
 // CHECK:                   arith.shrui
 // CHECK:                   %[[WORDSA:.*]] = arith.ori
 // CHECK:                   vector.transfer_write %[[WORDSA]], %{{.*}}[%[[P]], %{{.*}}] {in_bounds = [true]} : vector<8xi32>, tensor<72x48xi32>
-// CHECK:             %[[EBLOCK:.*]] = tensor.empty() : tensor<48x16xf32>
-// CHECK:             %[[BLOCK:.*]] = scf.for %[[PANEL:[a-z0-9_]+]] = {{.*}} iter_args(%{{.*}} = %[[EBLOCK]])
+// CHECK:             %[[BLOCK:.*]] = scf.for %[[PANEL:[a-z0-9_]+]] = {{.*}} iter_args(%{{.*}} = %[[DEST]])
 // CHECK:               scf.for {{.*}} to %c3{{.*}}
 // CHECK:                 tensor.extract_slice {{.*}} [16, 16] [1, 1] : tensor<48x16xf32> to tensor<16x16xf32>
 // CHECK:                 %{{.*}}:16 = scf.for %[[PAIR:[a-z0-9_]+]] = {{.*}} to %c72
@@ -63,8 +64,7 @@
 // CHECK-COUNT-15:          x86vector.avx512.dot %{{.*}}, %{{.*}}, %[[ROWB]] : vector<32xbf16> -> vector<16xf32>
 // CHECK-COUNT-16:        vector.transfer_write {{.*}} : vector<16xf32>, tensor<16x16xf32>
 // CHECK:                 tensor.insert_slice {{.*}} [16, 16] [1, 1] : tensor<16x16xf32> into tensor<48x16xf32>
-// CHECK:             %[[ROW:.*]] = arith.muli %[[IMAGE]], %c48
-// CHECK-NEXT:        tensor.insert_slice %[[BLOCK]] into %[[ACC]][%[[ROW]], 0] [48, 16] [1, 1] : tensor<48x16xf32> into tensor<96x16xf32>
+// CHECK:             tensor.insert_slice %[[BLOCK]] into %[[ACC]][%[[ROW]], 0] [48, 16] [1, 1] : tensor<48x16xf32> into tensor<96x16xf32>
 // CHECK:           %[[KERNEL:.*]] = tensor.expand_shape %[[BLOCKS]] {{\[}}[0, 1, 2, 3], [4]] output_shape [2, 6, 1, 8, 16] : tensor<96x16xf32> into tensor<2x6x1x8x16xf32>
 // CHECK-NEXT:      scf.yield %[[KERNEL]]
 // CHECK-NEXT:    } else {
@@ -73,8 +73,10 @@
 // CHECK:         tensor.collapse_shape %[[R]]
 // PAR-LABEL: func.func @conv(
 // PAR:         scf.forall (%[[IMAGE:.*]]) in (2) shared_outs(%[[ACC:.*]] = %{{.*}}) -> (tensor<96x16xf32>)
-// PAR:           x86vector.avx512.dot
 // PAR:           %[[ROW:.*]] = arith.muli %[[IMAGE]], %c48
+// PAR-NEXT:      %[[DEST:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0] [48, 16] [1, 1] : tensor<96x16xf32> to tensor<48x16xf32>
+// PAR:           scf.for {{.*}} iter_args(%{{.*}} = %[[DEST]])
+// PAR:           x86vector.avx512.dot
 // PAR:           tensor.parallel_insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0] [48, 16] [1, 1] : tensor<48x16xf32> into tensor<96x16xf32>
 // UNG-LABEL: func.func @conv(
 // UNG-NOT:     scf.if
@@ -106,7 +108,7 @@ func.func @conv(%arg0: tensor<2x16x6x8xbf16>, %arg1: tensor<16x16x3x3xbf16>) -> 
     %11 = arith.extf %in : bf16 to f32
     linalg.yield %11 : f32
   } -> tensor<16x3x3x16xf32>
-  %5 = bufferization.alloc_tensor() copy(%4) : tensor<16x3x3x16xf32>
+  %5 = bufferization.alloc_tensor() copy(%4) {mp.fusion_barrier} : tensor<16x3x3x16xf32>
   %cst_0 = arith.constant 0.000000e+00 : f32
   %6 = tensor.empty() : tensor<2x6x1x8x16xf32>
   %7 = linalg.fill ins(%cst_0 : f32) outs(%6 : tensor<2x6x1x8x16xf32>) -> tensor<2x6x1x8x16xf32>
@@ -173,7 +175,7 @@ func.func @conv32(%arg0: tensor<1x16x8x8xbf16>, %arg1: tensor<32x16x3x3xbf16>) -
     %11 = arith.extf %in : bf16 to f32
     linalg.yield %11 : f32
   } -> tensor<16x3x3x32xf32>
-  %5 = bufferization.alloc_tensor() copy(%4) : tensor<16x3x3x32xf32>
+  %5 = bufferization.alloc_tensor() copy(%4) {mp.fusion_barrier} : tensor<16x3x3x32xf32>
   %cst_0 = arith.constant 0.000000e+00 : f32
   %6 = tensor.empty() : tensor<1x8x1x8x32xf32>
   %7 = linalg.fill ins(%cst_0 : f32) outs(%6 : tensor<1x8x1x8x32xf32>) -> tensor<1x8x1x8x32xf32>
@@ -206,7 +208,7 @@ func.func @conv32(%arg0: tensor<1x16x8x8xbf16>, %arg1: tensor<32x16x3x3xbf16>) -
 // CHECK-LABEL: func.func @grad_filter(
 // CHECK-SAME:      %[[DY:.*]]: tensor<2x16x6x8xbf16>, %[[X:.*]]: tensor<2x16x6x8xbf16>
 // CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x16x6x8xbf16>) outs(%{{.*}} : tensor<2x16x8x10xf32>)
-// CHECK:         %[[G:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) : tensor<2x6x8x16xf32>
+// CHECK:         %[[G:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) {mp.fusion_barrier} : tensor<2x6x8x16xf32>
 // CHECK:         %[[FILL:.*]] = linalg.fill {{.*}} -> tensor<3x3x16x16xf32>
 // CHECK:         tensor.collapse_shape %[[X]] {{\[}}[0, 1, 2, 3]] : tensor<2x16x6x8xbf16> into tensor<1536xbf16>
 // CHECK:         tensor.collapse_shape %[[DY]] {{\[}}[0, 1, 2, 3]] : tensor<2x16x6x8xbf16> into tensor<1536xbf16>
@@ -275,7 +277,7 @@ func.func @grad_filter(%arg0: tensor<2x16x6x8xbf16>, %arg1: tensor<2x16x6x8xbf16
     linalg.yield %11 : f32
   } -> tensor<1x2x6x8x16xf32>
   %collapsed = tensor.collapse_shape %4 [[0, 1], [2], [3], [4]] : tensor<1x2x6x8x16xf32> into tensor<2x6x8x16xf32>
-  %5 = bufferization.alloc_tensor() copy(%collapsed) : tensor<2x6x8x16xf32>
+  %5 = bufferization.alloc_tensor() copy(%collapsed) {mp.fusion_barrier} : tensor<2x6x8x16xf32>
   %cst_0 = arith.constant 0.000000e+00 : f32
   %6 = tensor.empty() : tensor<3x3x16x16xf32>
   %7 = linalg.fill ins(%cst_0 : f32) outs(%6 : tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
@@ -337,7 +339,7 @@ func.func @conv8(%arg0: tensor<2x16x6x8xbf16>, %arg1: tensor<8x16x3x3xbf16>) -> 
     %11 = arith.extf %in : bf16 to f32
     linalg.yield %11 : f32
   } -> tensor<16x3x3x8xf32>
-  %5 = bufferization.alloc_tensor() copy(%4) : tensor<16x3x3x8xf32>
+  %5 = bufferization.alloc_tensor() copy(%4) {mp.fusion_barrier} : tensor<16x3x3x8xf32>
   %cst_0 = arith.constant 0.000000e+00 : f32
   %6 = tensor.empty() : tensor<2x6x1x8x8xf32>
   %7 = linalg.fill ins(%cst_0 : f32) outs(%6 : tensor<2x6x1x8x8xf32>) -> tensor<2x6x1x8x8xf32>
@@ -372,7 +374,7 @@ func.func @conv_f32_sources(%arg0: tensor<2x16x6x8xf32>, %arg1: tensor<16x16x3x3
   ^bb0(%in: f32, %out: f32):
     linalg.yield %in : f32
   } -> tensor<16x3x3x16xf32>
-  %5 = bufferization.alloc_tensor() copy(%4) : tensor<16x3x3x16xf32>
+  %5 = bufferization.alloc_tensor() copy(%4) {mp.fusion_barrier} : tensor<16x3x3x16xf32>
   %cst_0 = arith.constant 0.000000e+00 : f32
   %6 = tensor.empty() : tensor<2x6x1x8x16xf32>
   %7 = linalg.fill ins(%cst_0 : f32) outs(%6 : tensor<2x6x1x8x16xf32>) -> tensor<2x6x1x8x16xf32>
@@ -409,7 +411,7 @@ func.func @conv_pad_into_empty(%arg0: tensor<2x16x6x8xbf16>, %arg1: tensor<16x16
     %11 = arith.extf %in : bf16 to f32
     linalg.yield %11 : f32
   } -> tensor<16x3x3x16xf32>
-  %5 = bufferization.alloc_tensor() copy(%4) : tensor<16x3x3x16xf32>
+  %5 = bufferization.alloc_tensor() copy(%4) {mp.fusion_barrier} : tensor<16x3x3x16xf32>
   %cst_0 = arith.constant 0.000000e+00 : f32
   %6 = tensor.empty() : tensor<2x6x1x8x16xf32>
   %7 = linalg.fill ins(%cst_0 : f32) outs(%6 : tensor<2x6x1x8x16xf32>) -> tensor<2x6x1x8x16xf32>
@@ -457,7 +459,7 @@ func.func @grad_filter_odd_width(%arg0: tensor<1x16x5x5xbf16>, %arg1: tensor<1x1
     linalg.yield %11 : f32
   } -> tensor<1x1x5x5x16xf32>
   %collapsed = tensor.collapse_shape %4 [[0], [1, 2], [3], [4]] : tensor<1x1x5x5x16xf32> into tensor<1x5x5x16xf32>
-  %5 = bufferization.alloc_tensor() copy(%collapsed) : tensor<1x5x5x16xf32>
+  %5 = bufferization.alloc_tensor() copy(%collapsed) {mp.fusion_barrier} : tensor<1x5x5x16xf32>
   %cst_0 = arith.constant 0.000000e+00 : f32
   %6 = tensor.empty() : tensor<3x3x16x16xf32>
   %7 = linalg.fill ins(%cst_0 : f32) outs(%6 : tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>

@@ -284,10 +284,20 @@ LogicalResult MPDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' must be a unit attribute";
     return success();
   }
+  // convert-mp-to-linalg's fusion barriers (mp-drop-fusion-barriers).
+  if (name == kFusionBarrierAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()) ||
+        op->getName().getStringRef() != "bufferization.alloc_tensor")
+      return op->emitError() << "'" << name
+                             << "' must be a unit attribute of a "
+                                "bufferization.alloc_tensor";
+    return success();
+  }
   return op->emitError() << "unknown operation attribute '" << name
                          << "'; expected '" << kAutocastAttrName << "', '"
                          << kPrecisionAttrName << "', '" << kLossScalingAttrName
                          << "', '" << kSignatureAttrName << "', '"
-                         << kDeviceResidentAttrName << "' or '"
-                         << kDeviceStreamAttrName << "'";
+                         << kDeviceResidentAttrName << "', '"
+                         << kDeviceStreamAttrName << "' or '"
+                         << kFusionBarrierAttrName << "'";
 }

@@ -1172,10 +1172,12 @@ static Value buildConvKernel(OpBuilder &builder, Location loc,
   SmallVector<OpFoldResult> unitStrides(2, builder.getIndexAttr(1));
   auto tileType =
       RankedTensorType::get({shape.tileRows, shape.panelWidth}, f32);
-  auto computeBlock = [&](OpBuilder &builder, Value block) {
+  // The block's tiles are written into `destination`, its slice of the
+  // result (not into a tensor of their own, which bufferization would copy
+  // into the result afterwards).
+  auto computeBlock = [&](OpBuilder &builder, Value block, Value destination) {
     Value packedA = packA(builder, block);
-    Value init = tensor::EmptyOp::create(
-        builder, loc, ArrayRef<int64_t>{blockRows, shape.filters}, f32);
+    Value init = destination;
     SmallVector<Value> lower(2, index(builder, 0)), steps(2, index(builder, 1));
     SmallVector<Value> upper = {index(builder, panels),
                                 index(builder, blockRows / shape.tileRows)};
@@ -1209,6 +1211,12 @@ static Value buildConvKernel(OpBuilder &builder, Location loc,
         arith::MulIOp::create(b, loc, block, index(b, blockRows)).getResult(),
         b.getIndexAttr(0)};
   };
+  auto blockType = RankedTensorType::get({blockRows, shape.filters}, f32);
+  auto blockSlice = [&](OpBuilder &b, Value output,
+                        ArrayRef<OpFoldResult> offsets) -> Value {
+    return tensor::ExtractSliceOp::create(b, loc, blockType, output, offsets,
+                                          blockSizes, unitStrides);
+  };
   Value result;
   if (parallel && blocks >= 2 &&
       shape.m() * shape.filters * shape.k() >= kMinParallelIterations) {
@@ -1217,8 +1225,9 @@ static Value buildConvKernel(OpBuilder &builder, Location loc,
         ValueRange{init}, std::nullopt,
         [&](OpBuilder &b, Location loc, ValueRange args) {
           Value output = args.back();
-          Value blockResult = computeBlock(b, args[0]);
           SmallVector<OpFoldResult> offsets = blockOffsets(b, args[0]);
+          Value blockResult =
+              computeBlock(b, args[0], blockSlice(b, output, offsets));
           auto inParallel = scf::InParallelOp::create(b, loc);
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(inParallel.getBody());
@@ -1231,12 +1240,13 @@ static Value buildConvKernel(OpBuilder &builder, Location loc,
         builder, loc, index(builder, 0), index(builder, blocks),
         index(builder, 1), ValueRange{init},
         [&](OpBuilder &b, Location loc, Value block, ValueRange carried) {
-          Value blockResult = computeBlock(b, block);
+          SmallVector<OpFoldResult> offsets = blockOffsets(b, block);
+          Value blockResult =
+              computeBlock(b, block, blockSlice(b, carried[0], offsets));
           scf::YieldOp::create(
               b, loc,
               tensor::InsertSliceOp::create(b, loc, blockResult, carried[0],
-                                            blockOffsets(b, block), blockSizes,
-                                            unitStrides)
+                                            offsets, blockSizes, unitStrides)
                   .getResult());
         });
     result = loop.getResult(0);

@@ -70,6 +70,11 @@ def MP_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kLossAttrName = "mp.loss";
     /// Result attribute: this result is the next value of argument N.
     static constexpr ::llvm::StringLiteral kUpdatesAttrName = "mp.updates";
+    /// Unit attribute of a `bufferization.alloc_tensor copy(...)` that
+    /// convert-mp-to-linalg made a fusion barrier (no copy is wanted):
+    /// mp-drop-fusion-barriers replaces it by its source.
+    static constexpr ::llvm::StringLiteral kFusionBarrierAttrName =
+        "mp.fusion_barrier";
     /// Operation/function attribute: `false` disables autocast below it.
     static constexpr ::llvm::StringLiteral kAutocastAttrName = "mp.autocast";
     /// Function attribute recording a function's tensor-level signature and

@@ -399,7 +399,7 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     ListOption<"matmulTileSizes", "matmul-tile-sizes", "int64_t",
                "Tile sizes of the M, N and K loops of contractions; the "
                "tile is M rows of N-element vectors, K > 1 is reduced in "
-               "order inside the tile (default: the host's, 8,32,1 with "
+               "order inside the tile (default: the host's, 16,16,1 with "
                "AVX-512, else 4,16,1)">,
     ListOption<"tileSizes", "tile-sizes", "int64_t",
                "Tile sizes of the other linalg operations: the last one for "
@@ -453,6 +453,30 @@ def MPRematerializeFills : Pass<"mp-rematerialize-fills", "func::FuncOp"> {
            "one clone of it (one-shot bufferization compares the writers of "
            "one tensor pairwise)">,
   ];
+}
+
+def MPDropFusionBarriers : Pass<"mp-drop-fusion-barriers", "func::FuncOp"> {
+  let summary = "Replace the fusion barriers of convert-mp-to-linalg by their "
+                "sources before bufferization";
+  let description = [{
+    convert-mp-to-linalg puts a `bufferization.alloc_tensor copy(%t)` marked
+    `mp.fusion_barrier` between a copying generic (a transposed or widened
+    operand) and the product that reads it, so that linalg's reshape
+    propagation and elementwise fusion leave the two apart. Once fusion and
+    tiling are done, the barrier has served its purpose, and bufferized it
+    would be a whole-tensor `memref.copy` per use. This pass, run just before
+    bufferization, replaces each marked `alloc_tensor` by its source (the
+    same value in tensor semantics; one-shot bufferization still copies
+    where an in-place write needs it). Unmarked `alloc_tensor` ops (a copy
+    asked for by someone else) stay.
+
+    ```mlir
+    %b = bufferization.alloc_tensor() copy(%t) {mp.fusion_barrier} : tensor<8x16xf32>
+    %r = linalg.matmul ins(%a, %b : ...) outs(...)
+    // becomes: %r = linalg.matmul ins(%a, %t : ...) outs(...)
+    ```
+  }];
+  let dependentDialects = ["bufferization::BufferizationDialect"];
 }
 
 def MPLinalgToLoops : Pass<"mp-linalg-to-loops", "func::FuncOp"> {
