@@ -60,8 +60,8 @@
 // CHECK:                   %[[WORD:.*]] = tensor.extract %[[PA]][%[[PAIR]], %{{.*}}] : tensor<72x48xi32>
 // CHECK-NEXT:              %[[SPLAT:.*]] = vector.broadcast %[[WORD]] : i32 to vector<16xi32>
 // CHECK-NEXT:              %[[PAIRS:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xbf16>
-// CHECK-NEXT:              x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %[[ROWB]] : vector<32xbf16> -> vector<16xf32>
-// CHECK-COUNT-15:          x86vector.avx512.dot %{{.*}}, %{{.*}}, %[[ROWB]] : vector<32xbf16> -> vector<16xf32>
+// CHECK-NEXT:              x86vector.avx512.dot %{{.*}}, %[[ROWB]], %[[PAIRS]] : vector<32xbf16> -> vector<16xf32>
+// CHECK-COUNT-15:          x86vector.avx512.dot %{{.*}}, %[[ROWB]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
 // CHECK-COUNT-16:        vector.transfer_write {{.*}} : vector<16xf32>, tensor<16x16xf32>
 // CHECK:                 tensor.insert_slice {{.*}} [16, 16] [1, 1] : tensor<16x16xf32> into tensor<48x16xf32>
 // CHECK:             tensor.insert_slice %[[BLOCK]] into %[[ACC]][%[[ROW]], 0] [48, 16] [1, 1] : tensor<48x16xf32> into tensor<96x16xf32>
@@ -129,19 +129,21 @@ func.func @conv(%arg0: tensor<2x16x6x8xbf16>, %arg1: tensor<16x16x3x3xbf16>) -> 
 
 // -----
 
-// 32 filters on 8 x 8 pixels: 8 x 32 tiles (two dots per broadcast word),
-// one image a block; one block, so no scf.forall with `parallel` (with two
+// 32 filters on 8 x 8 pixels: two 16-filter panels of 16 x 16 tiles (one
+// dot per broadcast word, so that LLVM folds the broadcast into it), one
+// image a block; one block, so no scf.forall with `parallel` (with two
 // blocks, @conv, there is one).
 // CHECK-LABEL: func.func @conv32(
 // CHECK:         scf.if
-// CHECK:           tensor.empty() : tensor<1x72x32xi32>
+// CHECK:           tensor.empty() : tensor<2x72x16xi32>
 // CHECK:           scf.for {{.*}} to %c1{{.*}} -> (tensor<64x32xf32>)
 // CHECK:             tensor.empty() : tensor<72x64xi32>
-// CHECK:             tensor.extract_slice {{.*}} [8, 32] [1, 1] : tensor<64x32xf32> to tensor<8x32xf32>
-// CHECK:             %[[SPLAT:.*]] = vector.broadcast %{{.*}} : i32 to vector<16xi32>
-// CHECK-NEXT:        %[[PAIRS:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xbf16>
-// CHECK-NEXT:        x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
-// CHECK-NEXT:        x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
+// CHECK:             scf.for {{.*}} to %c2{{.*}} -> (tensor<64x32xf32>)
+// CHECK:               tensor.extract_slice {{.*}} [16, 16] [1, 1] : tensor<64x32xf32> to tensor<16x16xf32>
+// CHECK:               %[[SPLAT:.*]] = vector.broadcast %{{.*}} : i32 to vector<16xi32>
+// CHECK-NEXT:          %[[PAIRS:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xbf16>
+// CHECK-NEXT:          x86vector.avx512.dot %{{.*}}, %{{.*}}, %[[PAIRS]] : vector<32xbf16> -> vector<16xf32>
+// CHECK-NEXT:          arith.constant 1 : index
 // CHECK:         } else {
 // UNG-LABEL: func.func @conv32(
 // PAR-LABEL: func.func @conv32(

@@ -3,11 +3,14 @@
 // RUN: mp-opt %s --mp-bf16-dot-products=unguarded=true -split-input-file | FileCheck %s --check-prefix=UNG
 
 // A bf16 matmul into a zero fill: the guard reduces both operands to their
-// magnitude range; the kernel reads A in place, packs B into 32-column
-// panels of (K = 2p + 1, K = 2p) pairs, and accumulates 8 x 32 tiles with
-// x86vector.avx512.dot over the K pairs, each pair of A rotated by 16 bits
-// so that K = 2p is added first; the else branch is the original
-// contraction.
+// magnitude range; the kernel packs A into panels of 16 rows, a K pair's 16
+// words (rotated by 16 bits, so that K = 2p is added first) one row of the
+// panel (16 x 32 blocks of bf16 transposed as 16 x 16 words; here K = 8
+// makes one partial block of 4 pairs), packs B into 16-column panels of
+// (K = 2p + 1, K = 2p) pairs, and accumulates 16 x 16 tiles with
+// x86vector.avx512.dot over the K pairs, each row's word of A broadcast as
+// the second source (which vdpbf16ps may read from memory); the else branch
+// is the original contraction.
 // CHECK-LABEL: func.func @matmul(
 // CHECK-SAME:      %[[A:.*]]: tensor<16x8xbf16>, %[[B:.*]]: tensor<8x64xbf16>
 // CHECK:         %[[FILL:.*]] = linalg.fill
@@ -29,36 +32,49 @@
 // CHECK-COUNT-4: arith.andi %{{.*}} : i1
 // CHECK-NEXT:    %[[GUARD:.*]] = arith.andi
 // CHECK-NEXT:    %[[R:.*]] = scf.if %[[GUARD]] -> (tensor<16x64xf32>) {
-// CHECK:           %[[PA:.*]] = tensor.expand_shape %[[A]] {{\[}}[0, 1], [2]] output_shape [1, 16, 8] : tensor<16x8xbf16> into tensor<1x16x8xbf16>
+// CHECK:           %[[RA:.*]] = tensor.expand_shape %[[A]] {{\[}}[0, 1], [2]] output_shape [1, 16, 8] : tensor<16x8xbf16> into tensor<1x16x8xbf16>
 // CHECK:           %[[RB:.*]] = tensor.expand_shape %[[B]] {{\[}}[0, 1], [2]] output_shape [1, 8, 64] : tensor<8x64xbf16> into tensor<1x8x64xbf16>
-// CHECK:           %[[EB:.*]] = tensor.empty() : tensor<1x2x4x64xbf16>
+// CHECK:           %[[EA:.*]] = tensor.empty() : tensor<1x1x4x16xi32>
+// CHECK:           %[[PA:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EA]])
+// CHECK:             scf.for %[[APANEL:[a-z0-9_]+]] = {{.*}} iter_args(%[[APACKED:.*]] = %{{.*}})
+// CHECK:               %[[ADEST:.*]] = tensor.extract_slice %[[APACKED]][%{{.*}}, %[[APANEL]], 0, 0] [1, 1, 4, 16] [1, 1, 1, 1] : tensor<1x1x4x16xi32> to tensor<4x16xi32>
+// CHECK:               %[[BLOCK:.*]] = vector.transfer_read %[[RA]][{{.*}}], %{{.*}} {in_bounds = [true, false]} : tensor<1x16x8xbf16>, vector<16x32xbf16>
+// CHECK-NEXT:          %[[WORDS:.*]] = vector.bitcast %[[BLOCK]] : vector<16x32xbf16> to vector<16x16xi32>
+// CHECK-NEXT:          %[[HIGH:.*]] = arith.shli %[[WORDS]], %[[SIXTEEN:.*]] : vector<16x16xi32>
+// CHECK-NEXT:          %[[LOW:.*]] = arith.shrui %[[WORDS]], %[[SIXTEEN]] : vector<16x16xi32>
+// CHECK-NEXT:          %[[ROTATED:.*]] = arith.ori %[[HIGH]], %[[LOW]] : vector<16x16xi32>
+// CHECK-NEXT:          %[[COLUMNS:.*]] = vector.transpose %[[ROTATED]], [1, 0] : vector<16x16xi32> to vector<16x16xi32>
+// CHECK-NEXT:          %[[USED:.*]] = vector.extract_strided_slice %[[COLUMNS]] {offsets = [0, 0], sizes = [4, 16], strides = [1, 1]} : vector<16x16xi32> to vector<4x16xi32>
+// CHECK:               %[[AFILLED:.*]] = vector.transfer_write %[[USED]], %[[ADEST]][{{.*}}] {in_bounds = [true, true]} : vector<4x16xi32>, tensor<4x16xi32>
+// CHECK-NEXT:          tensor.insert_slice %[[AFILLED]] into %[[APACKED]][%{{.*}}, %[[APANEL]], 0, 0] [1, 1, 4, 16] [1, 1, 1, 1] : tensor<4x16xi32> into tensor<1x1x4x16xi32>
+// CHECK:           %[[EB:.*]] = tensor.empty() : tensor<1x4x4x16xi32>
 // CHECK:           %[[PB:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EB]])
 // CHECK:             scf.for
 // CHECK:               scf.for %[[P:[a-z0-9_]+]] =
 // CHECK:                 %[[EVEN:.*]] = arith.muli %[[P]]
 // CHECK:                 %[[ODD:.*]] = arith.addi %[[EVEN]]
-// CHECK:                 %[[ROWODD:.*]] = vector.transfer_read %[[RB]][%{{.*}}, %[[ODD]], %{{.*}}], {{.*}} : tensor<1x8x64xbf16>, vector<32xbf16>
-// CHECK-NEXT:            %[[ROWEVEN:.*]] = vector.transfer_read %[[RB]][%{{.*}}, %[[EVEN]], %{{.*}}], {{.*}} : tensor<1x8x64xbf16>, vector<32xbf16>
-// CHECK-NEXT:            %[[PAIRSB:.*]] = vector.interleave %[[ROWODD]], %[[ROWEVEN]] : vector<32xbf16> -> vector<64xbf16>
-// CHECK:                 vector.transfer_write %[[PAIRSB]], %{{.*}}[%{{.*}}, %{{.*}}, %[[P]], %{{.*}}] {in_bounds = [true]} : vector<64xbf16>, tensor<1x2x4x64xbf16>
+// CHECK:                 %[[ROWODD:.*]] = vector.transfer_read %[[RB]][%{{.*}}, %[[ODD]], %{{.*}}], {{.*}} : tensor<1x8x64xbf16>, vector<16xbf16>
+// CHECK-NEXT:            %[[ROWEVEN:.*]] = vector.transfer_read %[[RB]][%{{.*}}, %[[EVEN]], %{{.*}}], {{.*}} : tensor<1x8x64xbf16>, vector<16xbf16>
+// CHECK-NEXT:            %[[PAIRSB:.*]] = vector.interleave %[[ROWODD]], %[[ROWEVEN]] : vector<16xbf16> -> vector<32xbf16>
+// CHECK-NEXT:            %[[WORDSB:.*]] = vector.bitcast %[[PAIRSB]] : vector<32xbf16> to vector<16xi32>
+// CHECK:                 vector.transfer_write %[[WORDSB]], %{{.*}}[%[[P]], %{{.*}}] {in_bounds = [true]} : vector<16xi32>, tensor<4x16xi32>
 // CHECK:           %[[OUT:.*]] = tensor.empty() : tensor<16x64xf32>
-// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[OUT]])
+// CHECK:           scf.for %[[BATCH:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[OUT]])
 // CHECK:             scf.for %[[PANEL:[a-z0-9_]+]] = {{.*}} iter_args
 // CHECK:               scf.for %[[ROWS:[a-z0-9_]+]] = {{.*}} iter_args
-// CHECK:                 tensor.extract_slice {{.*}} [8, 32] [1, 1] : tensor<16x64xf32> to tensor<8x32xf32>
+// CHECK:                 tensor.extract_slice {{.*}} [16, 16] [1, 1] : tensor<16x64xf32> to tensor<16x16xf32>
+// CHECK:                 %[[TILEA:.*]] = tensor.extract_slice %[[PA]][%[[BATCH]], %[[ROWS]], 0, 0] [1, 1, 4, 16] [1, 1, 1, 1] : tensor<1x1x4x16xi32> to tensor<4x16xi32>
+// CHECK:                 %[[PANELSB:.*]] = tensor.extract_slice %[[PB]][%[[BATCH]], 0, 0, 0] [1, 4, 4, 16] [1, 1, 1, 1] : tensor<1x4x4x16xi32> to tensor<4x4x16xi32>
 // CHECK:                 %{{.*}}:16 = scf.for %[[PAIR:[a-z0-9_]+]] = {{.*}} -> (vector<16xf32>, {{.*}}
-// CHECK:                   vector.transfer_read %[[PB]][%{{.*}}, %[[PANEL]], %[[PAIR]], %{{.*}}], {{.*}} : tensor<1x2x4x64xbf16>, vector<32xbf16>
-// CHECK:                   vector.transfer_read %[[PA]][{{.*}}], {{.*}} : tensor<1x16x8xbf16>, vector<2xbf16>
-// CHECK-NEXT:              vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
-// CHECK:                   %[[SPLAT:.*]] = vector.broadcast %{{.*}} : i32 to vector<16xi32>
-// CHECK:                   %[[HIGH:.*]] = arith.shli %[[SPLAT]], %[[SIXTEEN:.*]] : vector<16xi32>
-// CHECK-NEXT:              %[[LOW:.*]] = arith.shrui %[[SPLAT]], %[[SIXTEEN]] : vector<16xi32>
-// CHECK-NEXT:              %[[ROTATED:.*]] = arith.ori %[[HIGH]], %[[LOW]] : vector<16xi32>
-// CHECK-NEXT:              %[[PAIRS:.*]] = vector.bitcast %[[ROTATED]] : vector<16xi32> to vector<32xbf16>
-// CHECK-NEXT:              x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
-// CHECK-NEXT:              x86vector.avx512.dot %{{.*}}, %[[PAIRS]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
-// CHECK:                 vector.transfer_write {{.*}} : vector<16xf32>, tensor<8x32xf32>
-// CHECK:                 tensor.insert_slice {{.*}} [8, 32] [1, 1] : tensor<8x32xf32> into tensor<16x64xf32>
+// CHECK:                   %[[ROWBW:.*]] = vector.transfer_read %[[PANELSB]][%[[PANEL]], %[[PAIR]], %{{.*}}], {{.*}} : tensor<4x4x16xi32>, vector<16xi32>
+// CHECK-NEXT:              %[[ROWB:.*]] = vector.bitcast %[[ROWBW]] : vector<16xi32> to vector<32xbf16>
+// CHECK:                   %[[WORD:.*]] = tensor.extract %[[TILEA]][%[[PAIR]], %{{.*}}] : tensor<4x16xi32>
+// CHECK-NEXT:              %[[SPLAT:.*]] = vector.broadcast %[[WORD]] : i32 to vector<16xi32>
+// CHECK-NEXT:              %[[PAIRS:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xbf16>
+// CHECK-NEXT:              x86vector.avx512.dot %{{.*}}, %[[ROWB]], %[[PAIRS]] : vector<32xbf16> -> vector<16xf32>
+// CHECK-COUNT-15:          x86vector.avx512.dot %{{.*}}, %[[ROWB]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
+// CHECK-COUNT-16:        vector.transfer_write {{.*}} : vector<16xf32>, tensor<16x16xf32>
+// CHECK:                 tensor.insert_slice {{.*}} [16, 16] [1, 1] : tensor<16x16xf32> into tensor<16x64xf32>
 // CHECK:         } else {
 // CHECK-NEXT:      %[[FALLBACK:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<16x8xbf16>, tensor<8x64xbf16>) outs(%[[FILL]] : tensor<16x64xf32>)
 // CHECK-NEXT:      scf.yield %[[FALLBACK]]
@@ -78,7 +94,7 @@ func.func @matmul(%a: tensor<16x8xbf16>, %b: tensor<8x64xbf16>) -> tensor<16x64x
 // -----
 
 // A batch matmul of 16384 iterations: with `parallel` the tile loops (batch,
-// panels, row tiles) are one scf.forall writing disjoint 8 x 32 tiles.
+// panels, row tiles) are one scf.forall writing disjoint 16 x 16 tiles.
 // CHECK-LABEL: func.func @batch_matmul(
 // CHECK:         scf.if
 // CHECK-NOT:     scf.forall
@@ -86,11 +102,11 @@ func.func @matmul(%a: tensor<16x8xbf16>, %b: tensor<8x64xbf16>) -> tensor<16x64x
 // PAR-LABEL: func.func @batch_matmul(
 // PAR:         scf.if
 // PAR:           %[[OUT:.*]] = tensor.empty() : tensor<2x16x32xf32>
-// PAR:           scf.forall (%[[BATCH:.*]], %[[PANEL:.*]], %[[ROWS:.*]]) in (2, 1, 2) shared_outs(%[[SHARED:.*]] = %[[OUT]])
-// PAR:             tensor.extract_slice %[[SHARED]][%[[BATCH]], %{{.*}}, %{{.*}}] [1, 8, 32] [1, 1, 1] : tensor<2x16x32xf32> to tensor<8x32xf32>
+// PAR:           scf.forall (%[[BATCH:.*]], %[[PANEL:.*]], %[[ROWS:.*]]) in (2, 2, 1) shared_outs(%[[SHARED:.*]] = %[[OUT]])
+// PAR:             tensor.extract_slice %[[SHARED]][%[[BATCH]], %{{.*}}, %{{.*}}] [1, 16, 16] [1, 1, 1] : tensor<2x16x32xf32> to tensor<16x16xf32>
 // PAR:             x86vector.avx512.dot
 // PAR:             scf.forall.in_parallel {
-// PAR-NEXT:          tensor.parallel_insert_slice %{{.*}} into %[[SHARED]][%[[BATCH]], %{{.*}}, %{{.*}}] [1, 8, 32] [1, 1, 1] : tensor<8x32xf32> into tensor<2x16x32xf32>
+// PAR-NEXT:          tensor.parallel_insert_slice %{{.*}} into %[[SHARED]][%[[BATCH]], %{{.*}}, %{{.*}}] [1, 16, 16] [1, 1, 1] : tensor<16x16xf32> into tensor<2x16x32xf32>
 // PAR:         } else {
 // PAR-NEXT:      linalg.batch_matmul
 func.func @batch_matmul(%a: tensor<2x16x16xbf16>, %b: tensor<2x16x32xbf16>) -> tensor<2x16x32xf32> {
@@ -104,11 +120,12 @@ func.func @batch_matmul(%a: tensor<2x16x16xbf16>, %b: tensor<2x16x32xbf16>) -> t
 // -----
 
 // With `parallel`, operands of at least 8192 elements are packed and
-// guarded on the threads too: B (2 x 128 x 64) one 32-column panel an
-// iteration, its 64 x 64 pair rows built in a tensor of their own and
-// inserted; its guard reductions in 64 chunks of 8 steps of 32 elements,
-// their partial vectors combined by one loop after. A (4096 elements) is
-// reduced in one loop. Without it, no scf.forall.
+// guarded on the threads too: B (2 x 128 x 64) one 16-column panel an
+// iteration, its 64 x 16 words of pairs written into the panel's slice of
+// the packed B; its guard reductions in 64 chunks of 8 steps of 32
+// elements, their partial vectors combined by one loop after. A (4096
+// elements) is reduced and packed (four 16 x 32 blocks a panel) in loops.
+// Without it, no scf.forall.
 // CHECK-LABEL: func.func @parallel_packs(
 // CHECK-NOT:     scf.forall
 // CHECK:         x86vector.avx512.dot
@@ -124,12 +141,16 @@ func.func @batch_matmul(%a: tensor<2x16x16xbf16>, %b: tensor<2x16x32xbf16>) -> t
 // PAR:         scf.for %{{.*}} = %{{.*}} to %c64 step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<32xi16>, vector<32xi16>)
 // PAR:           vector.transfer_read %[[PARTIALS]]
 // PAR:         scf.if
-// PAR:           scf.forall (%[[BATCH:.*]], %[[PANEL:.*]]) in (2, 2) shared_outs(%[[PACKED:.*]] = %{{.*}}) -> (tensor<2x2x64x64xbf16>)
-// PAR:             scf.for %{{.*}} -> (tensor<64x64xbf16>)
+// PAR-NOT:       scf.forall
+// PAR:           scf.for %{{.*}} = %{{.*}} to %c64{{.*}} step %c16{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<64x16xi32>)
+// PAR:             vector.transpose
+// PAR:           scf.forall (%[[BATCH:.*]], %[[PANEL:.*]]) in (2, 4) shared_outs(%[[PACKED:.*]] = %{{.*}}) -> (tensor<2x4x64x16xi32>)
+// PAR-NEXT:        %[[DEST:.*]] = tensor.extract_slice %[[PACKED]][%[[BATCH]], %[[PANEL]], 0, 0] [1, 1, 64, 16] [1, 1, 1, 1] : tensor<2x4x64x16xi32> to tensor<64x16xi32>
+// PAR:             scf.for %{{.*}} iter_args(%{{.*}} = %[[DEST]]) -> (tensor<64x16xi32>)
 // PAR:               vector.interleave
 // PAR:             scf.forall.in_parallel
-// PAR-NEXT:          tensor.parallel_insert_slice %{{.*}} into %[[PACKED]][%[[BATCH]], %[[PANEL]], 0, 0] [1, 1, 64, 64] [1, 1, 1, 1] : tensor<64x64xbf16> into tensor<2x2x64x64xbf16>
-// PAR:           scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (2, 2, 2)
+// PAR-NEXT:          tensor.parallel_insert_slice %{{.*}} into %[[PACKED]][%[[BATCH]], %[[PANEL]], 0, 0] [1, 1, 64, 16] [1, 1, 1, 1] : tensor<64x16xi32> into tensor<2x4x64x16xi32>
+// PAR:           scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (2, 4, 1)
 // PAR:             x86vector.avx512.dot
 func.func @parallel_packs(%a: tensor<2x16x128xbf16>, %b: tensor<2x128x64xbf16>) -> tensor<2x16x64xf32> {
   %zero = arith.constant 0.0 : f32
@@ -188,20 +209,24 @@ func.func @transposed(%a: tensor<16x8xbf16>, %w: tensor<64x8xbf16>) -> tensor<16
 
 // -----
 
-// Left alone: f32 operands, N not a multiple of 32, K odd, an accumulator
-// that is not a zero fill, and a payload that is not extf/mulf/addf.
+// Left alone: f32 operands, N not a multiple of 16, M not a multiple of 16,
+// K odd, an accumulator that is not a zero fill, and a payload that is not
+// extf/mulf/addf.
 // CHECK-LABEL: func.func @unchanged(
 // CHECK-NOT:     scf.if
 // CHECK-NOT:     x86vector
 // CHECK:         return
-func.func @unchanged(%a: tensor<16x8xf32>, %b: tensor<8x64xf32>, %c: tensor<16x8xbf16>, %d: tensor<8x48xbf16>, %e7: tensor<16x7xbf16>, %f7: tensor<7x64xbf16>, %g: tensor<8x64xbf16>, %init: tensor<16x64xf32>) -> (tensor<16x64xf32>, tensor<16x48xf32>, tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>) {
+func.func @unchanged(%a: tensor<16x8xf32>, %b: tensor<8x64xf32>, %c: tensor<16x8xbf16>, %d: tensor<8x40xbf16>, %e7: tensor<16x7xbf16>, %f7: tensor<7x64xbf16>, %g: tensor<8x64xbf16>, %init: tensor<16x64xf32>, %h: tensor<8x8xbf16>) -> (tensor<16x64xf32>, tensor<16x40xf32>, tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>, tensor<8x64xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<16x64xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
-  %e48 = tensor.empty() : tensor<16x48xf32>
-  %f48 = linalg.fill ins(%zero : f32) outs(%e48 : tensor<16x48xf32>) -> tensor<16x48xf32>
+  %e40 = tensor.empty() : tensor<16x40xf32>
+  %f40 = linalg.fill ins(%zero : f32) outs(%e40 : tensor<16x40xf32>) -> tensor<16x40xf32>
+  %e8 = tensor.empty() : tensor<8x64xf32>
+  %f8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8x64xf32>) -> tensor<8x64xf32>
   %r0 = linalg.matmul ins(%a, %b : tensor<16x8xf32>, tensor<8x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
-  %r1 = linalg.matmul ins(%c, %d : tensor<16x8xbf16>, tensor<8x48xbf16>) outs(%f48 : tensor<16x48xf32>) -> tensor<16x48xf32>
+  %r1 = linalg.matmul ins(%c, %d : tensor<16x8xbf16>, tensor<8x40xbf16>) outs(%f40 : tensor<16x40xf32>) -> tensor<16x40xf32>
+  %r5 = linalg.matmul ins(%h, %g : tensor<8x8xbf16>, tensor<8x64xbf16>) outs(%f8 : tensor<8x64xf32>) -> tensor<8x64xf32>
   %r2 = linalg.matmul ins(%e7, %f7 : tensor<16x7xbf16>, tensor<7x64xbf16>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
   %r3 = linalg.matmul ins(%c, %g : tensor<16x8xbf16>, tensor<8x64xbf16>) outs(%init : tensor<16x64xf32>) -> tensor<16x64xf32>
   %r4 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%c, %g : tensor<16x8xbf16>, tensor<8x64xbf16>) outs(%f : tensor<16x64xf32>) {
@@ -212,5 +237,5 @@ func.func @unchanged(%a: tensor<16x8xf32>, %b: tensor<8x64xf32>, %c: tensor<16x8
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   } -> tensor<16x64xf32>
-  return %r0, %r1, %r2, %r3, %r4 : tensor<16x64xf32>, tensor<16x48xf32>, tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>
+  return %r0, %r1, %r2, %r3, %r4, %r5 : tensor<16x64xf32>, tensor<16x40xf32>, tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>, tensor<8x64xf32>
 }

@@ -24,17 +24,20 @@
 // branch), so the bits are those of mp-cpu-pipeline{vectorize=false} either
 // way.
 //
-// The kernel: A as [batch, M, K] rows, read in place (a transposing copy
-// first where it is stored otherwise), each pair broadcast and rotated by 16
-// bits; B as panels of 32 columns ([batch, N/32, K/2, 64]: for each K pair,
-// the 32 columns interleaved as (2p + 1, 2p) pairs); a tile is 8 rows x 32
-// columns, 16 vector<16xf32> accumulators carried over the K pairs (8
-// broadcast pairs of A, 2 rows of B and 16 dot instructions per pair). With
-// `parallel` the tile loops are an scf.forall (each output element is still
-// computed by one iteration), and so are, for operands of at least
-// kMinParallelIterations elements, B's packing (one panel an iteration) and
-// the guard's reductions (chunks of partial minima and maxima combined
-// after): two threads no longer wait on either.
+// The kernel: A packed as [batch, M/16, K/2, 16] words of bf16 pairs (per
+// 16 rows and 16 K pairs, a 16 x 32 block read as 16 x 16 words, each
+// rotated by 16 bits, then transposed: a K pair's 16 rows one line), B as
+// [batch, N/16, K/2, 16] words (for each K pair, a panel's 16 columns as
+// (2p + 1, 2p) pairs); a tile is 16 rows x 16 columns, 16 vector<16xf32>
+// accumulators carried over the K pairs (one row of B and 16 dot
+// instructions per pair, each with its row's word of A broadcast as the
+// second source, which LLVM folds into vdpbf16ps as a memory operand: on
+// Zen 4 a broadcast shared by two products costs an instruction of its
+// own). With `parallel` the tile loops are an scf.forall (each output
+// element is still computed by one iteration), and so are, for operands of
+// at least kMinParallelIterations elements, the packing of A and B (one
+// panel an iteration) and the guard's reductions (chunks of partial minima
+// and maxima combined after): two threads no longer wait on either.
 //
 // Convolutions: the implicit GEMM of convert-mp-to-linalg (one group, unit
 // width stride: out[n, oh, owb, r, f] += in[n, c, oh·sh + kh·dh, owb·P + r +
@@ -47,8 +50,8 @@
 // so the pair is taken from their high halves, no rounding), and per block
 // of images (in cache) the padded input as words [K/2, pixels], one vector
 // per row of output pixels and K pair, then tiles of 16 pixels x 16
-// filters (8 x 32 with 32 filters), one broadcast word per pixel and K
-// pair (no rotation); with `parallel` the blocks are an scf.forall.
+// filters, one broadcast word per pixel and K pair (no rotation); with
+// `parallel` the blocks are an scf.forall.
 // The implicit filter gradient (loops (kh, kw, c, f, n, oh, ow), summed
 // over (n, oh, ow), unit width stride, OW even) likewise: per image in
 // order, A [OH·OW/2, KH·KW·C] words (a K pair is two neighbouring pixels of
@@ -92,9 +95,11 @@ using namespace mlir::mp;
 
 namespace {
 
-/// Rows and columns of the kernel's register tile: 8 x 2 vectors of 16 f32.
-constexpr int64_t kTileRows = 8;
-constexpr int64_t kTileColumns = 32;
+/// Rows and columns of the contractions' register tile: 16 x 1 vector of
+/// 16 f32, so that each broadcast word of A feeds one dot product and LLVM
+/// folds it into the product (`vdpbf16ps zmm, zmm, m32{1to16}`).
+constexpr int64_t kTileRows = 16;
+constexpr int64_t kTileColumns = 16;
 constexpr int64_t kLanes = 16;
 
 /// The loops of a contraction the kernel can take: its batch, M and N
@@ -195,7 +200,7 @@ static std::optional<ContractionShape> matchContraction(linalg::LinalgOp op) {
     shape.m *= shape.extents[d];
   for (unsigned d : shape.nDims)
     shape.n *= shape.extents[d];
-  // Tiles of 8 flattened rows, panels of 32 columns of the last N loop,
+  // Tiles of 16 flattened rows, panels of 16 columns of the last N loop,
   // pairs along the last K loop.
   if (shape.m % kTileRows || shape.extents[shape.nDims.back()] % kTileColumns ||
       shape.extents[shape.kDims.back()] % 2)
@@ -427,71 +432,79 @@ static Value buildGuard(OpBuilder &builder, Location loc, Value a, Value b,
   return guard;
 }
 
-/// Computes the 8 x 32 tile at (batch, row, column) of the packed operands
-/// into the tile `tile` (a tensor<8x32xf32> slice of the output) and
-/// returns it.
-static Value buildTile(OpBuilder &builder, Location loc, Value packedA,
-                       Value packedB, Value tile, Value batch, Value row,
-                       Value panel, int64_t k) {
+/// Computes the tileRows x panelWidth tile at (row, panel) of a contraction
+/// or convolution from its packed operands over `pairs` K pairs into `tile`
+/// and returns it: A as [K/2, rows] and B as [columns/width, K/2, width]
+/// words of bf16 pairs (K = 2p in the high half, the element vdpbf16ps adds
+/// first), so that a broadcast word of A is the pair of its row in
+/// ascending K; each broadcast feeds width/16 dot products (one with the
+/// 16 x 16 tile, which LLVM then folds into the product as a memory
+/// operand). The sums start from zero, or with `accumulate` from the
+/// tile's values (a sum continued over more K pairs: the same chain).
+static Value buildPackedTile(OpBuilder &builder, Location loc, Value packedA,
+                           Value packedB, Value tile, Value row, Value panel,
+                           int64_t pairs, int64_t tileRows, int64_t panelWidth,
+                           bool accumulate = false) {
   Type f32 = builder.getF32Type();
   auto accumulatorType = VectorType::get({kLanes}, f32);
   auto pairType = VectorType::get({2 * kLanes}, builder.getBF16Type());
+  auto wordsType = VectorType::get({kLanes}, builder.getI32Type());
   Value zero = arith::ConstantOp::create(
-      builder, loc, DenseElementsAttr::get(accumulatorType,
-                                           builder.getFloatAttr(f32, 0.0)));
-  auto index = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(builder, loc, v).getResult();
+      builder, loc,
+      DenseElementsAttr::get(accumulatorType, builder.getFloatAttr(f32, 0.0)));
+  auto index = [&](OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  constexpr int64_t vectorsPerRow = kTileColumns / kLanes;
-  SmallVector<Value> accumulators(kTileRows * vectorsPerRow, zero);
-  Value bf16Padding = arith::ConstantOp::create(
-      builder, loc, builder.getFloatAttr(builder.getBF16Type(), 0.0));
-
+  int64_t vectorsPerRow = panelWidth / kLanes;
+  SmallVector<Value> accumulators(tileRows * vectorsPerRow, zero);
+  if (accumulate) {
+    Value f32Padding =
+        arith::ConstantOp::create(builder, loc, builder.getFloatAttr(f32, 0.0));
+    for (int64_t r = 0; r < tileRows; ++r)
+      for (int64_t c = 0; c < vectorsPerRow; ++c)
+        accumulators[r * vectorsPerRow + c] = vector::TransferReadOp::create(
+            builder, loc, accumulatorType, tile,
+            ValueRange{index(builder, r), index(builder, c * kLanes)},
+            f32Padding, ArrayRef<bool>{true});
+  }
+  Value padding =
+      arith::ConstantIntOp::create(builder, loc, builder.getI32Type(), 0);
   auto loop = scf::ForOp::create(
-      builder, loc, index(0), index(k / 2), index(1), accumulators,
+      builder, loc, index(builder, 0), index(builder, pairs), index(builder, 1),
+      accumulators,
       [&](OpBuilder &b, Location loc, Value pair, ValueRange carried) {
-        Value kIndex = arith::MulIOp::create(b, loc, pair, index(2));
-        // Rows of B: 16 columns of swapped pairs each.
         SmallVector<Value> rowsOfB;
         for (int64_t c = 0; c < vectorsPerRow; ++c)
-          rowsOfB.push_back(vector::TransferReadOp::create(
-              b, loc, pairType, packedB,
-              ValueRange{batch, panel, pair, index(c * 2 * kLanes)},
-              bf16Padding, ArrayRef<bool>{true}));
+          rowsOfB.push_back(vector::BitCastOp::create(
+              b, loc, pairType,
+              vector::TransferReadOp::create(
+                  b, loc, wordsType, packedB,
+                  ValueRange{panel, pair, index(b, c * kLanes)}, padding,
+                  ArrayRef<bool>{true})));
         SmallVector<Value> results;
-        for (int64_t r = 0; r < kTileRows; ++r) {
-          Value rowIndex = arith::AddIOp::create(b, loc, row, index(r));
-          Value pairOfA = vector::TransferReadOp::create(
-              b, loc, VectorType::get({2}, b.getBF16Type()), packedA,
-              ValueRange{batch, rowIndex, kIndex}, bf16Padding,
-              ArrayRef<bool>{true});
-          Value word = vector::BitCastOp::create(
-              b, loc, VectorType::get({1}, b.getI32Type()), pairOfA);
-          Value scalar = vector::ExtractOp::create(b, loc, word,
-                                                   ArrayRef<int64_t>{0});
-          auto wordsType = VectorType::get({kLanes}, b.getI32Type());
-          Value splat = vector::BroadcastOp::create(b, loc, wordsType, scalar);
-          // K = 2p into the odd (first added) element: rotate by 16 bits.
-          Value sixteen = arith::ConstantOp::create(
-              b, loc,
-              DenseElementsAttr::get(wordsType, b.getI32IntegerAttr(16)));
-          Value rotated = arith::OrIOp::create(
-              b, loc, arith::ShLIOp::create(b, loc, splat, sixteen),
-              arith::ShRUIOp::create(b, loc, splat, sixteen));
-          Value pairs = vector::BitCastOp::create(b, loc, pairType, rotated);
+        for (int64_t r = 0; r < tileRows; ++r) {
+          Value pixel = arith::AddIOp::create(b, loc, row, index(b, r));
+          Value word = tensor::ExtractOp::create(b, loc, packedA,
+                                                 ValueRange{pair, pixel});
+          Value pairs = vector::BitCastOp::create(
+              b, loc, pairType,
+              vector::BroadcastOp::create(b, loc, wordsType, word));
           for (int64_t c = 0; c < vectorsPerRow; ++c)
+            // The broadcast as the second source, the one vdpbf16ps may
+            // read from memory (m32bcst); the sum is the same with the
+            // sources swapped (each lane's products are exact).
             results.push_back(x86vector::DotBF16Op::create(
                 b, loc, accumulatorType, carried[r * vectorsPerRow + c],
-                pairs, rowsOfB[c]));
+                rowsOfB[c], pairs));
         }
         scf::YieldOp::create(b, loc, results);
       });
-
-  for (int64_t r = 0; r < kTileRows; ++r)
+  for (int64_t r = 0; r < tileRows; ++r)
     for (int64_t c = 0; c < vectorsPerRow; ++c)
       tile = vector::TransferWriteOp::create(
                  builder, loc, loop.getResult(r * vectorsPerRow + c), tile,
-                 ValueRange{index(r), index(c * kLanes)}, ArrayRef<bool>{true})
+                 ValueRange{index(builder, r), index(builder, c * kLanes)},
+                 ArrayRef<bool>{true})
                  .getResult();
   return tile;
 }
@@ -549,99 +562,162 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
                ArrayRef<ReassociationIndices>{{0, 1}, {2}})
         .getResult();
   };
-  // A as [batch, M, K], read in place: the kernel swaps each pair.
-  Value packedA =
-      canonical(op->getOpOperand(0), shape.mDims, shape.kDims);
-  // B as [batch, K, N], then packed into [batch, N/32, K/2, 64]: for each K
-  // pair, the 32 columns of a panel as (K = 2p + 1, K = 2p) pairs.
-  Value rowsOfB =
-      canonical(op->getOpOperand(1), shape.kDims, shape.nDims);
-  auto bf16 = builder.getBF16Type();
-  Value packedB = tensor::EmptyOp::create(
-      builder, loc,
-      ArrayRef<int64_t>{shape.batch, shape.n / kTileColumns, shape.k / 2,
-                        2 * kTileColumns},
-      bf16);
-  {
-    auto index = [&](OpBuilder &b, int64_t v) {
-      return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  Value rowsOfA = canonical(op->getOpOperand(0), shape.mDims, shape.kDims);
+  Value rowsOfB = canonical(op->getOpOperand(1), shape.kDims, shape.nDims);
+  Type bf16 = builder.getBF16Type(), i32 = builder.getI32Type();
+  auto index = [&](OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  int64_t pairs = shape.k / 2;
+  auto panelType = RankedTensorType::get({pairs, kLanes}, i32);
+  // A [batch, panels, K/2, 16] tensor of words of bf16 pairs (K = 2p in the
+  // high half), panel by panel: `fillPanel(b, batchIndex, panel, dest)`
+  // writes a panel's [K/2, 16] words into `dest`, its slice of the result
+  // (so that bufferization writes in place). With `parallel`, and at least
+  // kMinParallelIterations `elements` to pack, one panel an iteration of an
+  // scf.forall.
+  auto packPanels =
+      [&](int64_t panels, int64_t elements,
+          llvm::function_ref<Value(OpBuilder &, Value, Value, Value)>
+              fillPanel) -> Value {
+    Value packed = tensor::EmptyOp::create(
+        builder, loc, ArrayRef<int64_t>{shape.batch, panels, pairs, kLanes},
+        i32);
+    SmallVector<OpFoldResult> sizes = {
+        builder.getIndexAttr(1), builder.getIndexAttr(1),
+        builder.getIndexAttr(pairs), builder.getIndexAttr(kLanes)};
+    SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
+    auto offsetsOf = [&](OpBuilder &b, Value batchIndex, Value panel) {
+      return SmallVector<OpFoldResult>{batchIndex, panel, b.getIndexAttr(0),
+                                       b.getIndexAttr(0)};
     };
-    auto rowType = VectorType::get({kTileColumns}, bf16);
-    Value padding =
-        arith::ConstantOp::create(builder, loc, builder.getFloatAttr(bf16, 0.0));
-    // The pair `pair` of panel `panel` of batch `batchIndex`, written into
-    // `dest` at `destIndices`.
-    auto packPair = [&](OpBuilder &b, Value batchIndex, Value panel,
-                        Value pair, Value dest, ValueRange destIndices) {
-      Value even = arith::MulIOp::create(b, loc, pair, index(b, 2));
-      Value odd = arith::AddIOp::create(b, loc, even, index(b, 1));
-      Value column = arith::MulIOp::create(b, loc, panel, index(b, kTileColumns));
-      auto row = [&](Value k) {
-        return vector::TransferReadOp::create(
-                   b, loc, rowType, rowsOfB, ValueRange{batchIndex, k, column},
-                   padding, ArrayRef<bool>{true})
-            .getResult();
-      };
-      Value pairs = vector::InterleaveOp::create(b, loc, row(odd), row(even));
-      return vector::TransferWriteOp::create(b, loc, pairs, dest, destIndices,
-                                             ArrayRef<bool>{true})
-          .getResult();
+    auto slice = [&](OpBuilder &b, Value whole,
+                     ArrayRef<OpFoldResult> offsets) -> Value {
+      return tensor::ExtractSliceOp::create(b, loc, panelType, whole, offsets,
+                                            sizes, strides);
     };
-    int64_t panels = shape.batch * (shape.n / kTileColumns);
-    if (parallel && panels >= 2 &&
-        shape.batch * shape.n * shape.k >= kMinParallelIterations) {
-      // One panel per iteration on the threads: its K/2 rows into a panel
-      // tensor, inserted into the packed B.
-      auto panelType =
-          RankedTensorType::get({shape.k / 2, 2 * kTileColumns}, bf16);
+    if (parallel && shape.batch * panels >= 2 &&
+        elements >= kMinParallelIterations) {
       auto forall = scf::ForallOp::create(
           builder, loc,
           ArrayRef<OpFoldResult>{builder.getIndexAttr(shape.batch),
-                                 builder.getIndexAttr(shape.n / kTileColumns)},
-          ValueRange{packedB}, std::nullopt,
+                                 builder.getIndexAttr(panels)},
+          ValueRange{packed}, std::nullopt,
           [&](OpBuilder &b, Location loc, ValueRange args) {
-            Value batchIndex = args[0], panel = args[1], shared = args[2];
-            Value empty = tensor::EmptyOp::create(b, loc, panelType.getShape(),
-                                                  bf16);
-            auto rows = scf::ForOp::create(
-                b, loc, index(b, 0), index(b, shape.k / 2), index(b, 1),
-                ValueRange{empty},
-                [&](OpBuilder &b, Location loc, Value pair,
-                    ValueRange carried) {
-                  scf::YieldOp::create(
-                      b, loc,
-                      packPair(b, batchIndex, panel, pair, carried[0],
-                               ValueRange{pair, index(b, 0)}));
-                });
+            SmallVector<OpFoldResult> offsets = offsetsOf(b, args[0], args[1]);
+            Value filled =
+                fillPanel(b, args[0], args[1], slice(b, args[2], offsets));
             auto inParallel = scf::InParallelOp::create(b, loc);
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPointToStart(inParallel.getBody());
-            tensor::ParallelInsertSliceOp::create(
-                b, loc, rows.getResult(0), shared,
-                ArrayRef<OpFoldResult>{batchIndex, panel, b.getIndexAttr(0),
-                                       b.getIndexAttr(0)},
-                ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
-                                       b.getIndexAttr(shape.k / 2),
-                                       b.getIndexAttr(2 * kTileColumns)},
-                SmallVector<OpFoldResult>(4, b.getIndexAttr(1)));
+            tensor::ParallelInsertSliceOp::create(b, loc, filled, args[2],
+                                                  offsets, sizes, strides);
           });
-      packedB = forall.getResult(0);
-    } else {
-      SmallVector<Value> lower(3, index(builder, 0)),
-          steps(3, index(builder, 1));
-      SmallVector<Value> upper = {index(builder, shape.batch),
-                                  index(builder, shape.n / kTileColumns),
-                                  index(builder, shape.k / 2)};
-      scf::LoopNest nest = scf::buildLoopNest(
-          builder, loc, lower, upper, steps, ValueRange{packedB},
-          [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-            return SmallVector<Value>{packPair(
-                b, ivs[0], ivs[1], ivs[2], carried[0],
-                ValueRange{ivs[0], ivs[1], ivs[2], index(b, 0)})};
-          });
-      packedB = nest.results[0];
+      return forall.getResult(0);
     }
-  }
+    SmallVector<Value> lower(2, index(builder, 0)), steps(2, index(builder, 1));
+    SmallVector<Value> upper = {index(builder, shape.batch),
+                                index(builder, panels)};
+    scf::LoopNest nest = scf::buildLoopNest(
+        builder, loc, lower, upper, steps, ValueRange{packed},
+        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
+          SmallVector<OpFoldResult> offsets = offsetsOf(b, ivs[0], ivs[1]);
+          Value filled =
+              fillPanel(b, ivs[0], ivs[1], slice(b, carried[0], offsets));
+          return SmallVector<Value>{tensor::InsertSliceOp::create(
+              b, loc, filled, carried[0], offsets, sizes, strides)};
+        });
+    return nest.results[0];
+  };
+
+  // A as [batch, M/16, K/2, 16]: per 16 rows and 16 K pairs, a 16 x 32
+  // block of bf16 read as 16 x 16 words, each rotated by 16 bits (K = 2p
+  // into the high half) and transposed, so that a K pair's 16 rows are one
+  // line. (A K not a multiple of 32 ends with a partial block.)
+  Value bf16Padding =
+      arith::ConstantOp::create(builder, loc, builder.getFloatAttr(bf16, 0.0));
+  auto fillPanelOfA = [&](OpBuilder &b, Value batchIndex, Value panel,
+                          Value dest) {
+    auto wordsType = VectorType::get({kLanes, kLanes}, b.getI32Type());
+    Value sixteen = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(wordsType, b.getI32IntegerAttr(16)));
+    Value row = arith::MulIOp::create(b, loc, panel, index(b, kLanes));
+    // The words of K pairs [first, first + count) into `dest`.
+    auto packBlock = [&](OpBuilder &b, Value first, int64_t count,
+                         Value dest) {
+      Value column = arith::MulIOp::create(b, loc, first, index(b, 2));
+      Value block = vector::TransferReadOp::create(
+          b, loc, VectorType::get({kLanes, 2 * kLanes}, bf16), rowsOfA,
+          ValueRange{batchIndex, row, column}, bf16Padding,
+          ArrayRef<bool>{true, count == kLanes});
+      Value words = vector::BitCastOp::create(b, loc, wordsType, block);
+      Value rotated = arith::OrIOp::create(
+          b, loc, arith::ShLIOp::create(b, loc, words, sixteen),
+          arith::ShRUIOp::create(b, loc, words, sixteen));
+      Value transposed = vector::TransposeOp::create(
+          b, loc, rotated, ArrayRef<int64_t>{1, 0});
+      if (count < kLanes)
+        transposed = vector::ExtractStridedSliceOp::create(
+            b, loc, transposed, ArrayRef<int64_t>{0, 0},
+            ArrayRef<int64_t>{count, kLanes}, ArrayRef<int64_t>{1, 1});
+      return vector::TransferWriteOp::create(b, loc, transposed, dest,
+                                             ValueRange{first, index(b, 0)},
+                                             ArrayRef<bool>{true, true})
+          .getResult();
+    };
+    int64_t full = pairs / kLanes * kLanes;
+    if (full) {
+      auto blocks = scf::ForOp::create(
+          b, loc, index(b, 0), index(b, full), index(b, kLanes),
+          ValueRange{dest},
+          [&](OpBuilder &b, Location loc, Value first, ValueRange carried) {
+            scf::YieldOp::create(b, loc,
+                                 packBlock(b, first, kLanes, carried[0]));
+          });
+      dest = blocks.getResult(0);
+    }
+    if (pairs > full)
+      dest = packBlock(b, index(b, full), pairs - full, dest);
+    return dest;
+  };
+  Value packedA =
+      packPanels(shape.m / kTileRows, shape.batch * shape.m * shape.k,
+                 fillPanelOfA);
+
+  // B as [batch, N/16, K/2, 16]: for each K pair, a panel's 16 columns as
+  // words of (K = 2p + 1, K = 2p) pairs.
+  auto fillPanelOfB = [&](OpBuilder &b, Value batchIndex, Value panel,
+                          Value dest) {
+    auto rowType = VectorType::get({kTileColumns}, bf16);
+    Value column = arith::MulIOp::create(b, loc, panel, index(b, kTileColumns));
+    auto rows = scf::ForOp::create(
+        b, loc, index(b, 0), index(b, pairs), index(b, 1), ValueRange{dest},
+        [&](OpBuilder &b, Location loc, Value pair, ValueRange carried) {
+          Value even = arith::MulIOp::create(b, loc, pair, index(b, 2));
+          Value odd = arith::AddIOp::create(b, loc, even, index(b, 1));
+          auto row = [&](Value k) {
+            return vector::TransferReadOp::create(
+                       b, loc, rowType, rowsOfB,
+                       ValueRange{batchIndex, k, column}, bf16Padding,
+                       ArrayRef<bool>{true})
+                .getResult();
+          };
+          Value interleaved =
+              vector::InterleaveOp::create(b, loc, row(odd), row(even));
+          Value words = vector::BitCastOp::create(
+              b, loc, VectorType::get({kLanes}, b.getI32Type()), interleaved);
+          scf::YieldOp::create(
+              b, loc,
+              vector::TransferWriteOp::create(b, loc, words, carried[0],
+                                              ValueRange{pair, index(b, 0)},
+                                              ArrayRef<bool>{true})
+                  .getResult());
+        });
+    return rows.getResult(0);
+  };
+  Value packedB =
+      packPanels(shape.n / kTileColumns, shape.batch * shape.n * shape.k,
+                 fillPanelOfB);
 
   // The result as [batch, M, N] ([M, N] without batch loops), expanded to
   // the output's shape at the end; every element is written by one tile,
@@ -675,9 +751,6 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
   // one after the other while the panel is in cache).
   SmallVector<int64_t> tripCounts = {shape.batch, shape.n / kTileColumns,
                                      shape.m / kTileRows};
-  auto index = [&](OpBuilder &b, int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v).getResult();
-  };
   auto tileOffsets = [&](OpBuilder &b, ValueRange ivs) {
     SmallVector<OpFoldResult> offsets;
     if (!shape.batchDims.empty())
@@ -695,14 +768,28 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
   SmallVector<OpFoldResult> strides(rank, builder.getIndexAttr(1));
   auto tileType = RankedTensorType::get({kTileRows, kTileColumns},
                                         outputType.getElementType());
+  // The tile of panel ivs[1] and rows ivs[2] of batch ivs[0].
   auto computeTile = [&](OpBuilder &b, ValueRange ivs, Value output,
                          SmallVector<OpFoldResult> &offsets) {
     offsets = tileOffsets(b, ivs);
     Value tile = tensor::ExtractSliceOp::create(b, loc, tileType, output,
                                                 offsets, sizes, strides);
-    Value row = getValueOrCreateConstantIndexOp(b, loc, offsets[rank - 2]);
-    return buildTile(b, loc, packedA, packedB, tile, ivs[0], row, ivs[1],
-                     shape.k);
+    auto one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
+    Value panelOfA = tensor::ExtractSliceOp::create(
+        b, loc, panelType, packedA,
+        ArrayRef<OpFoldResult>{ivs[0], ivs[2], zero, zero},
+        ArrayRef<OpFoldResult>{one, one, b.getIndexAttr(pairs),
+                               b.getIndexAttr(kLanes)},
+        SmallVector<OpFoldResult>(4, one));
+    int64_t panels = shape.n / kTileColumns;
+    Value panelsOfB = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({panels, pairs, kLanes}, i32), packedB,
+        ArrayRef<OpFoldResult>{ivs[0], zero, zero, zero},
+        ArrayRef<OpFoldResult>{one, b.getIndexAttr(panels),
+                               b.getIndexAttr(pairs), b.getIndexAttr(kLanes)},
+        SmallVector<OpFoldResult>(4, one));
+    return buildPackedTile(b, loc, panelOfA, panelsOfB, tile, index(b, 0),
+                           ivs[1], pairs, kTileRows, kTileColumns);
   };
 
   int64_t tiles = shape.batch * tripCounts[1] * tripCounts[2];
@@ -978,78 +1065,6 @@ static Value buildPairWords(OpBuilder &b, Location loc, Value first,
   return arith::OrIOp::create(b, loc, high, low);
 }
 
-/// Computes the tileRows x panelWidth tile at (row, panel) of a convolution
-/// from its packed operands over `pairs` K pairs into `tile` and returns
-/// it: A as [K/2, rows] and B as [columns/width, K/2, width] words of bf16
-/// pairs (buildPairWords: K = 2p in the high half, the element vdpbf16ps
-/// adds first), so that a broadcast word of A is the pair of its row in
-/// ascending K. The sums start from zero, or with `accumulate` from the
-/// tile's values (a sum continued over more K pairs: the same chain).
-static Value buildConvTile(OpBuilder &builder, Location loc, Value packedA,
-                           Value packedB, Value tile, Value row, Value panel,
-                           int64_t pairs, int64_t tileRows, int64_t panelWidth,
-                           bool accumulate = false) {
-  Type f32 = builder.getF32Type();
-  auto accumulatorType = VectorType::get({kLanes}, f32);
-  auto pairType = VectorType::get({2 * kLanes}, builder.getBF16Type());
-  auto wordsType = VectorType::get({kLanes}, builder.getI32Type());
-  Value zero = arith::ConstantOp::create(
-      builder, loc,
-      DenseElementsAttr::get(accumulatorType, builder.getFloatAttr(f32, 0.0)));
-  auto index = [&](OpBuilder &b, int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v).getResult();
-  };
-  int64_t vectorsPerRow = panelWidth / kLanes;
-  SmallVector<Value> accumulators(tileRows * vectorsPerRow, zero);
-  if (accumulate) {
-    Value f32Padding =
-        arith::ConstantOp::create(builder, loc, builder.getFloatAttr(f32, 0.0));
-    for (int64_t r = 0; r < tileRows; ++r)
-      for (int64_t c = 0; c < vectorsPerRow; ++c)
-        accumulators[r * vectorsPerRow + c] = vector::TransferReadOp::create(
-            builder, loc, accumulatorType, tile,
-            ValueRange{index(builder, r), index(builder, c * kLanes)},
-            f32Padding, ArrayRef<bool>{true});
-  }
-  Value padding =
-      arith::ConstantIntOp::create(builder, loc, builder.getI32Type(), 0);
-  auto loop = scf::ForOp::create(
-      builder, loc, index(builder, 0), index(builder, pairs), index(builder, 1),
-      accumulators,
-      [&](OpBuilder &b, Location loc, Value pair, ValueRange carried) {
-        SmallVector<Value> rowsOfB;
-        for (int64_t c = 0; c < vectorsPerRow; ++c)
-          rowsOfB.push_back(vector::BitCastOp::create(
-              b, loc, pairType,
-              vector::TransferReadOp::create(
-                  b, loc, wordsType, packedB,
-                  ValueRange{panel, pair, index(b, c * kLanes)}, padding,
-                  ArrayRef<bool>{true})));
-        SmallVector<Value> results;
-        for (int64_t r = 0; r < tileRows; ++r) {
-          Value pixel = arith::AddIOp::create(b, loc, row, index(b, r));
-          Value word = tensor::ExtractOp::create(b, loc, packedA,
-                                                 ValueRange{pair, pixel});
-          Value pairs = vector::BitCastOp::create(
-              b, loc, pairType,
-              vector::BroadcastOp::create(b, loc, wordsType, word));
-          for (int64_t c = 0; c < vectorsPerRow; ++c)
-            results.push_back(x86vector::DotBF16Op::create(
-                b, loc, accumulatorType, carried[r * vectorsPerRow + c], pairs,
-                rowsOfB[c]));
-        }
-        scf::YieldOp::create(b, loc, results);
-      });
-  for (int64_t r = 0; r < tileRows; ++r)
-    for (int64_t c = 0; c < vectorsPerRow; ++c)
-      tile = vector::TransferWriteOp::create(
-                 builder, loc, loop.getResult(r * vectorsPerRow + c), tile,
-                 ValueRange{index(builder, r), index(builder, c * kLanes)},
-                 ArrayRef<bool>{true})
-                 .getResult();
-  return tile;
-}
-
 /// The conv kernel of `op` (shape `shape`), returning its result: the
 /// filter packed as B [F/width, K/2, 2·width] (like the contractions' B);
 /// then, for each block of images (an scf.forall over the blocks with
@@ -1191,7 +1206,7 @@ static Value buildConvKernel(OpBuilder &builder, Location loc,
           SmallVector<OpFoldResult> offsets = {row, column};
           Value tile = tensor::ExtractSliceOp::create(
               b, loc, tileType, carried[0], offsets, tileSizes, unitStrides);
-          tile = buildConvTile(b, loc, packedA, packedB, tile, row, ivs[0],
+          tile = buildPackedTile(b, loc, packedA, packedB, tile, row, ivs[0],
                                pairs, shape.tileRows, shape.panelWidth);
           return SmallVector<Value>{tensor::InsertSliceOp::create(
               b, loc, tile, carried[0], offsets, tileSizes, unitStrides)};
@@ -1466,7 +1481,7 @@ static Value buildGradFilterKernel(OpBuilder &builder, Location loc,
       offsets = {row, column};
       Value tile = tensor::ExtractSliceOp::create(b, loc, tileType, output,
                                                   offsets, sizes, strides);
-      return buildConvTile(b, loc, packedA, packedB, tile, row, ivs[0], pairs,
+      return buildPackedTile(b, loc, packedA, packedB, tile, row, ivs[0], pairs,
                            shape.tileRows, shape.panelWidth,
                            /*accumulate=*/true);
     };

@@ -200,11 +200,12 @@ def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
     products, `acc = ftz(fma(a1, b1, acc))` then `acc = ftz(fma(a0, b0,
     acc))`, denormal inputs read as zero (measured over every input pattern:
     tools/bench/bf16_dot_semantics.c). The two elements of each K pair are
-    swapped, which makes the order ascending K: A is read in place as
-    `[batch, M, K]` rows (after a transposing copy where it is stored in
-    another order), each pair broadcast and rotated by 16 bits; B is packed
-    into `[batch, N/32, K/2, 64]` panels of 32 columns, each K pair of rows
-    interleaved as (2p + 1, 2p). The guard reduces both operands to the range of their biased
+    swapped, which makes the order ascending K: A (as `[batch, M, K]` rows,
+    after a transposing copy where it is stored in another order) is packed
+    into `[batch, M/16, K/2, 16]` panels of 32-bit words, each pair rotated
+    by 16 bits, a K pair's 16 rows one line; B into `[batch, N/16, K/2, 16]`
+    panels of words, each K pair of rows interleaved as (2p + 1, 2p). The
+    guard reduces both operands to the range of their biased
     exponents: with no denormal, infinite or NaN element and, over the
     nonzero ones, `min Ea + min Eb >= 142` and `max Ea + max Eb <= 380`,
     every product is a normal f32 (FMA and multiply-then-add agree) and
@@ -212,11 +213,14 @@ def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
     flush). Otherwise the original contraction runs (the `scf.if`'s else
     branch), which mp-tile-and-vectorize then tiles as usual.
 
-    The kernel keeps an 8 x 32 f32 tile in 16 registers over the K pairs (8
-    broadcast pairs of A, 2 rows of B and 16 dot instructions per pair).
+    The kernel keeps a 16 x 16 f32 tile in 16 registers over the K pairs
+    (one row of B and 16 dot instructions per pair, each with its row's
+    word of A broadcast as the second source, which LLVM folds into
+    `vdpbf16ps` as a memory operand). M must be a multiple of 16, the last
+    N extent too, the last K extent even.
     With `parallel` its tile loops (batch, N panels, M tiles) are one
     `scf.forall` when the contraction has at least 8192 iterations, and so
-    are B's packing (one panel an iteration) and each of the guard's two
+    are the packings of A and B (one panel an iteration) and each of the guard's two
     reductions (up to 64 chunks of partial minima and maxima, combined
     after) for operands of at least 8192 elements.
 
@@ -229,8 +233,8 @@ def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
     kernel packs the filter and, per block of images, the padded input as
     32-bit words of bf16 pairs (K = 2p in the high half, taken from the
     widened elements' high halves: no rounding) and accumulates tiles of
-    16 pixels x 16 filters (8 x 32 with 32 filters) over the K pairs, one
-    broadcast word per pixel; with `parallel` the blocks of images are an
+    16 pixels x 16 filters over the K pairs, one broadcast word per pixel
+    and dot product; with `parallel` the blocks of images are an
     `scf.forall`. The else branch is the implicit GEMM. Implicit filter
     gradients (loops (kh, kw, c, f, n, oh, ow), summed over (n, oh, ow);
     C and F multiples of 16, unit width stride, OW even and at most 32)
