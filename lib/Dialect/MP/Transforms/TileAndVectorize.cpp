@@ -284,11 +284,11 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
       // Rows to spare (a filter gradient's channels), more columns than
       // half the N tile, and a tile wider than tall (two vectors a row: 4 x
       // 16 on AVX2, 8 x 32): twice the rows, half the columns (8 x 8, 16 x
-      // 16, the AVX-512 default already), the same accumulators. Each broadcast input element then
-      // feeds one product (LLVM folds it into the multiplication as a
-      // broadcast memory operand: no broadcast instruction of its own, where
-      // two vectors per row take one each), and each row of the second
-      // input is read once for twice the rows.
+      // 16, the AVX-512 default already), the same accumulators. Each broadcast
+      // input element then feeds one product (LLVM folds it into the
+      // multiplication as a broadcast memory operand: no broadcast instruction
+      // of its own, where two vectors per row take one each), and each row of
+      // the second input is read once for twice the rows.
       tile(m, 2 * matmulTiles[0]);
       tile(n, matmulTiles[1] / 2);
       return sizes;
@@ -312,8 +312,7 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
   }
   unsigned vectorLoop = chooseVectorLoop(op);
   std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
-  if (dims && vectorLoop == dims->n.back() &&
-      vectorLoop != dims->m.back()) {
+  if (dims && vectorLoop == dims->n.back() && vectorLoop != dims->m.back()) {
     // Rows of N outputs, M of them, accumulated over K (in order).
     tileRows(dims->m.back());
     tile(dims->n.back(), matmulTiles[1]);
@@ -407,8 +406,8 @@ TileAndVectorize::tile(RewriterBase &rewriter, linalg::LinalgOp op,
     scf::SCFTilingOptions options;
     options.setTileSizes(getAsIndexOpFoldResult(context, forallSizes));
     options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(current), options);
+    FailureOr<scf::SCFTilingResult> tiled =
+        scf::tileUsingSCF(rewriter, cast<TilingInterface>(current), options);
     if (failed(tiled) || tiled->tiledOps.size() != 1)
       return failure();
     rewriter.replaceOp(current, tiled->replacements);
@@ -627,9 +626,8 @@ void TileAndVectorize::runOnOperation() {
   };
   hoistAccumulators();
   // The marks of exact products not fused (in tiles left as they are).
-  function.walk([](arith::MulFOp product) {
-    product->removeAttr(kExactProduct);
-  });
+  function.walk(
+      [](arith::MulFOp product) { product->removeAttr(kExactProduct); });
 
   // Transfers with permutation maps become plain transfers and transposes;
   // transfers read and write through the tiles' slices.

@@ -76,8 +76,7 @@ SmallVector<int64_t> getHostMatmulTileSizes();
 
 /// The contraction dimensions of `op`, when it is a contraction with M, N
 /// and K loops.
-std::optional<linalg::ContractionDimensions>
-getMatmulDims(linalg::LinalgOp op);
+std::optional<linalg::ContractionDimensions> getMatmulDims(linalg::LinalgOp op);
 
 /// The M and N loops of an implicit-GEMM convolution (the product of a
 /// convolution read from its padded input, not from an im2col): a
@@ -125,13 +124,13 @@ SmallVector<unsigned> getRolledLoops(linalg::LinalgOp op, unsigned m);
 /// exactly; the sums keep their order. Contractions whose M extent is below
 /// `minM` are left alone: the transpose would cost as much as the product.
 void transposeDotOperand(RewriterBase &rewriter, linalg::GenericOp op,
-                                int64_t minM);
+                         int64_t minM);
 
 /// The float type every use of the payload argument `argument` extends it
 /// to (`arith.extf`), with those extensions in `extensions`; null (and no
 /// extensions) when it has a use that is not such an extension.
 FloatType getWidening(BlockArgument argument,
-                             SmallVectorImpl<arith::ExtFOp> &extensions);
+                      SmallVectorImpl<arith::ExtFOp> &extensions);
 
 /// Packs both inputs of the contraction `op` (packOperand): A into panels
 /// of `mPanel` rows along its innermost M loop, then B into panels of
@@ -145,7 +144,7 @@ FloatType getWidening(BlockArgument argument,
 /// transposing copy), A only widened where the payload widens it
 /// (widenOperand). Returns whether B was packed.
 bool packContraction(RewriterBase &rewriter, linalg::GenericOp &op,
-                            int64_t mPanel, int64_t nPanel, int64_t minM);
+                     int64_t mPanel, int64_t nPanel, int64_t minM);
 
 /// transpose(broadcast(v : vector<M>) : vector<N x M>, [1, 0]) as
 /// broadcast(shape_cast(v) : vector<M x 1>) : vector<M x N>: row i is a
@@ -218,8 +217,8 @@ getTransposeLoops(linalg::LinalgOp op);
 /// `vectorSize`. The same elements are computed. Operations whose results
 /// are returned, or with an operand that is a tensor.extract_slice, are left
 /// as they are.
-void collapseContiguousLoops(RewriterBase &rewriter,
-                                    linalg::GenericOp &op, int64_t vectorSize);
+void collapseContiguousLoops(RewriterBase &rewriter, linalg::GenericOp &op,
+                             int64_t vectorSize);
 
 /// arith.extf(vector.transpose(x)) as vector.transpose(arith.extf(x)) where x
 /// is read as it is stored (a minor identity vector.transfer_read): a
@@ -267,8 +266,7 @@ fuseFilledDestinations(RewriterBase &rewriter, Operation *tiled,
 /// reshaped type: the packed contractions' outputs (packOperand expands the
 /// zero accumulator into panels), whose fills fuseFilledDestinations then
 /// finds as their destinations' producers. Same values, no copy.
-void refillReshapedFills(RewriterBase &rewriter,
-                                func::FuncOp function);
+void refillReshapedFills(RewriterBase &rewriter, func::FuncOp function);
 
 /// tensor.insert_slice %x into %t where %t is written into %d by a
 /// destination-style operation (vector.transfer_write, tensor.insert_slice)

@@ -54,8 +54,8 @@ void tiling::fuseExactProducts(RewriterBase &rewriter, linalg::GenericOp op) {
   });
   for (arith::MulFOp product : products) {
     auto sum = cast<arith::AddFOp>(*product->user_begin());
-    Value addend = sum.getLhs() == product.getResult() ? sum.getRhs()
-                                                       : sum.getLhs();
+    Value addend =
+        sum.getLhs() == product.getResult() ? sum.getRhs() : sum.getLhs();
     rewriter.setInsertionPoint(sum);
     rewriter.replaceOpWithNewOp<math::FmaOp>(sum, product.getLhs(),
                                              product.getRhs(), addend);
@@ -176,7 +176,7 @@ SmallVector<unsigned> tiling::getRolledLoops(linalg::LinalgOp op, unsigned m) {
 }
 
 void tiling::transposeDotOperand(RewriterBase &rewriter, linalg::GenericOp op,
-                                int64_t minM) {
+                                 int64_t minM) {
   std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
   if (!dims || !isDotContraction(op, dims->k.back()))
     return;
@@ -210,13 +210,12 @@ void tiling::transposeDotOperand(RewriterBase &rewriter, linalg::GenericOp op,
     Location loc = op.getLoc();
     Value init =
         tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
-    Value transposed = linalg::TransposeOp::create(rewriter, loc,
-                                                   operand->get(), init,
-                                                   permutation)
+    Value transposed = linalg::TransposeOp::create(
+                           rewriter, loc, operand->get(), init, permutation)
                            ->getResult(0);
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-    maps[operand->getOperandNumber()] = AffineMap::get(
-        map.getNumDims(), map.getNumSymbols(), results, context);
+    maps[operand->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), map.getNumSymbols(), results, context);
     rewriter.modifyOpInPlace(op, [&] {
       operand->set(transposed);
       op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
@@ -226,7 +225,7 @@ void tiling::transposeDotOperand(RewriterBase &rewriter, linalg::GenericOp op,
 }
 
 FloatType tiling::getWidening(BlockArgument argument,
-                             SmallVectorImpl<arith::ExtFOp> &extensions) {
+                              SmallVectorImpl<arith::ExtFOp> &extensions) {
   FloatType widened;
   for (Operation *user : argument.getUsers()) {
     auto extension = dyn_cast<arith::ExtFOp>(user);
@@ -324,11 +323,10 @@ static bool packOperand(RewriterBase &rewriter, linalg::GenericOp &op,
                                 : ReassociationIndices{at});
     }
     auto expandedType = RankedTensorType::get(shape, type.getElementType());
-    return std::make_pair(
-        tensor::ExpandShapeOp::create(rewriter, loc, expandedType, value,
-                                      groups)
-            .getResult(),
-        groups);
+    return std::make_pair(tensor::ExpandShapeOp::create(
+                              rewriter, loc, expandedType, value, groups)
+                              .getResult(),
+                          groups);
   };
   Value xExpanded = expand(x->get(), xType, xPos).first;
   // The expanded operand's dimensions in the packed order, and the packed
@@ -472,7 +470,7 @@ static void widenOperand(RewriterBase &rewriter, linalg::GenericOp op,
 }
 
 bool tiling::packContraction(RewriterBase &rewriter, linalg::GenericOp &op,
-                            int64_t mPanel, int64_t nPanel, int64_t minM) {
+                             int64_t mPanel, int64_t nPanel, int64_t minM) {
   std::optional<linalg::ContractionDimensions> dims = getMatmulDims(op);
   if (!dims)
     return false;
@@ -497,25 +495,24 @@ bool tiling::packContraction(RewriterBase &rewriter, linalg::GenericOp &op,
   return packOperand(rewriter, op, n, nPanel);
 }
 
-LogicalResult tiling::TransposeOfBroadcastToStretch::matchAndRewrite(vector::TransposeOp transpose,
-                              PatternRewriter &rewriter) const {
-    auto broadcast =
-        transpose.getVector().getDefiningOp<vector::BroadcastOp>();
-    if (!broadcast || transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
-      return failure();
-    auto sourceType = dyn_cast<VectorType>(broadcast.getSourceType());
-    VectorType resultType = transpose.getResultVectorType();
-    if (!sourceType || sourceType.getRank() != 1 ||
-        sourceType.isScalable() || resultType.isScalable() ||
-        sourceType.getDimSize(0) != resultType.getDimSize(0))
-      return failure();
-    auto column = VectorType::get({sourceType.getDimSize(0), 1},
-                                  sourceType.getElementType());
-    Value columnValue = vector::ShapeCastOp::create(
-        rewriter, transpose.getLoc(), column, broadcast.getSource());
-    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(transpose, resultType,
-                                                     columnValue);
-    return success();
+LogicalResult tiling::TransposeOfBroadcastToStretch::matchAndRewrite(
+    vector::TransposeOp transpose, PatternRewriter &rewriter) const {
+  auto broadcast = transpose.getVector().getDefiningOp<vector::BroadcastOp>();
+  if (!broadcast || transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
+    return failure();
+  auto sourceType = dyn_cast<VectorType>(broadcast.getSourceType());
+  VectorType resultType = transpose.getResultVectorType();
+  if (!sourceType || sourceType.getRank() != 1 || sourceType.isScalable() ||
+      resultType.isScalable() ||
+      sourceType.getDimSize(0) != resultType.getDimSize(0))
+    return failure();
+  auto column = VectorType::get({sourceType.getDimSize(0), 1},
+                                sourceType.getElementType());
+  Value columnValue = vector::ShapeCastOp::create(
+      rewriter, transpose.getLoc(), column, broadcast.getSource());
+  rewriter.replaceOpWithNewOp<vector::BroadcastOp>(transpose, resultType,
+                                                   columnValue);
+  return success();
 }
 
 void tiling::readStretchedElements(RewriterBase &rewriter, Value input) {

@@ -29,10 +29,12 @@ bool tiling::isFill(Operation *op) {
 }
 
 bool tiling::isAccumulatorFill(linalg::LinalgOp fill) {
-  return !fill->use_empty() && llvm::all_of(fill->getUses(), [](OpOperand &use) {
-    auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
-    return user && user.getNumReductionLoops() != 0 && user.isDpsInit(&use);
-  });
+  return !fill->use_empty() &&
+         llvm::all_of(fill->getUses(), [](OpOperand &use) {
+           auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+           return user && user.getNumReductionLoops() != 0 &&
+                  user.isDpsInit(&use);
+         });
 }
 
 bool tiling::hasFilledDestination(Operation *op) {
@@ -47,7 +49,7 @@ bool tiling::hasFilledDestination(Operation *op) {
 
 SmallVector<Operation *>
 tiling::fuseFilledDestinations(RewriterBase &rewriter, Operation *tiled,
-                       MutableArrayRef<LoopLikeOpInterface> loops) {
+                               MutableArrayRef<LoopLikeOpInterface> loops) {
   SmallVector<Operation *> fills;
   auto linalgOp = dyn_cast<linalg::LinalgOp>(tiled);
   if (loops.empty() || !linalgOp || linalgOp.getNumReductionLoops() == 0)
@@ -59,8 +61,8 @@ tiling::fuseFilledDestinations(RewriterBase &rewriter, Operation *tiled,
     // The slice's source, through the loops' iteration arguments.
     Value source = slice.getSource();
     while (auto argument = dyn_cast<BlockArgument>(source)) {
-      auto loop = dyn_cast<LoopLikeOpInterface>(
-          argument.getOwner()->getParentOp());
+      auto loop =
+          dyn_cast<LoopLikeOpInterface>(argument.getOwner()->getParentOp());
       if (!loop || !llvm::is_contained(loops, loop))
         break;
       OpOperand *loopInit = loop.getTiedLoopInit(argument);
@@ -80,7 +82,7 @@ tiling::fuseFilledDestinations(RewriterBase &rewriter, Operation *tiled,
 }
 
 void tiling::refillReshapedFills(RewriterBase &rewriter,
-                                func::FuncOp function) {
+                                 func::FuncOp function) {
   // In program order, so that a reshape of a reshaped fill (a contraction
   // whose A and B are both packed) finds the fill its operand became.
   SmallVector<Operation *> reshapes;
@@ -97,35 +99,33 @@ void tiling::refillReshapedFills(RewriterBase &rewriter,
         !type.hasStaticShape())
       continue;
     rewriter.setInsertionPoint(reshape);
-    Value empty = tensor::EmptyOp::create(rewriter, reshape->getLoc(),
-                                          type.getShape(),
-                                          type.getElementType());
+    Value empty = tensor::EmptyOp::create(
+        rewriter, reshape->getLoc(), type.getShape(), type.getElementType());
     Value scalar = fill.getDpsInputs()[0];
-    rewriter.replaceOp(reshape,
-                       linalg::FillOp::create(rewriter, reshape->getLoc(),
-                                              scalar, empty)
-                           .getResults());
+    rewriter.replaceOp(reshape, linalg::FillOp::create(
+                                    rewriter, reshape->getLoc(), scalar, empty)
+                                    .getResults());
   }
 }
 
-LogicalResult tiling::InsertOverWrite::matchAndRewrite(tensor::InsertSliceOp insert,
-                              PatternRewriter &rewriter) const {
-    auto writer = insert.getDest().getDefiningOp<DestinationStyleOpInterface>();
-    RankedTensorType destType = insert.getDestType();
-    if (!writer || writer->getNumResults() != 1 ||
-        writer.getNumDpsInits() != 1 ||
-        writer.getDpsInitOperand(0)->get().getType() != destType ||
-        !destType.hasStaticShape() ||
-        insert.getSourceType().getNumElements() != destType.getNumElements())
-      return failure();
-    auto isZero = [](OpFoldResult v) { return isConstantIntValue(v, 0); };
-    auto isOne = [](OpFoldResult v) { return isConstantIntValue(v, 1); };
-    if (!llvm::all_of(insert.getMixedOffsets(), isZero) ||
-        !llvm::all_of(insert.getMixedStrides(), isOne) ||
-        insert.getStaticSizes() != destType.getShape())
-      return failure();
-    Value base = writer.getDpsInitOperand(0)->get();
-    rewriter.modifyOpInPlace(insert,
-                             [&] { insert.getDestMutable().assign(base); });
-    return success();
+LogicalResult
+tiling::InsertOverWrite::matchAndRewrite(tensor::InsertSliceOp insert,
+                                         PatternRewriter &rewriter) const {
+  auto writer = insert.getDest().getDefiningOp<DestinationStyleOpInterface>();
+  RankedTensorType destType = insert.getDestType();
+  if (!writer || writer->getNumResults() != 1 || writer.getNumDpsInits() != 1 ||
+      writer.getDpsInitOperand(0)->get().getType() != destType ||
+      !destType.hasStaticShape() ||
+      insert.getSourceType().getNumElements() != destType.getNumElements())
+    return failure();
+  auto isZero = [](OpFoldResult v) { return isConstantIntValue(v, 0); };
+  auto isOne = [](OpFoldResult v) { return isConstantIntValue(v, 1); };
+  if (!llvm::all_of(insert.getMixedOffsets(), isZero) ||
+      !llvm::all_of(insert.getMixedStrides(), isOne) ||
+      insert.getStaticSizes() != destType.getShape())
+    return failure();
+  Value base = writer.getDpsInitOperand(0)->get();
+  rewriter.modifyOpInPlace(insert,
+                           [&] { insert.getDestMutable().assign(base); });
+  return success();
 }

@@ -146,7 +146,8 @@ tiling::getTransposeLoops(linalg::LinalgOp op) {
 }
 
 void tiling::collapseContiguousLoops(RewriterBase &rewriter,
-                                    linalg::GenericOp &op, int64_t vectorSize) {
+                                     linalg::GenericOp &op,
+                                     int64_t vectorSize) {
   SmallVector<unsigned> keys;
   if (std::optional<std::pair<unsigned, unsigned>> transpose =
           getTransposeLoops(op))
@@ -195,22 +196,23 @@ void tiling::collapseContiguousLoops(RewriterBase &rewriter,
   op = cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
 }
 
-LogicalResult tiling::ExtensionOfTranspose::matchAndRewrite(arith::ExtFOp extension,
-                              PatternRewriter &rewriter) const {
-    auto transpose = extension.getIn().getDefiningOp<vector::TransposeOp>();
-    if (!transpose || !transpose->hasOneUse())
-      return failure();
-    auto read = transpose.getVector().getDefiningOp<vector::TransferReadOp>();
-    if (!read || !read.getPermutationMap().isMinorIdentity())
-      return failure();
-    VectorType sourceType = transpose.getSourceVectorType();
-    auto wideType =
-        VectorType::get(sourceType.getShape(),
-                        cast<VectorType>(extension.getType()).getElementType());
-    Value wide = arith::ExtFOp::create(rewriter, extension.getLoc(), wideType,
-                                       transpose.getVector(),
-                                       extension.getFastmathAttr());
-    rewriter.replaceOpWithNewOp<vector::TransposeOp>(
-        extension, wide, transpose.getPermutation());
-    return success();
+LogicalResult
+tiling::ExtensionOfTranspose::matchAndRewrite(arith::ExtFOp extension,
+                                              PatternRewriter &rewriter) const {
+  auto transpose = extension.getIn().getDefiningOp<vector::TransposeOp>();
+  if (!transpose || !transpose->hasOneUse())
+    return failure();
+  auto read = transpose.getVector().getDefiningOp<vector::TransferReadOp>();
+  if (!read || !read.getPermutationMap().isMinorIdentity())
+    return failure();
+  VectorType sourceType = transpose.getSourceVectorType();
+  auto wideType =
+      VectorType::get(sourceType.getShape(),
+                      cast<VectorType>(extension.getType()).getElementType());
+  Value wide =
+      arith::ExtFOp::create(rewriter, extension.getLoc(), wideType,
+                            transpose.getVector(), extension.getFastmathAttr());
+  rewriter.replaceOpWithNewOp<vector::TransposeOp>(extension, wide,
+                                                   transpose.getPermutation());
+  return success();
 }
