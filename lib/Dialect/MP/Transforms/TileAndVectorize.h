@@ -1,12 +1,12 @@
 //===- TileAndVectorize.h - Pieces of mp-tile-and-vectorize -----*- C++ -*-===//
 //
-// Internal to lib/Dialect/MP/Transforms: what the files of mp-tile-and-
-// vectorize share. TileAndVectorize.cpp holds the pass (tile sizes, tiling,
-// vectorisation, the cleanup patterns) and uses the pieces declared here: the
-// register tiles of contractions, the packing of their operands and implicit-
-// GEMM convolutions (TileAndVectorizeContractions.cpp), transposing and
-// linearised elementwise operations (TileAndVectorizeTransposes.cpp), and the
-// fusion of accumulator fills into their contractions' tile loops
+// Internal to lib/Dialect/MP/Transforms: what the files of
+// mp-tile-and-vectorize share. TileAndVectorize.cpp holds the pass (tile sizes,
+// tiling, vectorisation, the cleanup patterns) and uses the pieces declared
+// here: the register tiles of contractions, the packing of their operands and
+// implicit-GEMM convolutions (TileAndVectorizeContractions.cpp), transposing
+// and linearised elementwise operations (TileAndVectorizeTransposes.cpp), and
+// the fusion of accumulator fills into their contractions' tile loops
 // (TileAndVectorizeFills.cpp). Every rewrite keeps the bits of the scalar loops
 // (see TileAndVectorize.cpp).
 //
