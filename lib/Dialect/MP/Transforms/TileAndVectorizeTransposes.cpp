@@ -84,7 +84,8 @@ void tiling::delinearizeInputs(RewriterBase &rewriter, linalg::GenericOp op) {
         rewriter, op.getLoc(),
         RankedTensorType::get(shape, type.getElementType()), input->get(),
         groups);
-    rewriter.modifyOpInPlace(op, [&] { input->set(expanded); });
+    OpOperand *operand = input;
+    rewriter.modifyOpInPlace(op, [&] { operand->set(expanded); });
   }
   rewriter.modifyOpInPlace(op, [&] {
     op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
