@@ -920,3 +920,34 @@ func.func @rows_kept(%x: tensor<2x3x4x32xf32>, %b: tensor<3xf32>) {
   call @use_rows32(%r) : (tensor<2x3x4x32xf32>) -> ()
   return
 }
+
+// -----
+
+// A per-channel scale and shift (batch norm's normalisation, rounded to
+// bf16): the vectors run along the pixels, which the tensor and the result
+// have innermost, not along the channels, which only the two small
+// broadcast inputs have innermost (that would gather the tensor 16
+// elements at a time); the scale and shift are broadcast per channel.
+// CHECK-LABEL: func.func @per_channel_scale(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x16x64xf32>, %[[SCALE:.*]]: tensor<16xf32>, %[[SHIFT:.*]]: tensor<16xf32>)
+// CHECK:         scf.for %[[N:.*]] = %c0 to %c2 step %c1
+// CHECK:           scf.for %[[C:.*]] = %c0 to %c16 step %c1
+// CHECK:             scf.for %[[P:.*]] = %c0 to %c64 step %c16
+// CHECK:               %[[ROW:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %[[P]]], %{{.*}} {in_bounds = [true]} : tensor<2x16x64xf32>, vector<16xf32>
+// CHECK-NEXT:          %[[S:.*]] = vector.transfer_read %[[SCALE]][%[[C]]], %{{.*}} : tensor<16xf32>, vector<f32>
+// CHECK-NEXT:          %[[SV:.*]] = vector.broadcast %[[S]] : vector<f32> to vector<16xf32>
+// CHECK-NEXT:          %[[B:.*]] = vector.transfer_read %[[SHIFT]][%[[C]]], %{{.*}} : tensor<16xf32>, vector<f32>
+// CHECK-NEXT:          %[[BV:.*]] = vector.broadcast %[[B]] : vector<f32> to vector<16xf32>
+// CHECK-NEXT:          %[[Y:.*]] = math.fma %[[ROW]], %[[SV]], %[[BV]] : vector<16xf32>
+// CHECK-NEXT:          %[[R:.*]] = arith.truncf %[[Y]] : vector<16xf32> to vector<16xbf16>
+// CHECK-NEXT:          vector.transfer_write %[[R]], %{{.*}}[%c0, %c0, %c0] {in_bounds = [true]} : vector<16xbf16>, tensor<1x1x16xbf16>
+func.func @per_channel_scale(%x: tensor<2x16x64xf32>, %scale: tensor<16xf32>, %shift: tensor<16xf32>) -> tensor<2x16x64xbf16> {
+  %e = tensor.empty() : tensor<2x16x64xbf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, p) -> (n, c, p)>, affine_map<(n, c, p) -> (c)>, affine_map<(n, c, p) -> (c)>, affine_map<(n, c, p) -> (n, c, p)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %scale, %shift : tensor<2x16x64xf32>, tensor<16xf32>, tensor<16xf32>) outs(%e : tensor<2x16x64xbf16>) {
+  ^bb0(%a: f32, %s: f32, %b: f32, %out: bf16):
+    %f = math.fma %a, %s, %b : f32
+    %t = arith.truncf %f : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<2x16x64xbf16>
+  return %r : tensor<2x16x64xbf16>
+}

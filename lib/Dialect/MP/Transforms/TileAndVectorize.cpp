@@ -185,9 +185,12 @@ static bool isWideningSum(linalg::LinalgOp op) {
 
 /// The loop of `op` its tiles are vectors along: a parallel loop or the
 /// last reduction loop (a sum along it keeps its order: the vector is
-/// reduced in order into the accumulator), the one most inputs have as
-/// their innermost dimension (contiguous), then the one the outputs have,
-/// then the innermost; for a widening sum (isWideningSum), the parallel
+/// reduced in order into the accumulator), the one most inputs that vary
+/// along every parallel loop have as their innermost dimension
+/// (contiguous), then the one the outputs have, then the one most inputs
+/// have (an input broadcast along a parallel loop, a per-channel scale,
+/// say, is small: reading it along the vector must not make the tensors
+/// gathered), then the innermost; for a widening sum (isWideningSum), the parallel
 /// loop the outputs have as their innermost dimension, where there is one,
 /// rather than the reduction loop (its inputs gathered across outputs).
 static unsigned chooseVectorLoop(linalg::LinalgOp op) {
@@ -209,8 +212,19 @@ static unsigned chooseVectorLoop(linalg::LinalgOp op) {
   };
   SmallVector<OpOperand *> outputs = llvm::to_vector(llvm::map_range(
       op.getDpsInitsMutable(), [](OpOperand &o) { return &o; }));
+  // The inputs that vary along every parallel loop (not broadcast along
+  // any of them).
+  SmallVector<OpOperand *> fullInputs;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (llvm::all_of(llvm::seq(numLoops), [&](unsigned d) {
+          return iterators[d] != utils::IteratorType::parallel ||
+                 map.isFunctionOfDim(d);
+        }))
+      fullInputs.push_back(input);
+  }
   unsigned best = numLoops - 1;
-  std::pair<int64_t, int64_t> bestScore = {-1, -1};
+  std::tuple<int64_t, int64_t, int64_t> bestScore = {-1, -1, -1};
   bool acrossOutputs =
       isWideningSum(op) && llvm::any_of(llvm::seq(numLoops), [&](unsigned d) {
         return iterators[d] == utils::IteratorType::parallel &&
@@ -220,9 +234,9 @@ static unsigned chooseVectorLoop(linalg::LinalgOp op) {
     if (iterators[d] != utils::IteratorType::parallel &&
         (d != lastReduction || acrossOutputs))
       continue;
-    std::pair<int64_t, int64_t> score = {
-        innermostCount(d, op.getDpsInputOperands()),
-        innermostCount(d, outputs)};
+    std::tuple<int64_t, int64_t, int64_t> score = {
+        innermostCount(d, fullInputs), innermostCount(d, outputs),
+        innermostCount(d, op.getDpsInputOperands())};
     if (score >= bestScore) {
       best = d;
       bestScore = score;
