@@ -67,13 +67,19 @@
 // fallback contraction), and a target with AVX512_BF16:
 // the pipeline adds it only for such a host.
 //
+// The pass's pieces: this file holds the pass, the guard, the matmul and
+// batch-matmul kernel and the register tile that every kernel builds
+// (buildPackedTile); BF16DotProducts.h declares what it shares with
+// BF16ConvKernels.cpp (the convolution and filter-gradient kernels).
+//
 //===----------------------------------------------------------------------===//
+
+#include "BF16DotProducts.h"
 
 #include "mp/Dialect/MP/Transforms/Passes.h"
 #include "mp/Dialect/MP/Transforms/Threading.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -92,15 +98,9 @@ namespace mlir::mp {
 
 using namespace mlir;
 using namespace mlir::mp;
+using namespace mlir::mp::bf16;
 
 namespace {
-
-/// Rows and columns of the contractions' register tile: 16 x 1 vector of
-/// 16 f32, so that each broadcast word of A feeds one dot product and LLVM
-/// folds it into the product (`vdpbf16ps zmm, zmm, m32{1to16}`).
-constexpr int64_t kTileRows = 16;
-constexpr int64_t kTileColumns = 16;
-constexpr int64_t kLanes = 16;
 
 /// The loops of a contraction the kernel can take: its batch, M and N
 /// loops in the order the output indexes them (output (batch..., M..., N...)),
@@ -117,8 +117,9 @@ struct ContractionShape {
   }
 };
 
-/// True when `value` is a linalg.fill of a floating-point zero.
-static bool isZeroFill(Value value) {
+} // namespace
+
+bool bf16::isZeroFill(Value value) {
   auto fill = value.getDefiningOp<linalg::FillOp>();
   return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
 }
@@ -234,6 +235,8 @@ static Value buildCopy(OpBuilder &builder, Location loc, linalg::LinalgOp op,
   return copy.getResult(0);
 }
 
+namespace {
+
 /// The two reductions of the guard over the bf16 tensor `value`, as i32
 /// scalars: the smallest `magnitude - 1` (unsigned 16-bit, so that zeros,
 /// at 0xFFFF, drop out) and the largest magnitude, where the magnitude is
@@ -250,6 +253,8 @@ static Value buildCopy(OpBuilder &builder, Location loc, linalg::LinalgOp op,
 struct MagnitudeRange {
   Value minimumMinusOne, maximum;
 };
+
+} // namespace
 
 static MagnitudeRange buildMagnitudeRange(OpBuilder &builder, Location loc,
                                           Value value, bool parallel) {
@@ -432,19 +437,10 @@ static Value buildGuard(OpBuilder &builder, Location loc, Value a, Value b,
   return guard;
 }
 
-/// Computes the tileRows x panelWidth tile at (row, panel) of a contraction
-/// or convolution from its packed operands over `pairs` K pairs into `tile`
-/// and returns it: A as [K/2, rows] and B as [columns/width, K/2, width]
-/// words of bf16 pairs (K = 2p in the high half, the element vdpbf16ps adds
-/// first), so that a broadcast word of A is the pair of its row in
-/// ascending K; each broadcast feeds width/16 dot products (one with the
-/// 16 x 16 tile, which LLVM then folds into the product as a memory
-/// operand). The sums start from zero, or with `accumulate` from the
-/// tile's values (a sum continued over more K pairs: the same chain).
-static Value buildPackedTile(OpBuilder &builder, Location loc, Value packedA,
-                           Value packedB, Value tile, Value row, Value panel,
-                           int64_t pairs, int64_t tileRows, int64_t panelWidth,
-                           bool accumulate = false) {
+Value bf16::buildPackedTile(OpBuilder &builder, Location loc, Value packedA,
+                            Value packedB, Value tile, Value row, Value panel,
+                            int64_t pairs, int64_t tileRows, int64_t panelWidth,
+                            bool accumulate) {
   Type f32 = builder.getF32Type();
   auto accumulatorType = VectorType::get({kLanes}, f32);
   auto pairType = VectorType::get({2 * kLanes}, builder.getBF16Type());
@@ -829,708 +825,6 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
   return expandResult(nest.results[0]);
 }
 
-//===----------------------------------------------------------------------===//
-// Convolutions: the implicit GEMM of convert-mp-to-linalg on bf16 data.
-//===----------------------------------------------------------------------===//
-
-/// The bf16 tensor whose elements (or zeros) are every element of the f32
-/// tensor `value`, when `value` is made by a widening copy of it: a
-/// linalg.generic (behind a bufferization.alloc_tensor copy, the fusion
-/// barrier) with one bf16 input whose payload extends it (arith.extf) and
-/// yields the extended element, or, as the padding copy does, selects
-/// between it and its sum with the output element of a zero fill (e + 0 is
-/// e, or +0 for -0); outputs not written keep the zero fill, or, into
-/// anything but a zero fill, every output element is written (a
-/// permutation of the loops). Null otherwise.
-static Value getBF16Source(Value value) {
-  if (auto barrier = value.getDefiningOp<bufferization::AllocTensorOp>())
-    return barrier.getCopy() ? getBF16Source(barrier.getCopy()) : Value();
-  if (auto reshape = value.getDefiningOp<tensor::CollapseShapeOp>())
-    return getBF16Source(reshape.getSrc());
-  if (auto reshape = value.getDefiningOp<tensor::ExpandShapeOp>())
-    return getBF16Source(reshape.getSrc());
-  auto copy = value.getDefiningOp<linalg::GenericOp>();
-  if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
-      !getElementTypeOrSelf(copy.getDpsInputs()[0].getType()).isBF16() ||
-      !getElementTypeOrSelf(value.getType()).isF32() ||
-      copy.getNumReductionLoops() != 0)
-    return {};
-  Block &body = copy.getRegion().front();
-  Value element = body.getArgument(0), output = body.getArgument(1);
-  // Values that are the input element widened (or it plus the zero output).
-  llvm::SmallPtrSet<Value, 4> exact;
-  bool readsOutput = false;
-  for (Operation &nested : body.without_terminator()) {
-    auto operandsIn = [&](Operation &op, ArrayRef<Value> allowed) {
-      return llvm::all_of(op.getOperands(), [&](Value v) {
-        return exact.contains(v) || llvm::is_contained(allowed, v);
-      });
-    };
-    if (auto extend = dyn_cast<arith::ExtFOp>(nested);
-        extend && extend.getIn() == element)
-      exact.insert(extend);
-    else if (isa<arith::AddFOp>(nested) && operandsIn(nested, {output}) &&
-             llvm::count_if(nested.getOperands(),
-                            [&](Value v) { return exact.contains(v); }) == 1)
-      readsOutput = true, exact.insert(nested.getResult(0));
-    else if (isa<arith::CmpFOp>(nested) && operandsIn(nested, {}))
-      continue;
-    else if (auto select = dyn_cast<arith::SelectOp>(nested);
-             select && exact.contains(select.getTrueValue()) &&
-             exact.contains(select.getFalseValue()))
-      exact.insert(select);
-    else
-      return {};
-  }
-  if (!exact.contains(body.getTerminator()->getOperand(0)))
-    return {};
-  OpOperand *init = copy.getDpsInitOperand(0);
-  if (!isZeroFill(init->get()) &&
-      (readsOutput || !copy.getMatchingIndexingMap(init).isPermutation() ||
-       ShapedType::isDynamicShape(copy.getStaticLoopRanges())))
-    return {};
-  return copy.getDpsInputs()[0];
-}
-
-/// Coefficients of `expr` (an expression of `numDims` dimensions and no
-/// symbols) when it is linear without a constant term: sum of coefficient
-/// · dimension. Nullopt otherwise.
-static std::optional<SmallVector<int64_t>>
-getLinearCoefficients(AffineExpr expr, unsigned numDims) {
-  MLIRContext *context = expr.getContext();
-  auto valueAt = [&](int64_t dim) -> std::optional<int64_t> {
-    SmallVector<AffineExpr> point(numDims, getAffineConstantExpr(0, context));
-    if (dim >= 0)
-      point[dim] = getAffineConstantExpr(1, context);
-    auto constant = dyn_cast<AffineConstantExpr>(
-        simplifyAffineExpr(expr.replaceDims(point), 0, 0));
-    return constant ? std::optional<int64_t>(constant.getValue())
-                    : std::nullopt;
-  };
-  if (valueAt(-1) != 0)
-    return std::nullopt;
-  SmallVector<int64_t> coefficients;
-  AffineExpr linear = getAffineConstantExpr(0, context);
-  for (unsigned d = 0; d < numDims; ++d) {
-    std::optional<int64_t> value = valueAt(d);
-    if (!value)
-      return std::nullopt;
-    coefficients.push_back(*value);
-    linear = linear + getAffineDimExpr(d, context) * *value;
-  }
-  if (simplifyAffineExpr(linear - expr, numDims, 0) !=
-      getAffineConstantExpr(0, context))
-    return std::nullopt;
-  return coefficients;
-}
-
-/// The coefficients of the height and width expressions of a convolution's
-/// input map `inputMap` ((n, c, h, w), `numLoops` loops) when both are linear
-/// and use exactly the loops `heightLoops` and `widthLoops`. Nullopt
-/// otherwise.
-static std::optional<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
-getWindowCoefficients(AffineMap inputMap, ArrayRef<unsigned> heightLoops,
-                      ArrayRef<unsigned> widthLoops) {
-  unsigned numLoops = inputMap.getNumDims();
-  std::optional<SmallVector<int64_t>> height =
-      getLinearCoefficients(inputMap.getResult(2), numLoops);
-  std::optional<SmallVector<int64_t>> width =
-      getLinearCoefficients(inputMap.getResult(3), numLoops);
-  if (!height || !width)
-    return std::nullopt;
-  for (unsigned i = 0; i < numLoops; ++i)
-    if (((*height)[i] != 0) != llvm::is_contained(heightLoops, i) ||
-        ((*width)[i] != 0) != llvm::is_contained(widthLoops, i))
-      return std::nullopt;
-  return std::make_pair(*height, *width);
-}
-
-/// True when the payload of `op` is out + a·b (convert-mp-to-linalg's
-/// multiplyAccumulate), without fast-math flags.
-static bool isMultiplyAccumulate(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  if (body.getOperations().size() != 3)
-    return false;
-  auto mul = dyn_cast<arith::MulFOp>(body.front());
-  auto add = dyn_cast<arith::AddFOp>(*std::next(body.begin()));
-  return mul && add && mul.getFastmath() == arith::FastMathFlags::none &&
-         add.getFastmath() == arith::FastMathFlags::none &&
-         mul.getLhs() == body.getArgument(0) &&
-         mul.getRhs() == body.getArgument(1) &&
-         add.getLhs() == body.getArgument(2) && add.getRhs() == mul &&
-         body.getTerminator()->getOperand(0) == add;
-}
-
-/// An implicit GEMM convolution (convert-mp-to-linalg's buildImplicitConv,
-/// one group) the conv kernel takes: loops (n, oh, owb, r, f, c, kh, kw),
-/// out[n, oh, owb, r, f] += in[n, c, oh·sh + kh·dh, owb·P + r + kw·dw] ·
-/// w[c, kh, kw, f] summed over (c, kh, kw) in loop order into a zero fill,
-/// both f32 operands widened copies of bf16 tensors (getBF16Source).
-struct ConvShape {
-  Value input, filter;         // The f32 operands.
-  Value inputBF16, filterBF16; // Their bf16 sources (for the guard).
-  int64_t batch, outH, outW, filters, channels, kernelH, kernelW;
-  int64_t strideH, dilationH, dilationW;
-  int64_t panelWidth, tileRows; // The kernel's tile: rows x panelWidth.
-  int64_t blockImages;          // Images whose A is packed at a time.
-
-  int64_t m() const { return batch * outH * outW; }
-  int64_t k() const { return channels * kernelH * kernelW; }
-};
-
-/// The shape of `op` when it is an implicit GEMM convolution the conv
-/// kernel computes: besides ConvShape's form, F a multiple of 16, C·KH·KW
-/// even, OW at most 64 (a row of pixels is one vector of the packing copy)
-/// and the fewest images whose pixels are whole tiles of rows dividing N.
-static std::optional<ConvShape> matchImplicitConv(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op.getNumLoops() != 8 ||
-      !isZeroFill(op.getDpsInits()[0]) ||
-      !getElementTypeOrSelf(op.getResult(0).getType()).isF32())
-    return std::nullopt;
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (auto [i, iterator] : llvm::enumerate(iterators))
-    if ((iterator == utils::IteratorType::reduction) != (i >= 5))
-      return std::nullopt;
-  if (!isMultiplyAccumulate(op))
-    return std::nullopt;
-  SmallVector<int64_t> extents = op.getStaticLoopRanges();
-  if (ShapedType::isDynamicShape(extents))
-    return std::nullopt;
-
-  MLIRContext *context = op.getContext();
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (maps[1] != AffineMap::get(8, 0, {d(5), d(6), d(7), d(4)}, context) ||
-      maps[2] !=
-          AffineMap::get(8, 0, {d(0), d(1), d(2), d(3), d(4)}, context) ||
-      maps[0].getNumResults() != 4 || maps[0].getResult(0) != d(0) ||
-      maps[0].getResult(1) != d(5))
-    return std::nullopt;
-  auto window = getWindowCoefficients(maps[0], {1, 6}, {2, 3, 7});
-  if (!window)
-    return std::nullopt;
-  const SmallVector<int64_t> &height = window->first, &width = window->second;
-  if (width[2] != extents[3] || width[3] != 1)
-    return std::nullopt;
-
-  ConvShape shape;
-  shape.input = op.getDpsInputs()[0];
-  shape.filter = op.getDpsInputs()[1];
-  shape.inputBF16 = getBF16Source(shape.input);
-  shape.filterBF16 = getBF16Source(shape.filter);
-  if (!shape.inputBF16 || !shape.filterBF16)
-    return std::nullopt;
-  shape.batch = extents[0];
-  shape.outH = extents[1];
-  shape.outW = extents[2] * extents[3];
-  shape.filters = extents[4];
-  shape.channels = extents[5];
-  shape.kernelH = extents[6];
-  shape.kernelW = extents[7];
-  shape.strideH = height[1];
-  shape.dilationH = height[6];
-  shape.dilationW = width[7];
-  shape.panelWidth = shape.filters % kTileColumns == 0 ? kTileColumns : kLanes;
-  shape.tileRows = kTileRows * kTileColumns / shape.panelWidth;
-  if (shape.filters % kLanes || shape.k() % 2 || shape.outW > 64)
-    return std::nullopt;
-  // The fewest images whose pixels are whole tiles of rows.
-  int64_t pixels = shape.outH * shape.outW;
-  shape.blockImages = shape.tileRows / std::gcd(pixels, shape.tileRows);
-  if (shape.batch % shape.blockImages)
-    return std::nullopt;
-  return shape;
-}
-
-/// The 32-bit words of bf16 pairs from two vectors of f32 elements that are
-/// widened bf16 values (their low 16 bits zero): per lane, the bf16 of
-/// `first` (K = 2p, the element vdpbf16ps adds first) in the high half and
-/// that of `second` (K = 2p + 1) in the low half, i.e. (first & 0xFFFF0000)
-/// | (second >> 16), exact without any rounding.
-static Value buildPairWords(OpBuilder &b, Location loc, Value first,
-                            Value second) {
-  auto type = VectorType::get(cast<VectorType>(first.getType()).getShape(),
-                              b.getI32Type());
-  auto splat = [&](int64_t v) {
-    return arith::ConstantOp::create(
-               b, loc, DenseElementsAttr::get(type, b.getI32IntegerAttr(v)))
-        .getResult();
-  };
-  Value high = arith::AndIOp::create(
-      b, loc, arith::BitcastOp::create(b, loc, type, first),
-      splat(static_cast<int32_t>(0xFFFF0000u)));
-  Value low = arith::ShRUIOp::create(
-      b, loc, arith::BitcastOp::create(b, loc, type, second), splat(16));
-  return arith::OrIOp::create(b, loc, high, low);
-}
-
-/// The conv kernel of `op` (shape `shape`), returning its result: the
-/// filter packed as B [F/width, K/2, 2·width] (like the contractions' B);
-/// then, for each block of images (an scf.forall over the blocks with
-/// `parallel`), the block's padded input packed as A [K/2, 2·rows] (rows of
-/// pixels, K = (c, kh, kw), each pair swapped; one vector per row of output
-/// pixels and K index, rounded to bf16, exact since the elements are
-/// bf16's), small enough to stay in cache, and the block's tiles of rows x
-/// width, each output element summed over the K pairs in ascending K.
-static Value buildConvKernel(OpBuilder &builder, Location loc,
-                             linalg::GenericOp op, const ConvShape &shape,
-                             bool parallel) {
-  Type i32 = builder.getI32Type(), f32 = builder.getF32Type();
-  auto index = [&](OpBuilder &b, int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v).getResult();
-  };
-  int64_t pairs = shape.k() / 2, window = shape.kernelH * shape.kernelW;
-  int64_t blockRows = shape.blockImages * shape.outH * shape.outW;
-  Value f32Padding =
-      arith::ConstantOp::create(builder, loc, builder.getFloatAttr(f32, 0.0));
-  auto k = [&](OpBuilder &b, Value pair, int64_t offset) {
-    return arith::AddIOp::create(
-               b, loc, arith::MulIOp::create(b, loc, pair, index(b, 2)),
-               index(b, offset))
-        .getResult();
-  };
-
-  // B: the filter [C, KH, KW, F] as [K, F], each K pair of rows of a panel
-  // as words of bf16 pairs.
-  int64_t panels = shape.filters / shape.panelWidth;
-  Value packedB = tensor::EmptyOp::create(
-      builder, loc, ArrayRef<int64_t>{panels, pairs, shape.panelWidth}, i32);
-  {
-    Value rowsOfB = tensor::CollapseShapeOp::create(
-        builder, loc, shape.filter,
-        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-    auto rowType = VectorType::get({shape.panelWidth}, f32);
-    SmallVector<Value> lower(2, index(builder, 0)), steps(2, index(builder, 1));
-    SmallVector<Value> upper = {index(builder, panels), index(builder, pairs)};
-    scf::LoopNest nest = scf::buildLoopNest(
-        builder, loc, lower, upper, steps, ValueRange{packedB},
-        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-          Value column =
-              arith::MulIOp::create(b, loc, ivs[0], index(b, shape.panelWidth));
-          auto row = [&](Value kIndex) {
-            return vector::TransferReadOp::create(
-                       b, loc, rowType, rowsOfB, ValueRange{kIndex, column},
-                       f32Padding, ArrayRef<bool>{true})
-                .getResult();
-          };
-          Value words = buildPairWords(b, loc, row(k(b, ivs[1], 0)),
-                                       row(k(b, ivs[1], 1)));
-          return SmallVector<Value>{vector::TransferWriteOp::create(
-                                        b, loc, words, carried[0],
-                                        ValueRange{ivs[0], ivs[1], index(b, 0)},
-                                        ArrayRef<bool>{true})
-                                        .getResult()};
-        });
-    packedB = nest.results[0];
-  }
-
-  // A of the block of images at `block`: for each K pair and row of output
-  // pixels (n, oh), the pixels' two input rows at (c, kh, kw) of K = 2p and
-  // 2p + 1 as words of bf16 pairs.
-  auto packA = [&](OpBuilder &builder, Value block) {
-    Value packedA = tensor::EmptyOp::create(
-        builder, loc, ArrayRef<int64_t>{pairs, blockRows}, i32);
-    Value firstImage = arith::MulIOp::create(builder, loc, block,
-                                             index(builder, shape.blockImages));
-    auto rowType = VectorType::get({shape.outW}, f32);
-    SmallVector<Value> lower(3, index(builder, 0)), steps(3, index(builder, 1));
-    SmallVector<Value> upper = {index(builder, pairs),
-                                index(builder, shape.blockImages),
-                                index(builder, shape.outH)};
-    scf::LoopNest nest = scf::buildLoopNest(
-        builder, loc, lower, upper, steps, ValueRange{packedA},
-        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-          Value image = arith::AddIOp::create(b, loc, firstImage, ivs[1]);
-          auto pixels = [&](Value kIndex) {
-            Value c = arith::DivUIOp::create(b, loc, kIndex, index(b, window));
-            Value tap =
-                arith::RemUIOp::create(b, loc, kIndex, index(b, window));
-            Value kh =
-                arith::DivUIOp::create(b, loc, tap, index(b, shape.kernelW));
-            Value kw =
-                arith::RemUIOp::create(b, loc, tap, index(b, shape.kernelW));
-            auto scaled = [&](Value v, int64_t factor) {
-              return arith::MulIOp::create(b, loc, v, index(b, factor))
-                  .getResult();
-            };
-            Value h =
-                arith::AddIOp::create(b, loc, scaled(ivs[2], shape.strideH),
-                                      scaled(kh, shape.dilationH));
-            return vector::TransferReadOp::create(
-                       b, loc, rowType, shape.input,
-                       ValueRange{image, c, h, scaled(kw, shape.dilationW)},
-                       f32Padding, ArrayRef<bool>{true})
-                .getResult();
-          };
-          Value words = buildPairWords(b, loc, pixels(k(b, ivs[0], 0)),
-                                       pixels(k(b, ivs[0], 1)));
-          Value pixelRow = arith::AddIOp::create(
-              b, loc,
-              arith::MulIOp::create(b, loc, ivs[1], index(b, shape.outH)),
-              ivs[2]);
-          Value column =
-              arith::MulIOp::create(b, loc, pixelRow, index(b, shape.outW));
-          return SmallVector<Value>{
-              vector::TransferWriteOp::create(b, loc, words, carried[0],
-                                              ValueRange{ivs[0], column},
-                                              ArrayRef<bool>{true})
-                  .getResult()};
-        });
-    return nest.results[0];
-  };
-
-  // The block's [rows, F] result: its tiles (panel, row tile) in order.
-  SmallVector<OpFoldResult> tileSizes = {
-      builder.getIndexAttr(shape.tileRows),
-      builder.getIndexAttr(shape.panelWidth)};
-  SmallVector<OpFoldResult> unitStrides(2, builder.getIndexAttr(1));
-  auto tileType =
-      RankedTensorType::get({shape.tileRows, shape.panelWidth}, f32);
-  // The block's tiles are written into `destination`, its slice of the
-  // result (not into a tensor of their own, which bufferization would copy
-  // into the result afterwards).
-  auto computeBlock = [&](OpBuilder &builder, Value block, Value destination) {
-    Value packedA = packA(builder, block);
-    Value init = destination;
-    SmallVector<Value> lower(2, index(builder, 0)), steps(2, index(builder, 1));
-    SmallVector<Value> upper = {index(builder, panels),
-                                index(builder, blockRows / shape.tileRows)};
-    scf::LoopNest nest = scf::buildLoopNest(
-        builder, loc, lower, upper, steps, ValueRange{init},
-        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-          Value row =
-              arith::MulIOp::create(b, loc, ivs[1], index(b, shape.tileRows));
-          Value column =
-              arith::MulIOp::create(b, loc, ivs[0], index(b, shape.panelWidth));
-          SmallVector<OpFoldResult> offsets = {row, column};
-          Value tile = tensor::ExtractSliceOp::create(
-              b, loc, tileType, carried[0], offsets, tileSizes, unitStrides);
-          tile = buildPackedTile(b, loc, packedA, packedB, tile, row, ivs[0],
-                               pairs, shape.tileRows, shape.panelWidth);
-          return SmallVector<Value>{tensor::InsertSliceOp::create(
-              b, loc, tile, carried[0], offsets, tileSizes, unitStrides)};
-        });
-    return nest.results[0];
-  };
-
-  // The blocks into the [M, F] result, expanded to the op's
-  // [N, OH, OWB, P, F].
-  int64_t blocks = shape.batch / shape.blockImages;
-  Value init = tensor::EmptyOp::create(
-      builder, loc, ArrayRef<int64_t>{shape.m(), shape.filters}, f32);
-  SmallVector<OpFoldResult> blockSizes = {builder.getIndexAttr(blockRows),
-                                          builder.getIndexAttr(shape.filters)};
-  auto blockOffsets = [&](OpBuilder &b, Value block) {
-    return SmallVector<OpFoldResult>{
-        arith::MulIOp::create(b, loc, block, index(b, blockRows)).getResult(),
-        b.getIndexAttr(0)};
-  };
-  auto blockType = RankedTensorType::get({blockRows, shape.filters}, f32);
-  auto blockSlice = [&](OpBuilder &b, Value output,
-                        ArrayRef<OpFoldResult> offsets) -> Value {
-    return tensor::ExtractSliceOp::create(b, loc, blockType, output, offsets,
-                                          blockSizes, unitStrides);
-  };
-  Value result;
-  if (parallel && blocks >= 2 &&
-      shape.m() * shape.filters * shape.k() >= kMinParallelIterations) {
-    auto forall = scf::ForallOp::create(
-        builder, loc, ArrayRef<OpFoldResult>{builder.getIndexAttr(blocks)},
-        ValueRange{init}, std::nullopt,
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value output = args.back();
-          SmallVector<OpFoldResult> offsets = blockOffsets(b, args[0]);
-          Value blockResult =
-              computeBlock(b, args[0], blockSlice(b, output, offsets));
-          auto inParallel = scf::InParallelOp::create(b, loc);
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(inParallel.getBody());
-          tensor::ParallelInsertSliceOp::create(
-              b, loc, blockResult, output, offsets, blockSizes, unitStrides);
-        });
-    result = forall.getResult(0);
-  } else {
-    auto loop = scf::ForOp::create(
-        builder, loc, index(builder, 0), index(builder, blocks),
-        index(builder, 1), ValueRange{init},
-        [&](OpBuilder &b, Location loc, Value block, ValueRange carried) {
-          SmallVector<OpFoldResult> offsets = blockOffsets(b, block);
-          Value blockResult =
-              computeBlock(b, block, blockSlice(b, carried[0], offsets));
-          scf::YieldOp::create(
-              b, loc,
-              tensor::InsertSliceOp::create(b, loc, blockResult, carried[0],
-                                            offsets, blockSizes, unitStrides)
-                  .getResult());
-        });
-    result = loop.getResult(0);
-  }
-  return tensor::ExpandShapeOp::create(
-             builder, loc, op.getResult(0).getType(), result,
-             ArrayRef<ReassociationIndices>{{0, 1, 2, 3}, {4}})
-      .getResult();
-}
-
-/// An implicit filter gradient (convert-mp-to-linalg's
-/// buildImplicitGradFilter, one group) the conv kernel takes: loops (kh, kw,
-/// c, f, n, oh, ow), out[kh, kw, c, f] += in[n, c, oh·sh + kh·dh, ow + kw·dw]
-/// · g[n, oh, ow, f] summed over (n, oh, ow) in loop order into a zero fill,
-/// both f32 operands widened copies of bf16 tensors; unit width stride.
-struct GradFilterShape {
-  Value input, gradient;         // The f32 operands.
-  Value inputBF16, gradientBF16; // Their bf16 sources (for the guard).
-  int64_t kernelH, kernelW, channels, filters, batch, outH, outW;
-  int64_t strideH, dilationH, dilationW;
-  int64_t panelWidth, tileRows; // Tiles of (kh, kw, c) rows x filters.
-
-  int64_t m() const { return kernelH * kernelW * channels; }
-  int64_t pairsPerImage() const { return outH * outW / 2; }
-};
-
-/// The shape of `op` when it is an implicit filter gradient the conv kernel
-/// computes: besides GradFilterShape's form, C and F multiples of 16, OW even
-/// (the K pairs are pixel pairs of a row) and at most 32.
-static std::optional<GradFilterShape>
-matchImplicitGradFilter(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op.getNumLoops() != 7 ||
-      !isZeroFill(op.getDpsInits()[0]) ||
-      !getElementTypeOrSelf(op.getResult(0).getType()).isF32() ||
-      !isMultiplyAccumulate(op))
-    return std::nullopt;
-  for (auto [i, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
-    if ((iterator == utils::IteratorType::reduction) != (i >= 4))
-      return std::nullopt;
-  SmallVector<int64_t> extents = op.getStaticLoopRanges();
-  if (ShapedType::isDynamicShape(extents))
-    return std::nullopt;
-  MLIRContext *context = op.getContext();
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (maps[1] != AffineMap::get(7, 0, {d(4), d(5), d(6), d(3)}, context) ||
-      maps[2] != AffineMap::get(7, 0, {d(0), d(1), d(2), d(3)}, context) ||
-      maps[0].getNumResults() != 4 || maps[0].getResult(0) != d(4) ||
-      maps[0].getResult(1) != d(2))
-    return std::nullopt;
-  auto window = getWindowCoefficients(maps[0], {0, 5}, {1, 6});
-  if (!window)
-    return std::nullopt;
-  const SmallVector<int64_t> &height = window->first, &width = window->second;
-  if (width[6] != 1)
-    return std::nullopt;
-  GradFilterShape shape;
-  shape.input = op.getDpsInputs()[0];
-  shape.gradient = op.getDpsInputs()[1];
-  shape.inputBF16 = getBF16Source(shape.input);
-  shape.gradientBF16 = getBF16Source(shape.gradient);
-  if (!shape.inputBF16 || !shape.gradientBF16)
-    return std::nullopt;
-  shape.kernelH = extents[0];
-  shape.kernelW = extents[1];
-  shape.channels = extents[2];
-  shape.filters = extents[3];
-  shape.batch = extents[4];
-  shape.outH = extents[5];
-  shape.outW = extents[6];
-  shape.strideH = height[5];
-  shape.dilationH = height[0];
-  shape.dilationW = width[1];
-  shape.panelWidth = shape.filters % kTileColumns == 0 ? kTileColumns : kLanes;
-  shape.tileRows = kTileRows * kTileColumns / shape.panelWidth;
-  if (shape.channels % kLanes || shape.filters % kLanes || shape.outW % 2 ||
-      shape.outW > 2 * kLanes)
-    return std::nullopt;
-  return shape;
-}
-
-/// The conv kernel of the filter gradient `op` (shape `shape`): for each
-/// image in order, its padded input packed as A [OH·OW/2, KH·KW·C] words
-/// (a K pair is two neighbouring pixels of a row: 16 channels x 32 input
-/// columns read at once, split into even and odd columns, made words and
-/// transposed to pixels x channels) and its gradient as B [F/width,
-/// OH·OW/2, width] words; then every tile of (kh, kw, c) rows x filters of
-/// the [KH·KW·C, F] result continues its sums over the image's K pairs (from
-/// the zero fill for the first image): each sum one chain over (n, oh, ow)
-/// in ascending order. With `parallel` an image's tiles are an scf.forall.
-static Value buildGradFilterKernel(OpBuilder &builder, Location loc,
-                                   linalg::GenericOp op,
-                                   const GradFilterShape &shape,
-                                   bool parallel) {
-  Type i32 = builder.getI32Type(), f32 = builder.getF32Type();
-  auto index = [&](OpBuilder &b, int64_t v) {
-    return arith::ConstantIndexOp::create(b, loc, v).getResult();
-  };
-  MLIRContext *context = builder.getContext();
-  int64_t pairs = shape.pairsPerImage(), rowPairs = shape.outW / 2;
-  int64_t panels = shape.filters / shape.panelWidth;
-  Value f32Padding =
-      arith::ConstantOp::create(builder, loc, builder.getFloatAttr(f32, 0.0));
-
-  // The result [KH·KW·C, F], from the op's zero fill.
-  Value init = tensor::CollapseShapeOp::create(
-      builder, loc, op.getDpsInits()[0],
-      ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-
-  auto computeImage = [&](OpBuilder &builder, Value image, Value output) {
-    // A: per (oh, kh, kw, 16 channels), the 16 x 32 input columns from
-    // kw·dw (beyond the tensor: zeros, never used), their even and odd
-    // columns made words, transposed, the first OW/2 written.
-    Value packedA = tensor::EmptyOp::create(
-        builder, loc, ArrayRef<int64_t>{pairs, shape.m()}, i32);
-    {
-      auto blockType = VectorType::get({kLanes, 2 * kLanes}, f32);
-      auto readMap = AffineMap::get(
-          4, 0, {getAffineDimExpr(1, context), getAffineDimExpr(3, context)},
-          context);
-      SmallVector<Value> lower(4, index(builder, 0)),
-          steps(4, index(builder, 1));
-      SmallVector<Value> upper = {index(builder, shape.outH),
-                                  index(builder, shape.kernelH),
-                                  index(builder, shape.kernelW),
-                                  index(builder, shape.channels / kLanes)};
-      scf::LoopNest nest = scf::buildLoopNest(
-          builder, loc, lower, upper, steps, ValueRange{packedA},
-          [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-            auto scaled = [&](Value v, int64_t factor) {
-              return arith::MulIOp::create(b, loc, v, index(b, factor))
-                  .getResult();
-            };
-            Value h =
-                arith::AddIOp::create(b, loc, scaled(ivs[0], shape.strideH),
-                                      scaled(ivs[1], shape.dilationH));
-            Value channel = scaled(ivs[3], kLanes);
-            Value block = vector::TransferReadOp::create(
-                b, loc, blockType, shape.input,
-                ValueRange{image, channel, h, scaled(ivs[2], shape.dilationW)},
-                f32Padding, readMap, ArrayRef<bool>{true, false});
-            auto halves = vector::DeinterleaveOp::create(b, loc, block);
-            Value words =
-                buildPairWords(b, loc, halves.getRes1(), halves.getRes2());
-            Value transposed = vector::TransposeOp::create(
-                b, loc, words, ArrayRef<int64_t>{1, 0});
-            Value used = vector::ExtractStridedSliceOp::create(
-                b, loc, transposed, ArrayRef<int64_t>{0, 0},
-                ArrayRef<int64_t>{rowPairs, kLanes}, ArrayRef<int64_t>{1, 1});
-            // Row (kh, kw, c) of A.
-            Value row = arith::AddIOp::create(
-                b, loc,
-                scaled(arith::AddIOp::create(
-                           b, loc, scaled(ivs[1], shape.kernelW), ivs[2]),
-                       shape.channels),
-                channel);
-            return SmallVector<Value>{
-                vector::TransferWriteOp::create(
-                    b, loc, used, carried[0],
-                    ValueRange{scaled(ivs[0], rowPairs), row},
-                    ArrayRef<bool>{true, true})
-                    .getResult()};
-          });
-      packedA = nest.results[0];
-    }
-    // B: per (panel, oh, pixel pair), the gradient's two rows of filters
-    // made words.
-    Value packedB = tensor::EmptyOp::create(
-        builder, loc, ArrayRef<int64_t>{panels, pairs, shape.panelWidth}, i32);
-    {
-      auto rowType = VectorType::get({shape.panelWidth}, f32);
-      SmallVector<Value> lower(3, index(builder, 0)),
-          steps(3, index(builder, 1));
-      SmallVector<Value> upper = {index(builder, panels),
-                                  index(builder, shape.outH),
-                                  index(builder, rowPairs)};
-      scf::LoopNest nest = scf::buildLoopNest(
-          builder, loc, lower, upper, steps, ValueRange{packedB},
-          [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-            Value column = arith::MulIOp::create(b, loc, ivs[0],
-                                                 index(b, shape.panelWidth));
-            Value even = arith::MulIOp::create(b, loc, ivs[2], index(b, 2));
-            Value odd = arith::AddIOp::create(b, loc, even, index(b, 1));
-            auto row = [&](Value pixel) {
-              return vector::TransferReadOp::create(
-                         b, loc, rowType, shape.gradient,
-                         ValueRange{image, ivs[1], pixel, column}, f32Padding,
-                         ArrayRef<bool>{true})
-                  .getResult();
-            };
-            Value words = buildPairWords(b, loc, row(even), row(odd));
-            Value pair = arith::AddIOp::create(
-                b, loc,
-                arith::MulIOp::create(b, loc, ivs[1], index(b, rowPairs)),
-                ivs[2]);
-            return SmallVector<Value>{vector::TransferWriteOp::create(
-                                          b, loc, words, carried[0],
-                                          ValueRange{ivs[0], pair, index(b, 0)},
-                                          ArrayRef<bool>{true})
-                                          .getResult()};
-          });
-      packedB = nest.results[0];
-    }
-    // The tiles, each continuing its sums over the image's pairs.
-    SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(shape.tileRows),
-                                       builder.getIndexAttr(shape.panelWidth)};
-    SmallVector<OpFoldResult> strides(2, builder.getIndexAttr(1));
-    auto tileType =
-        RankedTensorType::get({shape.tileRows, shape.panelWidth}, f32);
-    auto computeTile = [&](OpBuilder &b, ValueRange ivs, Value output,
-                           SmallVector<OpFoldResult> &offsets) {
-      Value row =
-          arith::MulIOp::create(b, loc, ivs[1], index(b, shape.tileRows));
-      Value column =
-          arith::MulIOp::create(b, loc, ivs[0], index(b, shape.panelWidth));
-      offsets = {row, column};
-      Value tile = tensor::ExtractSliceOp::create(b, loc, tileType, output,
-                                                  offsets, sizes, strides);
-      return buildPackedTile(b, loc, packedA, packedB, tile, row, ivs[0], pairs,
-                           shape.tileRows, shape.panelWidth,
-                           /*accumulate=*/true);
-    };
-    SmallVector<int64_t> tripCounts = {panels, shape.m() / shape.tileRows};
-    if (parallel && panels * tripCounts[1] >= 2) {
-      SmallVector<OpFoldResult> upper =
-          llvm::map_to_vector(tripCounts, [&](int64_t v) -> OpFoldResult {
-            return builder.getIndexAttr(v);
-          });
-      auto forall = scf::ForallOp::create(
-          builder, loc, upper, ValueRange{output}, std::nullopt,
-          [&](OpBuilder &b, Location loc, ValueRange args) {
-            Value shared = args.back();
-            SmallVector<OpFoldResult> offsets;
-            Value tile = computeTile(b, args.take_front(2), shared, offsets);
-            auto inParallel = scf::InParallelOp::create(b, loc);
-            OpBuilder::InsertionGuard guard(b);
-            b.setInsertionPointToStart(inParallel.getBody());
-            tensor::ParallelInsertSliceOp::create(b, loc, tile, shared, offsets,
-                                                  sizes, strides);
-          });
-      return forall.getResult(0);
-    }
-    SmallVector<Value> lower(2, index(builder, 0)), steps(2, index(builder, 1));
-    SmallVector<Value> upper = llvm::map_to_vector(
-        tripCounts, [&](int64_t v) { return index(builder, v); });
-    scf::LoopNest nest = scf::buildLoopNest(
-        builder, loc, lower, upper, steps, ValueRange{output},
-        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-          SmallVector<OpFoldResult> offsets;
-          Value tile = computeTile(b, ivs, carried[0], offsets);
-          return SmallVector<Value>{tensor::InsertSliceOp::create(
-              b, loc, tile, carried[0], offsets, sizes, strides)};
-        });
-    return nest.results[0];
-  };
-
-  auto loop = scf::ForOp::create(
-      builder, loc, index(builder, 0), index(builder, shape.batch),
-      index(builder, 1), ValueRange{init},
-      [&](OpBuilder &b, Location loc, Value image, ValueRange carried) {
-        scf::YieldOp::create(b, loc, computeImage(b, image, carried[0]));
-      });
-  return tensor::ExpandShapeOp::create(
-             builder, loc, op.getResult(0).getType(), loop.getResult(0),
-             ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}})
-      .getResult();
-}
-
 /// Replaces `op` (one result) by an scf.if on `guard` whose then branch
 /// yields `buildKernel`'s value and whose else branch is `op` itself.
 static void replaceGuarded(Operation *op, Value guard,
@@ -1548,6 +842,8 @@ static void replaceGuarded(Operation *op, Value guard,
   builder.setInsertionPointToEnd(branch.elseBlock());
   scf::YieldOp::create(builder, loc, op->getResults());
 }
+
+namespace {
 
 struct BF16DotProducts
     : public mp::impl::MPBF16DotProductsBase<BF16DotProducts> {

@@ -1,0 +1,126 @@
+//===- BF16DotProducts.h - Pieces of mp-bf16-dot-products ------*- C++ -*-===//
+//
+// Internal to lib/Dialect/MP/Transforms: what the files of
+// mp-bf16-dot-products share. BF16DotProducts.cpp holds the pass (the guard,
+// the matmul and batch-matmul kernel, the register tile that every kernel
+// builds) and uses the convolution kernels of BF16ConvKernels.cpp (implicit
+// GEMM convolutions and filter gradients on bf16 data), which build their
+// tiles with buildPackedTile. Where the guard holds, every kernel computes the
+// bits of the contraction it replaces (see BF16DotProducts.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MP_LIB_DIALECT_MP_TRANSFORMS_BF16DOTPRODUCTS_H
+#define MP_LIB_DIALECT_MP_TRANSFORMS_BF16DOTPRODUCTS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+
+#include <optional>
+
+namespace mlir::mp::bf16 {
+
+//===----------------------------------------------------------------------===//
+// The register tile and what every kernel matches (BF16DotProducts.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Rows and columns of the contractions' register tile: 16 x 1 vector of
+/// 16 f32, so that each broadcast word of A feeds one dot product and LLVM
+/// folds it into the product (`vdpbf16ps zmm, zmm, m32{1to16}`).
+inline constexpr int64_t kTileRows = 16;
+inline constexpr int64_t kTileColumns = 16;
+inline constexpr int64_t kLanes = 16;
+
+/// True when `value` is a linalg.fill of a floating-point zero.
+bool isZeroFill(Value value);
+
+/// Computes the tileRows x panelWidth tile at (row, panel) of a contraction
+/// or convolution from its packed operands over `pairs` K pairs into `tile`
+/// and returns it: A as [K/2, rows] and B as [columns/width, K/2, width]
+/// words of bf16 pairs (K = 2p in the high half, the element vdpbf16ps adds
+/// first), so that a broadcast word of A is the pair of its row in
+/// ascending K; each broadcast feeds width/16 dot products (one with the
+/// 16 x 16 tile, which LLVM then folds into the product as a memory
+/// operand). The sums start from zero, or with `accumulate` from the
+/// tile's values (a sum continued over more K pairs: the same chain).
+Value buildPackedTile(OpBuilder &builder, Location loc, Value packedA,
+                      Value packedB, Value tile, Value row, Value panel,
+                      int64_t pairs, int64_t tileRows, int64_t panelWidth,
+                      bool accumulate = false);
+
+//===----------------------------------------------------------------------===//
+// Convolutions: the implicit GEMM of convert-mp-to-linalg on bf16 data
+// (BF16ConvKernels.cpp)
+//===----------------------------------------------------------------------===//
+
+/// An implicit GEMM convolution (convert-mp-to-linalg's buildImplicitConv,
+/// one group) the conv kernel takes: loops (n, oh, owb, r, f, c, kh, kw),
+/// out[n, oh, owb, r, f] += in[n, c, oh·sh + kh·dh, owb·P + r + kw·dw] ·
+/// w[c, kh, kw, f] summed over (c, kh, kw) in loop order into a zero fill,
+/// both f32 operands widened copies of bf16 tensors (getBF16Source).
+struct ConvShape {
+  Value input, filter;         // The f32 operands.
+  Value inputBF16, filterBF16; // Their bf16 sources (for the guard).
+  int64_t batch, outH, outW, filters, channels, kernelH, kernelW;
+  int64_t strideH, dilationH, dilationW;
+  int64_t panelWidth, tileRows; // The kernel's tile: rows x panelWidth.
+  int64_t blockImages;          // Images whose A is packed at a time.
+
+  int64_t m() const { return batch * outH * outW; }
+  int64_t k() const { return channels * kernelH * kernelW; }
+};
+
+/// The shape of `op` when it is an implicit GEMM convolution the conv
+/// kernel computes: besides ConvShape's form, F a multiple of 16, C·KH·KW
+/// even, OW at most 64 (a row of pixels is one vector of the packing copy)
+/// and the fewest images whose pixels are whole tiles of rows dividing N.
+std::optional<ConvShape> matchImplicitConv(linalg::GenericOp op);
+
+/// The conv kernel of `op` (shape `shape`), returning its result: the
+/// filter packed as B [F/width, K/2, 2·width] (like the contractions' B);
+/// then, for each block of images (an scf.forall over the blocks with
+/// `parallel`), the block's padded input packed as A [K/2, 2·rows] (rows of
+/// pixels, K = (c, kh, kw), each pair swapped; one vector per row of output
+/// pixels and K index, rounded to bf16, exact since the elements are
+/// bf16's), small enough to stay in cache, and the block's tiles of rows x
+/// width, each output element summed over the K pairs in ascending K.
+Value buildConvKernel(OpBuilder &builder, Location loc, linalg::GenericOp op,
+                      const ConvShape &shape, bool parallel);
+
+/// An implicit filter gradient (convert-mp-to-linalg's
+/// buildImplicitGradFilter, one group) the conv kernel takes: loops (kh, kw,
+/// c, f, n, oh, ow), out[kh, kw, c, f] += in[n, c, oh·sh + kh·dh, ow + kw·dw]
+/// · g[n, oh, ow, f] summed over (n, oh, ow) in loop order into a zero fill,
+/// both f32 operands widened copies of bf16 tensors; unit width stride.
+struct GradFilterShape {
+  Value input, gradient;         // The f32 operands.
+  Value inputBF16, gradientBF16; // Their bf16 sources (for the guard).
+  int64_t kernelH, kernelW, channels, filters, batch, outH, outW;
+  int64_t strideH, dilationH, dilationW;
+  int64_t panelWidth, tileRows; // Tiles of (kh, kw, c) rows x filters.
+
+  int64_t m() const { return kernelH * kernelW * channels; }
+  int64_t pairsPerImage() const { return outH * outW / 2; }
+};
+
+/// The shape of `op` when it is an implicit filter gradient the conv kernel
+/// computes: besides GradFilterShape's form, C and F multiples of 16, OW even
+/// (the K pairs are pixel pairs of a row) and at most 32.
+std::optional<GradFilterShape> matchImplicitGradFilter(linalg::GenericOp op);
+
+/// The conv kernel of the filter gradient `op` (shape `shape`): for each
+/// image in order, its padded input packed as A [OH·OW/2, KH·KW·C] words
+/// (a K pair is two neighbouring pixels of a row: 16 channels x 32 input
+/// columns read at once, split into even and odd columns, made words and
+/// transposed to pixels x channels) and its gradient as B [F/width,
+/// OH·OW/2, width] words; then every tile of (kh, kw, c) rows x filters of
+/// the [KH·KW·C, F] result continues its sums over the image's K pairs (from
+/// the zero fill for the first image): each sum one chain over (n, oh, ow)
+/// in ascending order. With `parallel` an image's tiles are an scf.forall.
+Value buildGradFilterKernel(OpBuilder &builder, Location loc,
+                            linalg::GenericOp op, const GradFilterShape &shape,
+                            bool parallel);
+
+} // namespace mlir::mp::bf16
+
+#endif // MP_LIB_DIALECT_MP_TRANSFORMS_BF16DOTPRODUCTS_H
