@@ -436,7 +436,19 @@ def MPRematerializeFills : Pass<"mp-rematerialize-fills", "func::FuncOp"> {
     `mp-tile-and-vectorize`: a nest of `scf.for`/`scf.forall` loops whose
     bodies only write constants (and slice, yield and compute indices), its
     initial value such a `tensor.empty`. One destination use keeps the
-    original fill when no other use only reads it. Nothing else changes.
+    original fill when no other use only reads it.
+
+    Before that, a parallel `linalg.generic` that scatters into a constant
+    fill (the zero padding of a convolution: an output map of distinct loops
+    plus constants, `(d0, d1, d2 + 1, d3 + 1)`, alone or fused with its
+    producer, whose other outputs cover their tensors) writes every element
+    of that tensor once: the generic writes its box in place (an
+    `extract_slice` of a `tensor.empty` of its own, its map without the
+    constants, its payload reading the fill's constant where it read the
+    fill), inserted back, then one `linalg.fill` of the constant per slab
+    around the box (per dimension, before and after the box, within the box
+    in the dimensions before it). The values are the same; the fill of the
+    whole tensor is erased once nothing else uses it. Nothing else changes.
 
     ```mlir
     %e = tensor.empty() : tensor<4x16xf32>
