@@ -514,7 +514,13 @@ def MPLinalgToLoops : Pass<"mp-linalg-to-loops", "func::FuncOp"> {
       `memref.copy` between static memrefs that are not both contiguous
       (which the memref lowering leaves to the runtime's element-by-element
       `memrefCopy`), as a `linalg.copy`. Values are moved, never computed,
-      so no bit changes.
+      so no bit changes. So does an elementwise map (all loops parallel,
+      one output whose value the body does not read, a body of `arith` ops
+      on floats of at least 16 bits and integers, read inputs and output of
+      such elements, not i1, at unit stride): the rows of its inputs are
+      read as vectors and the body's ops applied to them lane by lane (the
+      same operations on the same values), such as the widening interior of
+      a padding after `mp-rematerialize-fills`.
     - With `parallel`, of an operation with at least 8192 iterations that
       is not already inside an `scf.parallel` or `scf.forall`, the leading
       parallel loops (as many as make 64 iterations, or all leading parallel
@@ -544,8 +550,8 @@ def MPLinalgToLoops : Pass<"mp-linalg-to-loops", "func::FuncOp"> {
            "Make the leading parallel loops of operations of at least 8192 "
            "iterations one scf.parallel (default: false)">,
     Option<"vectorCopies", "vector-copies", "bool", /*default=*/"false",
-           "Copy rows along a unit-stride innermost loop as vectors "
-           "(default: false)">
+           "Copy (or map elementwise) rows along a unit-stride innermost "
+           "loop as vectors (default: false)">
   ];
 }
 
