@@ -371,3 +371,23 @@ func.func @fused_padding(%x: tensor<2x5xf32>, %o: tensor<2x5xf32>) -> (tensor<2x
   } -> (tensor<2x5xf32>, tensor<2x7xf32>)
   return %r#0, %r#1 : tensor<2x5xf32>, tensor<2x7xf32>
 }
+
+// -----
+
+// A scatter into a fill of dynamic shape keeps the fill (its border would
+// need the sizes at run time).
+// CHECK-LABEL: func.func @dynamic_kept(
+// CHECK:         %[[Z:.*]] = linalg.fill
+// CHECK-NEXT:    linalg.generic {{.*}} outs(%[[Z]] : tensor<?x9xf32>)
+// CHECK-NOT:     tensor.extract_slice
+func.func @dynamic_kept(%x: tensor<2x4xf32>, %n: index) -> tensor<?x9xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty(%n) : tensor<?x9xf32>
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<?x9xf32>) -> tensor<?x9xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1 + 1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x4xf32>) outs(%z : tensor<?x9xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out : f32
+    linalg.yield %0 : f32
+  } -> tensor<?x9xf32>
+  return %a : tensor<?x9xf32>
+}

@@ -23,8 +23,9 @@
 // Every output element is computed by one iteration of the scf.parallel,
 // its reductions in their order inside it, copies move values without
 // computing them and a vector map computes each lane as the scalar loop
-// does, so the bits are those of convert-linalg-to-loops on one thread. It assumes buffer semantics (after bufferization); an operation
-// already inside an scf.parallel or scf.forall stays sequential.
+// does, so the bits are those of convert-linalg-to-loops on one thread. It
+// assumes buffer semantics (after bufferization); an operation already
+// inside an scf.parallel or scf.forall stays sequential.
 //
 //===----------------------------------------------------------------------===//
 
@@ -226,9 +227,8 @@ static std::optional<int64_t> getRowVectorSize(linalg::LinalgOp op) {
 /// inputs read, the payload's ops on vectors of them (the same ops, lane by
 /// lane), the row written (a loop of one iteration is left for
 /// canonicalisation).
-static linalg::LinalgLoops lowerRowsToVectors(RewriterBase &rewriter,
-                                              linalg::LinalgOp op,
-                                              int64_t size) {
+static linalg::LinalgLoops
+lowerRowsToVectors(RewriterBase &rewriter, linalg::LinalgOp op, int64_t size) {
   Location loc = op.getLoc();
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   auto constant = [&](int64_t value) -> Value {
@@ -278,12 +278,12 @@ static linalg::LinalgLoops lowerRowsToVectors(RewriterBase &rewriter,
         for (Operation &nested : body->without_terminator()) {
           Attribute value;
           if (matchPattern(&nested, m_Constant(&value))) {
-            mapping.map(nested.getResult(0),
-                        arith::ConstantOp::create(
-                            builder, loc,
-                            DenseElementsAttr::get(
-                                vectorOf(nested.getResult(0).getType()),
-                                value)));
+            mapping.map(
+                nested.getResult(0),
+                arith::ConstantOp::create(
+                    builder, loc,
+                    DenseElementsAttr::get(
+                        vectorOf(nested.getResult(0).getType()), value)));
             continue;
           }
           for (Value operand : nested.getOperands())
@@ -293,8 +293,8 @@ static linalg::LinalgLoops lowerRowsToVectors(RewriterBase &rewriter,
             result.setType(vectorOf(result.getType()));
         }
         vector::TransferWriteOp::create(
-            builder, loc,
-            vectorValue(body->getTerminator()->getOperand(0)), output->get(),
+            builder, loc, vectorValue(body->getTerminator()->getOperand(0)),
+            output->get(),
             indices(builder, op.getMatchingIndexingMap(output), ivs),
             ArrayRef<bool>{true});
       });

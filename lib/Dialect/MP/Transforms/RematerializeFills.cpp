@@ -202,8 +202,7 @@ static TypedAttr getFillValue(Operation *op) {
       record(attr);
     } else if (auto write = dyn_cast<vector::TransferWriteOp>(nested)) {
       DenseElementsAttr attr;
-      if (matchPattern(write.getVector(), m_Constant(&attr)) &&
-          attr.isSplat())
+      if (matchPattern(write.getVector(), m_Constant(&attr)) && attr.isSplat())
         record(attr.getSplatValue<Attribute>());
       else
         uniform = false;
@@ -267,8 +266,10 @@ static SmallVector<ScatteredInit> getScatteredInits(linalg::GenericOp op) {
     if (!getWrittenBox(op.getMatchingIndexingMap(&init), ranges, box.offsets,
                        box.extents))
       return {};
-    ArrayRef<int64_t> shape =
-        cast<RankedTensorType>(init.get().getType()).getShape();
+    auto type = cast<RankedTensorType>(init.get().getType());
+    if (!type.hasStaticShape())
+      return {};
+    ArrayRef<int64_t> shape = type.getShape();
     if (llvm::all_of(box.offsets, [](int64_t offset) { return offset == 0; }) &&
         ArrayRef<int64_t>(box.extents) == shape)
       continue;
@@ -302,8 +303,8 @@ static void fillOnlyBorders(linalg::GenericOp op,
   for (const ScatteredInit &box : scattered) {
     auto type = cast<RankedTensorType>(inits[box.index].getType());
     constants.push_back(arith::ConstantOp::create(b, loc, box.value));
-    empties.push_back(
-        tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType()));
+    empties.push_back(tensor::EmptyOp::create(b, loc, type.getShape(),
+                                              type.getElementType()));
     auto sliceType = RankedTensorType::get(box.extents, type.getElementType());
     inits[box.index] = tensor::ExtractSliceOp::create(
         b, loc, sliceType, empties.back(), ValueRange{}, ValueRange{},
@@ -316,13 +317,13 @@ static void fillOnlyBorders(linalg::GenericOp op,
       loops.push_back(expr - offset);
     map = AffineMap::get(map.getNumDims(), 0, loops, context);
   }
-  auto boxed = linalg::GenericOp::create(b, loc, resultTypes, op.getDpsInputs(),
-                                         inits, maps,
-                                         op.getIteratorTypesArray());
+  auto boxed =
+      linalg::GenericOp::create(b, loc, resultTypes, op.getDpsInputs(), inits,
+                                maps, op.getIteratorTypesArray());
   Block *body = op.getBody();
-  Block *block = b.createBlock(
-      &boxed.getRegion(), {}, body->getArgumentTypes(),
-      SmallVector<Location>(body->getNumArguments(), loc));
+  Block *block =
+      b.createBlock(&boxed.getRegion(), {}, body->getArgumentTypes(),
+                    SmallVector<Location>(body->getNumArguments(), loc));
   IRMapping mapping;
   mapping.map(body->getArguments(), block->getArguments());
   for (auto [box, constant] : llvm::zip(scattered, constants))
@@ -344,18 +345,16 @@ static void fillOnlyBorders(linalg::GenericOp op,
     SmallVector<int64_t> slabOffsets(rank, 0), slabSizes(shape);
     for (int64_t i = 0; i < rank; ++i) {
       int64_t end = box.offsets[i] + box.extents[i];
-      for (auto [begin, size] :
-           {std::pair<int64_t, int64_t>{0, box.offsets[i]},
-            {end, shape[i] - end}}) {
+      for (auto [begin, size] : {std::pair<int64_t, int64_t>{0, box.offsets[i]},
+                                 {end, shape[i] - end}}) {
         if (size <= 0)
           continue;
         slabOffsets[i] = begin;
         slabSizes[i] = size;
-        auto slabType =
-            RankedTensorType::get(slabSizes, type.getElementType());
+        auto slabType = RankedTensorType::get(slabSizes, type.getElementType());
         Value slab = tensor::ExtractSliceOp::create(
-            b, loc, slabType, result, ValueRange{}, ValueRange{},
-            ValueRange{}, slabOffsets, slabSizes, ones);
+            b, loc, slabType, result, ValueRange{}, ValueRange{}, ValueRange{},
+            slabOffsets, slabSizes, ones);
         Value filled =
             linalg::FillOp::create(b, loc, constant, slab).getResult(0);
         result = tensor::InsertSliceOp::create(
