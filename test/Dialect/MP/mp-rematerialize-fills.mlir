@@ -202,8 +202,9 @@ func.func @shared_empty(%x: tensor<4xf32>)
 // fill between two such generics. Each writes every element once instead:
 // its box in place (an extract_slice of a tensor.empty of its own, the
 // payload reading the fill's constant), then one linalg.fill per slab
-// around it (before and after the box in H, then in W within the box's
-// rows); the shared fill is gone, and bufferization copies nothing (the
+// around it (in H the rows before and after the box, one element wide
+// each, as one slab of stride 5; then in W within the box's rows, before
+// and after); the shared fill is gone, and bufferization copies nothing (the
 // copies of each slice onto itself that one-shot bufferization leaves fold
 // away).
 // CHECK-LABEL: func.func @padding(
@@ -219,12 +220,9 @@ func.func @shared_empty(%x: tensor<4xf32>)
 // CHECK-NEXT:      %[[R:.*]] = arith.select %[[O]], %[[W]], %[[S]] : f32
 // CHECK-NEXT:      linalg.yield %[[R]] : f32
 // CHECK:         %[[P0:.*]] = tensor.insert_slice %[[IN]] into %[[E]][0, 0, 1, 2] [2, 3, 4, 5] [1, 1, 1, 1]
-// CHECK-NEXT:    %[[T1:.*]] = tensor.extract_slice %[[P0]][0, 0, 0, 0] [2, 3, 1, 8] [1, 1, 1, 1]
-// CHECK-NEXT:    %[[F1:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[T1]] : tensor<2x3x1x8xf32>)
-// CHECK-NEXT:    %[[P1:.*]] = tensor.insert_slice %[[F1]] into %[[P0]][0, 0, 0, 0] [2, 3, 1, 8] [1, 1, 1, 1]
-// CHECK-NEXT:    %[[T2:.*]] = tensor.extract_slice %[[P1]][0, 0, 5, 0] [2, 3, 1, 8] [1, 1, 1, 1]
-// CHECK-NEXT:    %[[F2:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[T2]] : tensor<2x3x1x8xf32>)
-// CHECK-NEXT:    %[[P2:.*]] = tensor.insert_slice %[[F2]] into %[[P1]][0, 0, 5, 0] [2, 3, 1, 8] [1, 1, 1, 1]
+// CHECK-NEXT:    %[[T1:.*]] = tensor.extract_slice %[[P0]][0, 0, 0, 0] [2, 3, 2, 8] [1, 1, 5, 1]
+// CHECK-NEXT:    %[[F1:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[T1]] : tensor<2x3x2x8xf32>)
+// CHECK-NEXT:    %[[P2:.*]] = tensor.insert_slice %[[F1]] into %[[P0]][0, 0, 0, 0] [2, 3, 2, 8] [1, 1, 5, 1]
 // CHECK-NEXT:    %[[T3:.*]] = tensor.extract_slice %[[P2]][0, 0, 1, 0] [2, 3, 4, 2] [1, 1, 1, 1]
 // CHECK-NEXT:    %[[F3:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[T3]] : tensor<2x3x4x2xf32>)
 // CHECK-NEXT:    %[[P3:.*]] = tensor.insert_slice %[[F3]] into %[[P2]][0, 0, 1, 0] [2, 3, 4, 2] [1, 1, 1, 1]
@@ -239,8 +237,8 @@ func.func @shared_empty(%x: tensor<4xf32>)
 // BUFC:         %[[ALLOC:.*]] = memref.alloc() {{.*}} : memref<2x3x6x8xf32>
 // BUFC-NEXT:    %[[BOX:.*]] = memref.subview %[[ALLOC]][0, 0, 1, 2] [2, 3, 4, 5] [1, 1, 1, 1]
 // BUFC-NEXT:    linalg.generic {{.*}} outs(%[[BOX]] : memref<2x3x4x5xf32, strided<[144, 48, 8, 1], offset: 10>>)
-// BUFC:         %[[TOP:.*]] = memref.subview %[[ALLOC]][0, 0, 0, 0] [2, 3, 1, 8] [1, 1, 1, 1]
-// BUFC-NEXT:    linalg.fill ins(%{{.*}} : f32) outs(%[[TOP]] : memref<2x3x1x8xf32, strided<[144, 48, 8, 1]>>)
+// BUFC:         %[[ROWS:.*]] = memref.subview %[[ALLOC]][0, 0, 0, 0] [2, 3, 2, 8] [1, 1, 5, 1]
+// BUFC-NEXT:    linalg.fill ins(%{{.*}} : f32) outs(%[[ROWS]] : memref<2x3x2x8xf32, strided<[144, 48, 40, 1]>>)
 // BUFC-NOT:     memref.copy
 // BUFC:         return
 func.func @padding(%x: tensor<2x3x4x5xbf16>, %y: tensor<2x3x4x5xbf16>) -> (tensor<2x3x6x8xf32>, tensor<2x3x6x8xf32>) {
@@ -339,7 +337,8 @@ func.func @scatters_kept(%x: tensor<2x4xf32>, %f: f32) -> (tensor<2x9xf32>, tens
 // The padding fused with its producer (linalg-fuse-elementwise-ops merges
 // the ReLU before a convolution with the padding generic): the init the
 // identity map covers stays, the scattered one is written as a box and its
-// border.
+// border (the columns before and after it, one element wide each, as one
+// slab of stride 6).
 // CHECK-LABEL: func.func @fused_padding(
 // CHECK-SAME:    %[[X:.*]]: tensor<2x5xf32>, %[[O:.*]]: tensor<2x5xf32>)
 // CHECK:         %[[C:.*]] = arith.constant 0.000000e+00 : f32
@@ -352,12 +351,9 @@ func.func @scatters_kept(%x: tensor<2x4xf32>, %f: f32) -> (tensor<2x9xf32>, tens
 // CHECK-NEXT:      %[[S:.*]] = arith.addf %[[M]], %[[ZERO]] : f32
 // CHECK-NEXT:      linalg.yield %[[M]], %[[S]] : f32, f32
 // CHECK:         %[[P0:.*]] = tensor.insert_slice %[[R]]#1 into %[[E]][0, 1] [2, 5] [1, 1]
-// CHECK-NEXT:    tensor.extract_slice %[[P0]][0, 0] [2, 1] [1, 1]
+// CHECK-NEXT:    tensor.extract_slice %[[P0]][0, 0] [2, 2] [1, 6]
 // CHECK-NEXT:    linalg.fill
-// CHECK-NEXT:    %[[P1:.*]] = tensor.insert_slice %{{.*}} into %[[P0]][0, 0] [2, 1] [1, 1]
-// CHECK-NEXT:    tensor.extract_slice %[[P1]][0, 6] [2, 1] [1, 1]
-// CHECK-NEXT:    linalg.fill
-// CHECK-NEXT:    %[[P2:.*]] = tensor.insert_slice %{{.*}} into %[[P1]][0, 6] [2, 1] [1, 1]
+// CHECK-NEXT:    %[[P2:.*]] = tensor.insert_slice %{{.*}} into %[[P0]][0, 0] [2, 2] [1, 6]
 // CHECK-NEXT:    return %[[R]]#0, %[[P2]] : tensor<2x5xf32>, tensor<2x7xf32>
 func.func @fused_padding(%x: tensor<2x5xf32>, %o: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x7xf32>) {
   %c0 = arith.constant 0.0 : f32

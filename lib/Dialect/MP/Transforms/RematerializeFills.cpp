@@ -23,7 +23,8 @@
 // writes its box in place (an extract_slice of a tensor.empty of its own,
 // inserted back; its payload reads the fill's constant where it read the
 // fill, so its values are the same), then one linalg.fill per slab around
-// the box writes the constant there. The full fill (a memset of the whole
+// the box writes the constant there (per dimension, the parts before and
+// after the box, one strided slab when both are one element wide). The full fill (a memset of the whole
 // padded tensor) goes when nothing else uses it.
 //
 // A fill is a tensor.empty, a linalg.fill of a constant into a
@@ -290,7 +291,8 @@ static SmallVector<ScatteredInit> getScatteredInits(linalg::GenericOp op) {
 /// without the constants and its payload reading the fill's constant where
 /// it read the fill; then one linalg.fill of the constant per slab of the
 /// rest of the tensor (per dimension, the part before and after the box,
-/// within the box in the dimensions before it). Other operands stay.
+/// within the box in the dimensions before it; one strided slab for both
+/// when each is one element wide). Other operands stay.
 static void fillOnlyBorders(linalg::GenericOp op,
                             ArrayRef<ScatteredInit> scattered) {
   OpBuilder b(op);
@@ -341,28 +343,38 @@ static void fillOnlyBorders(linalg::GenericOp op,
     Value result = tensor::InsertSliceOp::create(
         b, loc, results[box.index], empty, ValueRange{}, ValueRange{},
         ValueRange{}, box.offsets, box.extents, ones);
-    // The slabs around the box.
-    SmallVector<int64_t> slabOffsets(rank, 0), slabSizes(shape);
+    // The slabs around the box: per dimension, the part before it and the
+    // part after it, or both as one strided slab when each is one element
+    // wide (the left and right columns of a padding: one pass, the
+    // neighbours in memory of each row's end written together).
+    SmallVector<int64_t> slabOffsets(rank, 0), slabSizes(shape),
+        slabStrides(ones);
     for (int64_t i = 0; i < rank; ++i) {
       int64_t end = box.offsets[i] + box.extents[i];
-      for (auto [begin, size] : {std::pair<int64_t, int64_t>{0, box.offsets[i]},
-                                 {end, shape[i] - end}}) {
+      SmallVector<std::array<int64_t, 3>, 2> slabs;
+      if (box.offsets[i] == 1 && shape[i] - end == 1)
+        slabs.push_back({0, 2, shape[i] - 1});
+      else
+        slabs.append({{0, box.offsets[i], 1}, {end, shape[i] - end, 1}});
+      for (auto [begin, size, stride] : slabs) {
         if (size <= 0)
           continue;
         slabOffsets[i] = begin;
         slabSizes[i] = size;
+        slabStrides[i] = stride;
         auto slabType = RankedTensorType::get(slabSizes, type.getElementType());
         Value slab = tensor::ExtractSliceOp::create(
             b, loc, slabType, result, ValueRange{}, ValueRange{}, ValueRange{},
-            slabOffsets, slabSizes, ones);
+            slabOffsets, slabSizes, slabStrides);
         Value filled =
             linalg::FillOp::create(b, loc, constant, slab).getResult(0);
         result = tensor::InsertSliceOp::create(
             b, loc, filled, result, ValueRange{}, ValueRange{}, ValueRange{},
-            slabOffsets, slabSizes, ones);
+            slabOffsets, slabSizes, slabStrides);
       }
       slabOffsets[i] = box.offsets[i];
       slabSizes[i] = box.extents[i];
+      slabStrides[i] = 1;
     }
     results[box.index] = result;
   }

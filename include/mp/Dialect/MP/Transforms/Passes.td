@@ -447,7 +447,8 @@ def MPRematerializeFills : Pass<"mp-rematerialize-fills", "func::FuncOp"> {
     constants, its payload reading the fill's constant where it read the
     fill), inserted back, then one `linalg.fill` of the constant per slab
     around the box (per dimension, before and after the box, within the box
-    in the dimensions before it). The values are the same; the fill of the
+    in the dimensions before it; both as one slab of stride `size - 1` when
+    each is one element wide, as a padding of 1 is). The values are the same; the fill of the
     whole tensor is erased once nothing else uses it. Nothing else changes.
 
     ```mlir
