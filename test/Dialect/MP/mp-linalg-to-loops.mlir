@@ -164,7 +164,8 @@ func.func @padding(%x: memref<4x200xbf16>, %y: memref<6x202xbf16>) {
 
 // Not copied as vectors: a transposition (the input's stride along the
 // innermost loop is 16), a stride-2 read, i1 elements (bit-packed in a
-// vector, not in a memref), an operation that computes.
+// vector, not in a memref), an operation that reads its output (an
+// accumulation) and one whose payload is not arith (math.exp).
 // COPY-LABEL: func.func @scalar(
 // COPY-NOT:     vector.
 // COPY:         return
@@ -187,8 +188,47 @@ func.func @scalar(%x: memref<16x16xf32>, %y: memref<16x16xf32>, %z: memref<16x32
                   iterator_types = ["parallel", "parallel"]}
       ins(%x : memref<16x16xf32>) outs(%y : memref<16x16xf32>) {
   ^bb0(%in: f32, %out: f32):
-    %n = arith.negf %in : f32
+    %n = arith.addf %in, %out : f32
     linalg.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<16x16xf32>) outs(%y : memref<16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = math.exp %in : f32
+    linalg.yield %n : f32
+  }
+  return
+}
+
+// -----
+
+// An elementwise map (the interior of a convolution's padding after
+// mp-rematerialize-fills: bf16 widened, NaN kept by the select) maps rows
+// of 28 as vectors, lane by lane the payload's ops, the scalar constant
+// broadcast (folded to a vector constant), into the strided interior of the padded buffer.
+// COPY-LABEL: func.func @elementwise_rows(
+// COPY-SAME:    %[[X:.*]]: memref<2x28xbf16>, %[[Y:.*]]: memref<2x28xf32, strided<[30, 1], offset: 31>>)
+// COPY:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<28xf32>
+// COPY:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// COPY-NEXT:      %[[ROW:.*]] = vector.transfer_read %[[X]][%[[I]], %{{.*}}], %{{.*}} {in_bounds = [true]} : memref<2x28xbf16>, vector<28xbf16>
+// COPY-NEXT:      %[[W:.*]] = arith.extf %[[ROW]] : vector<28xbf16> to vector<28xf32>
+// COPY-NEXT:      %[[S:.*]] = arith.addf %[[W]], %[[ZERO]] : vector<28xf32>
+// COPY-NEXT:      %[[O:.*]] = arith.cmpf ord, %[[W]], %[[W]] : vector<28xf32>
+// COPY-NEXT:      %[[R:.*]] = arith.select %[[O]], %[[W]], %[[S]] : vector<28xi1>, vector<28xf32>
+// COPY-NEXT:      vector.transfer_write %[[R]], %[[Y]][%[[I]], %{{.*}}] {in_bounds = [true]} : vector<28xf32>, memref<2x28xf32, strided<[30, 1], offset: 31>>
+// COPY-NOT:     memref.load
+func.func @elementwise_rows(%x: memref<2x28xbf16>, %y: memref<2x28xf32, strided<[30, 1], offset: 31>>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<2x28xbf16>) outs(%y : memref<2x28xf32, strided<[30, 1], offset: 31>>) {
+  ^bb0(%in: bf16, %out: f32):
+    %w = arith.extf %in : bf16 to f32
+    %s = arith.addf %w, %zero : f32
+    %o = arith.cmpf ord, %w, %w : f32
+    %r = arith.select %o, %w, %s : f32
+    linalg.yield %r : f32
   }
   return
 }

@@ -1,6 +1,7 @@
 // RUN: mp-opt %s --mp-rematerialize-fills -split-input-file | FileCheck %s
 // RUN: mp-opt %s --mp-rematerialize-fills --one-shot-bufferize -split-input-file | FileCheck %s --check-prefix=BUF
 // RUN: mp-opt %s --mp-rematerialize-fills=destinations-per-empty=2 -split-input-file | FileCheck %s --check-prefix=RUN2
+// RUN: mp-opt %s --mp-rematerialize-fills --one-shot-bufferize --cse --canonicalize -split-input-file | FileCheck %s --check-prefix=BUFC
 
 // A zero accumulator CSE shared between two contractions: the second gets
 // its own fill (of its own tensor.empty) right after the first, so
@@ -191,4 +192,198 @@ func.func @shared_empty(%x: tensor<4xf32>)
   %c = linalg.copy ins(%b : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   %d = tensor.dim %e, %c0 : tensor<4xf32>
   return %a, %b, %c, %d : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, index
+}
+
+// -----
+
+// The padding of a convolution (convert-mp-to-linalg's buildPadded): a
+// generic scattering a bf16 input, widened, into a zero fill at (d2 + 1,
+// d3 + 2), its payload reading the zero it replaces. CSE shared the tiled
+// fill between two such generics. Each writes every element once instead:
+// its box in place (an extract_slice of a tensor.empty of its own, the
+// payload reading the fill's constant), then one linalg.fill per slab
+// around it (in H the rows before and after the box, one element wide
+// each, as one slab of stride 5; then in W within the box's rows, before
+// and after); the shared fill is gone, and bufferization copies nothing (the
+// copies of each slice onto itself that one-shot bufferization leaves fold
+// away).
+// CHECK-LABEL: func.func @padding(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x3x4x5xbf16>, %[[Y:.*]]: tensor<2x3x4x5xbf16>)
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x3x6x8xf32>
+// CHECK-NEXT:    %[[BOX:.*]] = tensor.extract_slice %[[E]][0, 0, 1, 2] [2, 3, 4, 5] [1, 1, 1, 1] : tensor<2x3x6x8xf32> to tensor<2x3x4x5xf32>
+// CHECK-NEXT:    %[[IN:.*]] = linalg.generic {indexing_maps = [#[[$ID:.*]], #[[$ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[X]] : tensor<2x3x4x5xbf16>) outs(%[[BOX]] : tensor<2x3x4x5xf32>)
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: bf16, %{{.*}}: f32):
+// CHECK-NEXT:      %[[W:.*]] = arith.extf %[[A]] : bf16 to f32
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[W]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[O:.*]] = arith.cmpf ord, %[[W]], %[[W]] : f32
+// CHECK-NEXT:      %[[R:.*]] = arith.select %[[O]], %[[W]], %[[S]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+// CHECK:         %[[P0:.*]] = tensor.insert_slice %[[IN]] into %[[E]][0, 0, 1, 2] [2, 3, 4, 5] [1, 1, 1, 1]
+// CHECK-NEXT:    %[[T1:.*]] = tensor.extract_slice %[[P0]][0, 0, 0, 0] [2, 3, 2, 8] [1, 1, 5, 1]
+// CHECK-NEXT:    %[[F1:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[T1]] : tensor<2x3x2x8xf32>)
+// CHECK-NEXT:    %[[P2:.*]] = tensor.insert_slice %[[F1]] into %[[P0]][0, 0, 0, 0] [2, 3, 2, 8] [1, 1, 5, 1]
+// CHECK-NEXT:    %[[T3:.*]] = tensor.extract_slice %[[P2]][0, 0, 1, 0] [2, 3, 4, 2] [1, 1, 1, 1]
+// CHECK-NEXT:    %[[F3:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[T3]] : tensor<2x3x4x2xf32>)
+// CHECK-NEXT:    %[[P3:.*]] = tensor.insert_slice %[[F3]] into %[[P2]][0, 0, 1, 0] [2, 3, 4, 2] [1, 1, 1, 1]
+// CHECK-NEXT:    %[[T4:.*]] = tensor.extract_slice %[[P3]][0, 0, 1, 7] [2, 3, 4, 1] [1, 1, 1, 1]
+// CHECK-NEXT:    %[[F4:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[T4]] : tensor<2x3x4x1xf32>)
+// CHECK-NEXT:    %[[PAD:.*]] = tensor.insert_slice %[[F4]] into %[[P3]][0, 0, 1, 7] [2, 3, 4, 1] [1, 1, 1, 1]
+// CHECK:         tensor.empty() : tensor<2x3x6x8xf32>
+// CHECK:         linalg.generic {{.*}} ins(%[[Y]] : tensor<2x3x4x5xbf16>)
+// CHECK-NOT:     scf.for
+// CHECK:         return %[[PAD]], %{{.*}} : tensor<2x3x6x8xf32>, tensor<2x3x6x8xf32>
+// BUFC-LABEL: func.func @padding(
+// BUFC:         %[[ALLOC:.*]] = memref.alloc() {{.*}} : memref<2x3x6x8xf32>
+// BUFC-NEXT:    %[[BOX:.*]] = memref.subview %[[ALLOC]][0, 0, 1, 2] [2, 3, 4, 5] [1, 1, 1, 1]
+// BUFC-NEXT:    linalg.generic {{.*}} outs(%[[BOX]] : memref<2x3x4x5xf32, strided<[144, 48, 8, 1], offset: 10>>)
+// BUFC:         %[[ROWS:.*]] = memref.subview %[[ALLOC]][0, 0, 0, 0] [2, 3, 2, 8] [1, 1, 5, 1]
+// BUFC-NEXT:    linalg.fill ins(%{{.*}} : f32) outs(%[[ROWS]] : memref<2x3x2x8xf32, strided<[144, 48, 40, 1]>>)
+// BUFC-NOT:     memref.copy
+// BUFC:         return
+func.func @padding(%x: tensor<2x3x4x5xbf16>, %y: tensor<2x3x4x5xbf16>) -> (tensor<2x3x6x8xf32>, tensor<2x3x6x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
+  %cst = arith.constant dense<0.0> : vector<8xf32>
+  %e = tensor.empty() : tensor<2x3x6x8xf32>
+  %z = scf.for %n = %c0 to %c2 step %c1 iter_args(%t0 = %e) -> tensor<2x3x6x8xf32> {
+    %l1 = scf.for %c = %c0 to %c3 step %c1 iter_args(%t1 = %t0) -> tensor<2x3x6x8xf32> {
+      %l2 = scf.for %h = %c0 to %c6 step %c1 iter_args(%t2 = %t1) -> tensor<2x3x6x8xf32> {
+        %w = vector.transfer_write %cst, %t2[%n, %c, %h, %c0] {in_bounds = [true]} : vector<8xf32>, tensor<2x3x6x8xf32>
+        scf.yield %w : tensor<2x3x6x8xf32>
+      }
+      scf.yield %l2 : tensor<2x3x6x8xf32>
+    }
+    scf.yield %l1 : tensor<2x3x6x8xf32>
+  }
+  %a = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 2)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<2x3x4x5xbf16>) outs(%z : tensor<2x3x6x8xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.addf %0, %out : f32
+    %2 = arith.cmpf ord, %0, %0 : f32
+    %3 = arith.select %2, %0, %1 : f32
+    linalg.yield %3 : f32
+  } -> tensor<2x3x6x8xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 2)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y : tensor<2x3x4x5xbf16>) outs(%z : tensor<2x3x6x8xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.addf %0, %out : f32
+    %2 = arith.cmpf ord, %0, %0 : f32
+    %3 = arith.select %2, %0, %1 : f32
+    linalg.yield %3 : f32
+  } -> tensor<2x3x6x8xf32>
+  return %a, %b : tensor<2x3x6x8xf32>, tensor<2x3x6x8xf32>
+}
+
+// -----
+
+// Scatters that keep the whole fill: into a strided position (the phases of
+// a strided input gradient, 2·d2), and into a fill of a value that is not a
+// constant. A scatter into a fill that another op reads as well is
+// rewritten, and the reader keeps the fill; the strided scatter gets a fill
+// of its own (a destination), as before.
+// CHECK-DAG:     #[[$STRIDED:.*]] = affine_map<(d0, d1) -> (d0, d1 * 2 + 1)>
+// CHECK-LABEL: func.func @scatters_kept(
+// CHECK:         %[[C:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x9xf32>
+// CHECK-NEXT:    %[[Z:.*]] = linalg.fill ins(%[[C]] : f32) outs(%[[E]] : tensor<2x9xf32>)
+// CHECK-NEXT:    %[[E2:.*]] = tensor.empty() : tensor<2x9xf32>
+// CHECK-NEXT:    %[[Z2:.*]] = linalg.fill ins(%[[C]] : f32) outs(%[[E2]] : tensor<2x9xf32>)
+// CHECK-NEXT:    %[[A:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #[[$STRIDED]]], {{.*}} outs(%[[Z2]] : tensor<2x9xf32>)
+// CHECK:         %[[G:.*]] = bufferization.alloc_tensor() : tensor<2x9xf32>
+// CHECK-NEXT:    %[[H:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[G]] : tensor<2x9xf32>)
+// CHECK-NEXT:    linalg.generic {{.*}} outs(%[[H]] : tensor<2x9xf32>)
+// CHECK:         %[[E3:.*]] = tensor.empty() : tensor<2x9xf32>
+// CHECK-NEXT:    %[[BOX:.*]] = tensor.extract_slice %[[E3]][0, 1] [2, 4] [1, 1]
+// CHECK-NEXT:    linalg.generic {{.*}} outs(%[[BOX]] : tensor<2x4xf32>)
+// CHECK:         tensor.insert_slice %{{.*}} into %[[E3]][0, 1] [2, 4] [1, 1]
+// CHECK-NEXT:    tensor.extract_slice %{{.*}}[0, 0] [2, 1] [1, 1]
+// CHECK-NEXT:    linalg.fill
+// CHECK-NEXT:    tensor.insert_slice %{{.*}}[0, 0] [2, 1] [1, 1]
+// CHECK-NEXT:    tensor.extract_slice %{{.*}}[0, 5] [2, 4] [1, 1]
+// CHECK-NEXT:    linalg.fill
+// CHECK-NEXT:    tensor.insert_slice %{{.*}}[0, 5] [2, 4] [1, 1]
+// CHECK-NEXT:    linalg.add ins(%[[Z]], %[[A]] : tensor<2x9xf32>, tensor<2x9xf32>) outs(%[[E]] : tensor<2x9xf32>)
+func.func @scatters_kept(%x: tensor<2x4xf32>, %f: f32) -> (tensor<2x9xf32>, tensor<2x9xf32>, tensor<2x9xf32>, tensor<2x9xf32>) {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x9xf32>
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<2x9xf32>) -> tensor<2x9xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1 * 2 + 1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x4xf32>) outs(%z : tensor<2x9xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x9xf32>
+  %g = bufferization.alloc_tensor() : tensor<2x9xf32>
+  %h = linalg.fill ins(%f : f32) outs(%g : tensor<2x9xf32>) -> tensor<2x9xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1 + 1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x4xf32>) outs(%h : tensor<2x9xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x9xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1 + 1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x4xf32>) outs(%z : tensor<2x9xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x9xf32>
+  %d = linalg.add ins(%z, %a : tensor<2x9xf32>, tensor<2x9xf32>) outs(%e : tensor<2x9xf32>) -> tensor<2x9xf32>
+  return %a, %b, %c, %d : tensor<2x9xf32>, tensor<2x9xf32>, tensor<2x9xf32>, tensor<2x9xf32>
+}
+
+// -----
+
+// The padding fused with its producer (linalg-fuse-elementwise-ops merges
+// the ReLU before a convolution with the padding generic): the init the
+// identity map covers stays, the scattered one is written as a box and its
+// border (the columns before and after it, one element wide each, as one
+// slab of stride 6).
+// CHECK-LABEL: func.func @fused_padding(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x5xf32>, %[[O:.*]]: tensor<2x5xf32>)
+// CHECK:         %[[C:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x7xf32>
+// CHECK-NEXT:    %[[BOX:.*]] = tensor.extract_slice %[[E]][0, 1] [2, 5] [1, 1] : tensor<2x7xf32> to tensor<2x5xf32>
+// CHECK-NEXT:    %[[R:.*]]:2 = linalg.generic {indexing_maps = [#[[$ID:.*]], #[[$ID]], #[[$ID]]], {{.*}} ins(%[[X]] : tensor<2x5xf32>) outs(%[[O]], %[[BOX]] : tensor<2x5xf32>, tensor<2x5xf32>)
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[M:.*]] = arith.maximumf %[[A]], %[[C]] : f32
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[M]], %[[ZERO]] : f32
+// CHECK-NEXT:      linalg.yield %[[M]], %[[S]] : f32, f32
+// CHECK:         %[[P0:.*]] = tensor.insert_slice %[[R]]#1 into %[[E]][0, 1] [2, 5] [1, 1]
+// CHECK-NEXT:    tensor.extract_slice %[[P0]][0, 0] [2, 2] [1, 6]
+// CHECK-NEXT:    linalg.fill
+// CHECK-NEXT:    %[[P2:.*]] = tensor.insert_slice %{{.*}} into %[[P0]][0, 0] [2, 2] [1, 6]
+// CHECK-NEXT:    return %[[R]]#0, %[[P2]] : tensor<2x5xf32>, tensor<2x7xf32>
+func.func @fused_padding(%x: tensor<2x5xf32>, %o: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x7xf32>) {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x7xf32>
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<2x7xf32>) -> tensor<2x7xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1 + 1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x5xf32>) outs(%o, %z : tensor<2x5xf32>, tensor<2x7xf32>) {
+  ^bb0(%in: f32, %out: f32, %pad: f32):
+    %0 = arith.maximumf %in, %c0 : f32
+    %1 = arith.addf %0, %pad : f32
+    linalg.yield %0, %1 : f32, f32
+  } -> (tensor<2x5xf32>, tensor<2x7xf32>)
+  return %r#0, %r#1 : tensor<2x5xf32>, tensor<2x7xf32>
+}
+
+// -----
+
+// A scatter into a fill of dynamic shape keeps the fill (its border would
+// need the sizes at run time).
+// CHECK-LABEL: func.func @dynamic_kept(
+// CHECK:         %[[Z:.*]] = linalg.fill
+// CHECK-NEXT:    linalg.generic {{.*}} outs(%[[Z]] : tensor<?x9xf32>)
+// CHECK-NOT:     tensor.extract_slice
+func.func @dynamic_kept(%x: tensor<2x4xf32>, %n: index) -> tensor<?x9xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty(%n) : tensor<?x9xf32>
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<?x9xf32>) -> tensor<?x9xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1 + 1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x4xf32>) outs(%z : tensor<?x9xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out : f32
+    linalg.yield %0 : f32
+  } -> tensor<?x9xf32>
+  return %a : tensor<?x9xf32>
 }

@@ -10,7 +10,10 @@
 //   vector.transfer_read/transfer_write (the scalar loop's loads and stores
 //   may alias as far as LLVM knows, so it keeps them scalar); so does a
 //   memref.copy between memrefs that are not both contiguous (otherwise
-//   the runtime's memrefCopy, element by element).
+//   the runtime's memrefCopy, element by element), and an elementwise map
+//   of arith ops (the widening interior of a convolution's padding, which
+//   mp-rematerialize-fills leaves on buffers): its payload applied to
+//   vectors of the rows, lane by lane the same operations.
 // - `parallel`: the leading parallel loops of a large operation are one
 //   scf.parallel (OpenMP after convert-scf-to-openmp): as many as make
 //   kMinParallelTiles iterations, the loops inside them sequential, so that
@@ -18,10 +21,11 @@
 //   element), and small operations do not start the threads at all.
 //
 // Every output element is computed by one iteration of the scf.parallel,
-// its reductions in their order inside it, and copies move values without
-// computing them, so the bits are those of convert-linalg-to-loops on one
-// thread. It assumes buffer semantics (after bufferization); an operation
-// already inside an scf.parallel or scf.forall stays sequential.
+// its reductions in their order inside it, copies move values without
+// computing them and a vector map computes each lane as the scalar loop
+// does, so the bits are those of convert-linalg-to-loops on one thread. It
+// assumes buffer semantics (after bufferization); an operation already
+// inside an scf.parallel or scf.forall stays sequential.
 //
 //===----------------------------------------------------------------------===//
 
@@ -142,50 +146,71 @@ static bool walksAtUnitStride(AffineMap map, MemRefType type, unsigned loop) {
   return constant && constant.getValue() == 1;
 }
 
-/// The input that `op` copies into its one output, if it only copies: its
-/// body yields the input's element and nothing else (other inputs, such as
-/// the window tensor that gives an im2col its loops, are not read), and all
-/// its loops are parallel.
-static OpOperand *getCopiedInput(linalg::LinalgOp op) {
-  if (op.getNumDpsInits() != 1 || op.getNumLoops() == 0 ||
-      op->getNumRegions() != 1 || op.getNumReductionLoops() != 0)
-    return nullptr;
-  Block *body = op.getBlock();
-  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  if (!yield || yield.getNumOperands() != 1 ||
-      body->getOperations().size() != 1)
-    return nullptr;
-  auto argument = dyn_cast<BlockArgument>(yield.getOperand(0));
-  if (!argument || argument.getOwner() != body ||
-      argument.getArgNumber() >= op.getNumDpsInputs())
-    return nullptr;
-  return op.getDpsInputOperand(argument.getArgNumber());
+/// True for the types of the values a row of an elementwise payload
+/// computes as vectors: floats of at least 16 bits (the FP8 conversions are
+/// expanded for scalars), integers and i1 (compares).
+static bool isRowElementType(Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return floatType.getWidth() >= 16;
+  return type.isSignlessInteger();
 }
 
-/// The number of elements of each vector that copies `op`'s rows, or
-/// nothing when `op` is not a copy along a unit-stride innermost loop.
-static std::optional<int64_t> getCopyVectorSize(linalg::LinalgOp op) {
-  OpOperand *input = getCopiedInput(op);
-  if (!input)
-    return std::nullopt;
-  OpOperand *output = op.getDpsInitOperand(0);
-  auto inputType = dyn_cast<MemRefType>(input->get().getType());
-  auto outputType = dyn_cast<MemRefType>(output->get().getType());
-  if (!inputType || !outputType ||
-      inputType.getElementType() != outputType.getElementType())
-    return std::nullopt;
-  // Vectors of i1 would be bit-packed in memory; memrefs of i1 are not.
-  Type element = inputType.getElementType();
-  if (!isa<FloatType>(element) &&
-      !(element.isInteger() && element.getIntOrFloatBitWidth() % 8 == 0))
+/// The inputs `op` reads, if it only copies or maps them elementwise into
+/// its one output: all its loops parallel, its body ops elementwise
+/// (arith, no regions) on the values of the read inputs and of constants,
+/// its output's value not read. Other inputs (the window tensor that gives
+/// an im2col its loops) are not read. Empty for any other operation.
+static SmallVector<OpOperand *> getMappedInputs(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumLoops() == 0 ||
+      op->getNumRegions() != 1 || op.getNumReductionLoops() != 0 ||
+      op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)))
+    return {};
+  Block *body = op.getBlock();
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  if (!yield || yield.getNumOperands() != 1)
+    return {};
+  for (Operation &nested : body->without_terminator())
+    if (!OpTrait::hasElementwiseMappableTraits(&nested) ||
+        nested.getNumRegions() != 0 ||
+        !isa<arith::ArithDialect>(nested.getDialect()) ||
+        !llvm::all_of(nested.getResultTypes(), isRowElementType))
+      return {};
+  if (!isRowElementType(yield.getOperand(0).getType()))
+    return {};
+  SmallVector<OpOperand *> inputs;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (op.payloadUsesValueFromOperand(input))
+      inputs.push_back(input);
+  return inputs;
+}
+
+/// The number of elements of each vector that copies or maps `op`'s rows
+/// (getMappedInputs), or nothing when `op` is not such an operation along a
+/// unit-stride innermost loop.
+static std::optional<int64_t> getRowVectorSize(linalg::LinalgOp op) {
+  SmallVector<OpOperand *> inputs = getMappedInputs(op);
+  if (inputs.empty())
     return std::nullopt;
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   if (ShapedType::isDynamicShape(extents))
     return std::nullopt;
   unsigned loop = op.getNumLoops() - 1;
-  if (!walksAtUnitStride(op.getMatchingIndexingMap(input), inputType, loop) ||
-      !walksAtUnitStride(op.getMatchingIndexingMap(output), outputType, loop))
-    return std::nullopt;
+  bool copy = op.getBlock()->getOperations().size() == 1;
+  inputs.push_back(op.getDpsInitOperand(0));
+  for (OpOperand *operand : inputs) {
+    auto type = dyn_cast<MemRefType>(operand->get().getType());
+    if (!type ||
+        !walksAtUnitStride(op.getMatchingIndexingMap(operand), type, loop))
+      return std::nullopt;
+    // Vectors of i1 would be bit-packed in memory; memrefs of i1 are not. A
+    // copy moves any other element (FP8 too).
+    Type element = type.getElementType();
+    if (copy ? !isa<FloatType>(element) &&
+                   !(element.isInteger() &&
+                     element.getIntOrFloatBitWidth() % 8 == 0)
+             : !isRowElementType(element) || element.isInteger(1))
+      return std::nullopt;
+  }
   int64_t extent = extents[loop];
   if (extent < 2)
     return std::nullopt;
@@ -197,11 +222,13 @@ static std::optional<int64_t> getCopyVectorSize(linalg::LinalgOp op) {
   return std::nullopt;
 }
 
-/// The scf.for nest of copy `op`, its innermost loop by `size` elements a
-/// vector each (a loop of one iteration is left for canonicalisation).
-static linalg::LinalgLoops lowerCopyToVectors(RewriterBase &rewriter,
-                                              linalg::LinalgOp op,
-                                              int64_t size) {
+/// The scf.for nest of `op`, a copy or elementwise map (getRowVectorSize),
+/// its innermost loop by `size` elements a vector each: the rows of the
+/// inputs read, the payload's ops on vectors of them (the same ops, lane by
+/// lane), the row written (a loop of one iteration is left for
+/// canonicalisation).
+static linalg::LinalgLoops
+lowerRowsToVectors(RewriterBase &rewriter, linalg::LinalgOp op, int64_t size) {
   Location loc = op.getLoc();
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   auto constant = [&](int64_t value) -> Value {
@@ -213,10 +240,10 @@ static linalg::LinalgLoops lowerCopyToVectors(RewriterBase &rewriter,
     upperBounds.push_back(constant(extent));
     steps.push_back(constant(i + 1 == extents.size() ? size : 1));
   }
-  OpOperand *input = getCopiedInput(op);
+  SmallVector<OpOperand *> inputs = getMappedInputs(op);
   OpOperand *output = op.getDpsInitOperand(0);
-  auto vectorType = VectorType::get(
-      {size}, cast<MemRefType>(input->get().getType()).getElementType());
+  Block *body = op.getBlock();
+  auto vectorOf = [&](Type type) { return VectorType::get({size}, type); };
   auto indices = [&](OpBuilder &builder, AffineMap map, ValueRange ivs) {
     SmallVector<Value> values;
     for (AffineExpr result : map.getResults())
@@ -227,12 +254,47 @@ static linalg::LinalgLoops lowerCopyToVectors(RewriterBase &rewriter,
   scf::LoopNest nest = scf::buildLoopNest(
       rewriter, loc, lowerBounds, upperBounds, steps,
       [&](OpBuilder &builder, Location loc, ValueRange ivs) {
-        Value row = vector::TransferReadOp::create(
-            builder, loc, vectorType, input->get(),
-            indices(builder, op.getMatchingIndexingMap(input), ivs),
-            /*padding=*/std::nullopt, ArrayRef<bool>{true});
+        IRMapping mapping;
+        for (OpOperand *input : inputs) {
+          Value source = input->get();
+          mapping.map(
+              body->getArgument(input->getOperandNumber()),
+              vector::TransferReadOp::create(
+                  builder, loc,
+                  vectorOf(cast<MemRefType>(source.getType()).getElementType()),
+                  source,
+                  indices(builder, op.getMatchingIndexingMap(input), ivs),
+                  /*padding=*/std::nullopt, ArrayRef<bool>{true}));
+        }
+        // Values from outside the payload, broadcast.
+        auto vectorValue = [&](Value value) -> Value {
+          if (Value mapped = mapping.lookupOrNull(value))
+            return mapped;
+          Value broadcast = vector::BroadcastOp::create(
+              builder, loc, vectorOf(value.getType()), value);
+          mapping.map(value, broadcast);
+          return broadcast;
+        };
+        for (Operation &nested : body->without_terminator()) {
+          Attribute value;
+          if (matchPattern(&nested, m_Constant(&value))) {
+            mapping.map(
+                nested.getResult(0),
+                arith::ConstantOp::create(
+                    builder, loc,
+                    DenseElementsAttr::get(
+                        vectorOf(nested.getResult(0).getType()), value)));
+            continue;
+          }
+          for (Value operand : nested.getOperands())
+            vectorValue(operand);
+          Operation *clone = builder.clone(nested, mapping);
+          for (Value result : clone->getResults())
+            result.setType(vectorOf(result.getType()));
+        }
         vector::TransferWriteOp::create(
-            builder, loc, row, output->get(),
+            builder, loc, vectorValue(body->getTerminator()->getOperand(0)),
+            output->get(),
             indices(builder, op.getMatchingIndexingMap(output), ivs),
             ArrayRef<bool>{true});
       });
@@ -261,8 +323,8 @@ struct LowerToLoops : public OpInterfaceRewritePattern<linalg::LinalgOp> {
     unsigned numLoops = op.getNumLoops();
     linalg::LinalgLoops loops;
     if (std::optional<int64_t> size =
-            vectorCopies ? getCopyVectorSize(op) : std::nullopt) {
-      loops = lowerCopyToVectors(rewriter, op, *size);
+            vectorCopies ? getRowVectorSize(op) : std::nullopt) {
+      loops = lowerRowsToVectors(rewriter, op, *size);
     } else {
       FailureOr<linalg::LinalgLoops> lowered =
           linalg::linalgOpToLoops(rewriter, op);

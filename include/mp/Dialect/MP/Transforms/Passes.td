@@ -440,7 +440,20 @@ def MPRematerializeFills : Pass<"mp-rematerialize-fills", "func::FuncOp"> {
     `mp-tile-and-vectorize`: a nest of `scf.for`/`scf.forall` loops whose
     bodies only write constants (and slice, yield and compute indices), its
     initial value such a `tensor.empty`. One destination use keeps the
-    original fill when no other use only reads it. Nothing else changes.
+    original fill when no other use only reads it.
+
+    Before that, a parallel `linalg.generic` that scatters into a constant
+    fill (the zero padding of a convolution: an output map of distinct loops
+    plus constants, `(d0, d1, d2 + 1, d3 + 1)`, alone or fused with its
+    producer, whose other outputs cover their tensors) writes every element
+    of that tensor once: the generic writes its box in place (an
+    `extract_slice` of a `tensor.empty` of its own, its map without the
+    constants, its payload reading the fill's constant where it read the
+    fill), inserted back, then one `linalg.fill` of the constant per slab
+    around the box (per dimension, before and after the box, within the box
+    in the dimensions before it; both as one slab of stride `size - 1` when
+    each is one element wide, as a padding of 1 is). The values are the same; the fill of the
+    whole tensor is erased once nothing else uses it. Nothing else changes.
 
     ```mlir
     %e = tensor.empty() : tensor<4x16xf32>
@@ -506,7 +519,13 @@ def MPLinalgToLoops : Pass<"mp-linalg-to-loops", "func::FuncOp"> {
       `memref.copy` between static memrefs that are not both contiguous
       (which the memref lowering leaves to the runtime's element-by-element
       `memrefCopy`), as a `linalg.copy`. Values are moved, never computed,
-      so no bit changes.
+      so no bit changes. So does an elementwise map (all loops parallel,
+      one output whose value the body does not read, a body of `arith` ops
+      on floats of at least 16 bits and integers, read inputs and output of
+      such elements, not i1, at unit stride): the rows of its inputs are
+      read as vectors and the body's ops applied to them lane by lane (the
+      same operations on the same values), such as the widening interior of
+      a padding after `mp-rematerialize-fills`.
     - With `parallel`, of an operation with at least 8192 iterations that
       is not already inside an `scf.parallel` or `scf.forall`, the leading
       parallel loops (as many as make 64 iterations, or all leading parallel
@@ -536,8 +555,8 @@ def MPLinalgToLoops : Pass<"mp-linalg-to-loops", "func::FuncOp"> {
            "Make the leading parallel loops of operations of at least 8192 "
            "iterations one scf.parallel (default: false)">,
     Option<"vectorCopies", "vector-copies", "bool", /*default=*/"false",
-           "Copy rows along a unit-stride innermost loop as vectors "
-           "(default: false)">
+           "Copy (or map elementwise) rows along a unit-stride innermost "
+           "loop as vectors (default: false)">
   ];
 }
 
