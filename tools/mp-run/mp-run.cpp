@@ -369,7 +369,8 @@ static llvm::Error run(MLIRContext &context) {
                        : unchanged.value_or(false);
     skippedSteps += skipped;
     double loss = call.result(entry->lossResult).get(0);
-    records.push_back({step, loss, scale, skipped, unchanged});
+    records.push_back({step, loss, scale, skipped, unchanged, std::nullopt,
+                       std::nullopt});
     if (printEvery > 0 && (step % printEvery == 0 || step == numSteps)) {
       char line[160];
       snprintf(line, sizeof(line),
