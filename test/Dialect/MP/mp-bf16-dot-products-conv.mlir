@@ -299,6 +299,57 @@ func.func @grad_filter(%arg0: tensor<2x16x6x8xbf16>, %arg1: tensor<2x16x6x8xbf16
 
 // -----
 
+// A filter gradient with strides 2: a K pair is two neighbouring output
+// pixels, input columns 4 apart, so packing A reads 16 channels x 64
+// columns, keeps the even columns (the pixels') and splits those into the
+// pairs' even and odd pixels.
+// CHECK-LABEL: func.func @grad_filter_strided(
+// CHECK:         scf.if
+// CHECK:           %[[BLOCK:.*]] = vector.transfer_read {{.*}} {in_bounds = [true, false], permutation_map = #{{.*}}} : tensor<2x16x8x10xf32>, vector<16x64xf32>
+// CHECK-NEXT:      %[[COLUMNS:.*]], %{{.*}} = vector.deinterleave %[[BLOCK]] : vector<16x64xf32> -> vector<16x32xf32>
+// CHECK-NEXT:      %[[EVEN:.*]], %[[ODD:.*]] = vector.deinterleave %[[COLUMNS]] : vector<16x32xf32> -> vector<16x16xf32>
+// CHECK:           vector.transpose %{{.*}}, [1, 0] : vector<16x16xi32> to vector<16x16xi32>
+// CHECK:           vector.extract_strided_slice %{{.*}} {offsets = [0, 0], sizes = [2, 16], strides = [1, 1]} : vector<16x16xi32> to vector<2x16xi32>
+// CHECK:           x86vector.avx512.dot
+// CHECK:         } else {
+func.func @grad_filter_strided(%arg0: tensor<2x16x3x4xbf16>, %arg1: tensor<2x16x6x8xbf16>) -> tensor<16x16x3x3xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x16x8x10xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2x16x8x10xf32>) -> tensor<2x16x8x10xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg1 : tensor<2x16x6x8xbf16>) outs(%1 : tensor<2x16x8x10xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    %12 = arith.addf %11, %out : f32
+    %13 = arith.cmpf ord, %11, %11 : f32
+    %14 = arith.select %13, %11, %12 : f32
+    linalg.yield %14 : f32
+  } -> tensor<2x16x8x10xf32>
+  %3 = tensor.empty() : tensor<1x2x3x4x16xf32>
+  %4 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d1, d0 * 16 + d4, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<2x16x3x4xbf16>) outs(%3 : tensor<1x2x3x4x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    linalg.yield %11 : f32
+  } -> tensor<1x2x3x4x16xf32>
+  %collapsed = tensor.collapse_shape %4 [[0, 1], [2], [3], [4]] : tensor<1x2x3x4x16xf32> into tensor<2x3x4x16xf32>
+  %5 = bufferization.alloc_tensor() copy(%collapsed) {mp.fusion_barrier} : tensor<2x3x4x16xf32>
+  %6 = tensor.empty() : tensor<3x3x16x16xf32>
+  %7 = linalg.fill ins(%cst : f32) outs(%6 : tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+  %8 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d2, d5 * 2 + d0, d6 * 2 + d1)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%2, %5 : tensor<2x16x8x10xf32>, tensor<2x3x4x16xf32>) outs(%7 : tensor<3x3x16x16xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %11 = arith.mulf %in, %in_0 : f32
+    %12 = arith.addf %out, %11 : f32
+    linalg.yield %12 : f32
+  } -> tensor<3x3x16x16xf32>
+  %9 = tensor.empty() : tensor<16x16x3x3xf32>
+  %10 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d2, d3, d1, d0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%8 : tensor<3x3x16x16xf32>) outs(%9 : tensor<16x16x3x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<16x16x3x3xf32>
+  return %10 : tensor<16x16x3x3xf32>
+}
+
+// -----
+
 // Left alone: 8 filters (not a multiple of 16), operands that are not
 // widened bf16 (f32 sources), a padding copy into a tensor.empty, whose
 // payload reads undefined output elements, and a filter gradient of odd

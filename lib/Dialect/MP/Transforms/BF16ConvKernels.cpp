@@ -467,7 +467,7 @@ bf16::matchImplicitGradFilter(linalg::GenericOp op) {
   if (!window)
     return std::nullopt;
   const SmallVector<int64_t> &height = window->first, &width = window->second;
-  if (width[6] != 1)
+  if (width[6] != 1 && width[6] != 2)
     return std::nullopt;
   GradFilterShape shape;
   shape.input = op.getDpsInputs()[0];
@@ -484,6 +484,7 @@ bf16::matchImplicitGradFilter(linalg::GenericOp op) {
   shape.outH = extents[5];
   shape.outW = extents[6];
   shape.strideH = height[5];
+  shape.strideW = width[6];
   shape.dilationH = height[0];
   shape.dilationW = width[1];
   shape.panelWidth = shape.filters % kTileColumns == 0 ? kTileColumns : kLanes;
@@ -513,13 +514,15 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
       ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
 
   auto computeImage = [&](OpBuilder &builder, Value image, Value output) {
-    // A: per (oh, kh, kw, 16 channels), the 16 x 32 input columns from
-    // kw·dw (beyond the tensor: zeros, never used), their even and odd
-    // columns made words, transposed, the first OW/2 written.
+    // A: per (oh, kh, kw, 16 channels), the 16 x 32·sw input columns from
+    // kw·dw (beyond the tensor: zeros, never used), with a width stride of
+    // 2 their even columns (the pixels') taken first, the pixels' even and
+    // odd columns made words, transposed, the first OW/2 written.
     Value packedA = tensor::EmptyOp::create(
         builder, loc, ArrayRef<int64_t>{pairs, shape.m()}, i32);
     {
-      auto blockType = VectorType::get({kLanes, 2 * kLanes}, f32);
+      auto blockType =
+          VectorType::get({kLanes, 2 * kLanes * shape.strideW}, f32);
       auto readMap = AffineMap::get(
           4, 0, {getAffineDimExpr(1, context), getAffineDimExpr(3, context)},
           context);
@@ -544,6 +547,8 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
                 b, loc, blockType, shape.input,
                 ValueRange{image, channel, h, scaled(ivs[2], shape.dilationW)},
                 f32Padding, readMap, ArrayRef<bool>{true, false});
+            if (shape.strideW == 2)
+              block = vector::DeinterleaveOp::create(b, loc, block).getRes1();
             auto halves = vector::DeinterleaveOp::create(b, loc, block);
             Value words =
                 buildPairWords(b, loc, halves.getRes1(), halves.getRes2());

@@ -53,7 +53,7 @@
 // filters, one broadcast word per pixel and K pair (no rotation); with
 // `parallel` the blocks are an scf.forall.
 // The implicit filter gradient (loops (kh, kw, c, f, n, oh, ow), summed
-// over (n, oh, ow), unit width stride, OW even) likewise: per image in
+// over (n, oh, ow), width stride 1 or 2, OW even) likewise: per image in
 // order, A [OH·OW/2, KH·KW·C] words (a K pair is two neighbouring pixels of
 // a row; 16 channels x 32 columns read at once, split into even and odd
 // columns and transposed) and B [F/width, OH·OW/2, width] words of the

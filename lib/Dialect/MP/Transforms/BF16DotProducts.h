@@ -89,14 +89,15 @@ Value buildConvKernel(OpBuilder &builder, Location loc, linalg::GenericOp op,
 
 /// An implicit filter gradient (convert-mp-to-linalg's
 /// buildImplicitGradFilter, one group) the conv kernel takes: loops (kh, kw,
-/// c, f, n, oh, ow), out[kh, kw, c, f] += in[n, c, oh·sh + kh·dh, ow + kw·dw]
-/// · g[n, oh, ow, f] summed over (n, oh, ow) in loop order into a zero fill,
-/// both f32 operands widened copies of bf16 tensors; unit width stride.
+/// c, f, n, oh, ow), out[kh, kw, c, f] += in[n, c, oh·sh + kh·dh, ow·sw +
+/// kw·dw] · g[n, oh, ow, f] summed over (n, oh, ow) in loop order into a
+/// zero fill, both f32 operands widened copies of bf16 tensors; a width
+/// stride sw of 1 or 2.
 struct GradFilterShape {
   Value input, gradient;         // The f32 operands.
   Value inputBF16, gradientBF16; // Their bf16 sources (for the guard).
   int64_t kernelH, kernelW, channels, filters, batch, outH, outW;
-  int64_t strideH, dilationH, dilationW;
+  int64_t strideH, strideW, dilationH, dilationW;
   int64_t panelWidth, tileRows; // Tiles of (kh, kw, c) rows x filters.
 
   int64_t m() const { return kernelH * kernelW * channels; }

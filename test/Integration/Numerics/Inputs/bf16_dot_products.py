@@ -157,24 +157,39 @@ def cases(rng):
                        f'{t((2, 16, 6, 8), "bf16")}) -> '
                        f'{t((16, 16, 3, 3), "f32")}', filter_gradient(dy, x),
                        (16, 16, 3, 3)))
+        # With strides 2 (a ResNet's downsampling layer): a K pair is two
+        # neighbouring output pixels, input columns 4 apart.
+        dy, x = conv_operands(kind, rng, (2, 16, 3, 4), (2, 16, 6, 8))
+        if kind == 'tiny':
+            dy[...] = np.float32(2.0 ** -70)
+        result.append((f'conv2d_grad_filter strided {kind}',
+                       [(dy, 'bf16'), (x, 'bf16')],
+                       f'{{out0}} = mp.conv2d_grad_filter {{in0}}, {{in1}} '
+                       f'acc(f32) {{padding = array<i64: 1, 1>, '
+                       f'strides = array<i64: 2, 2>}} : '
+                       f'({t((2, 16, 3, 4), "bf16")}, '
+                       f'{t((2, 16, 6, 8), "bf16")}) -> '
+                       f'{t((16, 16, 3, 3), "f32")}',
+                       filter_gradient(dy, x, stride=2), (16, 16, 3, 3)))
     return result
 
 
-def filter_gradient(dy, x):
-    """The definition of a filter gradient with padding 1 and unit strides:
-    dw[f, c, kh, kw], each product rounded to f32 and summed over (n, oh,
-    ow), n outermost."""
+def filter_gradient(dy, x, stride=1):
+    """The definition of a filter gradient with padding 1 and strides
+    `stride`: dw[f, c, kh, kw], each product rounded to f32 and summed over
+    (n, oh, ow), n outermost."""
     n, f, h, width = dy.shape
-    c = x.shape[1]
-    padded = np.zeros((n, c, h + 2, width + 2), np.float32)
-    padded[:, :, 1:1 + h, 1:1 + width] = x
+    c, in_h, in_w = x.shape[1:]
+    padded = np.zeros((n, c, in_h + 2, in_w + 2), np.float32)
+    padded[:, :, 1:1 + in_h, 1:1 + in_w] = x
     acc = np.zeros((f, c, 3, 3), np.float32)
     with np.errstate(over='ignore', invalid='ignore'):
         for b in range(n):
             for i in range(h):
                 for j in range(width):
                     # [c, 3, 3] window times [f] gradients.
-                    window = padded[b, :, i:i + 3, j:j + 3]
+                    window = padded[b, :, i * stride:i * stride + 3,
+                                    j * stride:j * stride + 3]
                     product = (dy[b, :, i, j, None, None, None] *
                                window[None]).astype(np.float32)
                     acc = (acc + product).astype(np.float32)
