@@ -143,34 +143,26 @@ def cases(rng):
                        f'{t((16, 16, 3, 3), "bf16")}) -> '
                        f'{t((1, 16, 8, 8), "f32")}', convolve(dy, flipped),
                        (1, 16, 8, 8)))
-        # A filter gradient: K = (n, oh, ow), pairs of neighbouring pixels.
-        dy, x = conv_operands(kind, rng, (2, 16, 6, 8), (2, 16, 6, 8))
-        if kind == 'tiny':
-            # Channel 0 (tiny) times a tiny gradient everywhere: denormal
-            # sums of every filter's channel 0.
-            dy[...] = np.float32(2.0 ** -70)
-        result.append((f'conv2d_grad_filter {kind}',
-                       [(dy, 'bf16'), (x, 'bf16')],
-                       f'{{out0}} = mp.conv2d_grad_filter {{in0}}, {{in1}} '
-                       f'acc(f32) {{padding = array<i64: 1, 1>}} : '
-                       f'({t((2, 16, 6, 8), "bf16")}, '
-                       f'{t((2, 16, 6, 8), "bf16")}) -> '
-                       f'{t((16, 16, 3, 3), "f32")}', filter_gradient(dy, x),
-                       (16, 16, 3, 3)))
-        # With strides 2 (a ResNet's downsampling layer): a K pair is two
-        # neighbouring output pixels, input columns 4 apart.
-        dy, x = conv_operands(kind, rng, (2, 16, 3, 4), (2, 16, 6, 8))
-        if kind == 'tiny':
-            dy[...] = np.float32(2.0 ** -70)
-        result.append((f'conv2d_grad_filter strided {kind}',
-                       [(dy, 'bf16'), (x, 'bf16')],
-                       f'{{out0}} = mp.conv2d_grad_filter {{in0}}, {{in1}} '
-                       f'acc(f32) {{padding = array<i64: 1, 1>, '
-                       f'strides = array<i64: 2, 2>}} : '
-                       f'({t((2, 16, 3, 4), "bf16")}, '
-                       f'{t((2, 16, 6, 8), "bf16")}) -> '
-                       f'{t((16, 16, 3, 3), "f32")}',
-                       filter_gradient(dy, x, stride=2), (16, 16, 3, 3)))
+        # Filter gradients: K = (n, oh, ow), pairs of neighbouring pixels;
+        # with strides 2 (a ResNet's downsampling layer) their input columns
+        # are 4 apart.
+        for name, dy_shape, stride in (('conv2d_grad_filter', (2, 16, 6, 8), 1),
+                                       ('conv2d_grad_filter strided',
+                                        (2, 16, 3, 4), 2)):
+            dy, x = conv_operands(kind, rng, dy_shape, (2, 16, 6, 8))
+            if kind == 'tiny':
+                # Channel 0 (tiny) times a tiny gradient everywhere:
+                # denormal sums of every filter's channel 0.
+                dy[...] = np.float32(2.0 ** -70)
+            strides = (f', strides = array<i64: {stride}, {stride}>'
+                       if stride != 1 else '')
+            result.append((f'{name} {kind}', [(dy, 'bf16'), (x, 'bf16')],
+                           f'{{out0}} = mp.conv2d_grad_filter {{in0}}, {{in1}} '
+                           f'acc(f32) {{padding = array<i64: 1, 1>{strides}}} : '
+                           f'({t(dy_shape, "bf16")}, '
+                           f'{t((2, 16, 6, 8), "bf16")}) -> '
+                           f'{t((16, 16, 3, 3), "f32")}',
+                           filter_gradient(dy, x, stride), (16, 16, 3, 3)))
     return result
 
 
