@@ -159,21 +159,34 @@ static bool isMultiplyAccumulate(linalg::GenericOp op) {
          body.getTerminator()->getOperand(0) == add;
 }
 
-std::optional<ConvShape> bf16::matchImplicitConv(linalg::GenericOp op) {
+/// The static loop extents of `op` when it is an implicit product the conv
+/// kernels take: two inputs and one f32 output from a zero fill, `numLoops`
+/// loops of which the first `numParallel` are parallel and the rest
+/// reductions, and a multiply-accumulate payload. Nullopt otherwise.
+static std::optional<SmallVector<int64_t>>
+getImplicitProductExtents(linalg::GenericOp op, unsigned numLoops,
+                          unsigned numParallel) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op.getNumLoops() != 8 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != numLoops ||
       !isZeroFill(op.getDpsInits()[0]) ||
-      !getElementTypeOrSelf(op.getResult(0).getType()).isF32())
+      !getElementTypeOrSelf(op.getResult(0).getType()).isF32() ||
+      !isMultiplyAccumulate(op))
     return std::nullopt;
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (auto [i, iterator] : llvm::enumerate(iterators))
-    if ((iterator == utils::IteratorType::reduction) != (i >= 5))
+  for (auto [i, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
+    if ((iterator == utils::IteratorType::reduction) != (i >= numParallel))
       return std::nullopt;
-  if (!isMultiplyAccumulate(op))
-    return std::nullopt;
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   if (ShapedType::isDynamicShape(extents))
     return std::nullopt;
+  return extents;
+}
+
+std::optional<ConvShape> bf16::matchImplicitConv(linalg::GenericOp op) {
+  std::optional<SmallVector<int64_t>> loopExtents =
+      getImplicitProductExtents(op, /*numLoops=*/8, /*numParallel=*/5);
+  if (!loopExtents)
+    return std::nullopt;
+  const SmallVector<int64_t> &extents = *loopExtents;
 
   MLIRContext *context = op.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
@@ -443,18 +456,11 @@ Value bf16::buildConvKernel(OpBuilder &builder, Location loc,
 
 std::optional<GradFilterShape>
 bf16::matchImplicitGradFilter(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op.getNumLoops() != 7 ||
-      !isZeroFill(op.getDpsInits()[0]) ||
-      !getElementTypeOrSelf(op.getResult(0).getType()).isF32() ||
-      !isMultiplyAccumulate(op))
+  std::optional<SmallVector<int64_t>> loopExtents =
+      getImplicitProductExtents(op, /*numLoops=*/7, /*numParallel=*/4);
+  if (!loopExtents)
     return std::nullopt;
-  for (auto [i, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
-    if ((iterator == utils::IteratorType::reduction) != (i >= 4))
-      return std::nullopt;
-  SmallVector<int64_t> extents = op.getStaticLoopRanges();
-  if (ShapedType::isDynamicShape(extents))
-    return std::nullopt;
+  const SmallVector<int64_t> &extents = *loopExtents;
   MLIRContext *context = op.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
