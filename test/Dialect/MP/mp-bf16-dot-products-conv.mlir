@@ -200,13 +200,14 @@ func.func @conv32(%arg0: tensor<1x16x8x8xbf16>, %arg1: tensor<32x16x3x3xbf16>) -
 
 // The implicit filter gradient of bf16 data (loops (kh, kw, c, f, n, oh,
 // ow), summed over (n, oh, ow)): the guard reduces the bf16 input and
-// gradient; for each image in order, A [OH·OW/2, KH·KW·C] words from 16
-// channels x 32 input columns at a time (even and odd columns, a K pair
-// being two neighbouring pixels, made words and transposed to pixels x
-// channels, the first OW/2 = 4 rows written), B [1, 24, 16] words of the
-// gradient's neighbouring pixels, then the 9 tiles of 16 (kh, kw, c) rows x
-// 16 filters, each continuing its sums (read from the result, which starts
-// as the op's zero fill) over the image's 24 pairs.
+// gradient; for each image in order, the pair words of its padded input
+// [2 phases, 16 channels, 8 rows, 16 words] (phase k's word j: columns
+// 2j + k and 2j + k + 1, one vector of 32 columns a row split into even and
+// odd columns, made words), B [1, 24, 16] words of the gradient's
+// neighbouring pixels, then the 9 tiles of 16 (kh, kw, c) rows x 16
+// filters, each continuing its sums (read from the result, which starts as
+// the op's zero fill) over the image's 24 pairs, the word of a row at pair
+// p being [kw mod 2, c, p / 4 + kh, p mod 4 + kw / 2].
 // CHECK-LABEL: func.func @grad_filter(
 // CHECK-SAME:      %[[DY:.*]]: tensor<2x16x6x8xbf16>, %[[X:.*]]: tensor<2x16x6x8xbf16>
 // CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x16x6x8xbf16>) outs(%{{.*}} : tensor<2x16x8x10xf32>)
@@ -217,16 +218,17 @@ func.func @conv32(%arg0: tensor<1x16x8x8xbf16>, %arg1: tensor<32x16x3x3xbf16>) -
 // CHECK:         %[[R:.*]] = scf.if %{{.*}} -> (tensor<3x3x16x16xf32>) {
 // CHECK:           %[[INIT:.*]] = tensor.collapse_shape %[[FILL]] {{\[}}[0, 1, 2], [3]] : tensor<3x3x16x16xf32> into tensor<144x16xf32>
 // CHECK:           %[[IMAGES:.*]] = scf.for %[[N:[a-z0-9_]+]] = %{{.*}} to %c2{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (tensor<144x16xf32>)
-// CHECK:             %[[EA:.*]] = tensor.empty() : tensor<24x144xi32>
-// CHECK:             %[[PA:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EA]])
-// CHECK:               %[[BLOCK:.*]] = vector.transfer_read %[[PAD]][%[[N]], {{.*}}], %{{.*}} {in_bounds = [true, false], permutation_map = #{{.*}}} : tensor<2x16x8x10xf32>, vector<16x32xf32>
-// CHECK-NEXT:          %[[EVEN:.*]], %[[ODD:.*]] = vector.deinterleave %[[BLOCK]] : vector<16x32xf32> -> vector<16x16xf32>
-// CHECK:               arith.bitcast %[[EVEN]] : vector<16x16xf32> to vector<16x16xi32>
-// CHECK:               arith.bitcast %[[ODD]] : vector<16x16xf32> to vector<16x16xi32>
-// CHECK:               %[[WORDS:.*]] = arith.ori
-// CHECK-NEXT:          %[[T:.*]] = vector.transpose %[[WORDS]], [1, 0] : vector<16x16xi32> to vector<16x16xi32>
-// CHECK-NEXT:          %[[USED:.*]] = vector.extract_strided_slice %[[T]] {offsets = [0, 0], sizes = [4, 16], strides = [1, 1]} : vector<16x16xi32> to vector<4x16xi32>
-// CHECK:               vector.transfer_write %[[USED]], %{{.*}} {in_bounds = [true, true]} : vector<4x16xi32>, tensor<24x144xi32>
+// CHECK:             %[[EA:.*]] = tensor.empty() : tensor<2x16x8x16xi32>
+// CHECK:             %[[PA:.*]] = scf.for %[[K:[a-z0-9_]+]] = {{.*}} iter_args(%{{.*}} = %[[EA]])
+// CHECK:               scf.for %[[C:[a-z0-9_]+]] = {{.*}} to %c16
+// CHECK:                 scf.for %[[H:[a-z0-9_]+]] = {{.*}} to %c8
+// CHECK:                   %[[COLUMN:.*]] = arith.addi %[[K]], %{{.*}} : index
+// CHECK-NEXT:              %[[ROW:.*]] = vector.transfer_read %[[PAD]][%[[N]], %[[C]], %[[H]], %[[COLUMN]]], %{{.*}} : tensor<2x16x8x10xf32>, vector<32xf32>
+// CHECK-NEXT:              %[[EVEN:.*]], %[[ODD:.*]] = vector.deinterleave %[[ROW]] : vector<32xf32> -> vector<16xf32>
+// CHECK:                   arith.bitcast %[[EVEN]] : vector<16xf32> to vector<16xi32>
+// CHECK:                   arith.bitcast %[[ODD]] : vector<16xf32> to vector<16xi32>
+// CHECK:                   %[[WORDS:.*]] = arith.ori
+// CHECK:                   vector.transfer_write %[[WORDS]], %{{.*}}[%[[K]], %[[C]], %[[H]], %{{.*}}] {in_bounds = [true]} : vector<16xi32>, tensor<2x16x8x16xi32>
 // CHECK:             %[[EB:.*]] = tensor.empty() : tensor<1x24x16xi32>
 // CHECK:             %[[PB:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EB]])
 // CHECK:               vector.transfer_read %[[G]][%[[N]], {{.*}} : tensor<2x6x8x16xf32>, vector<16xf32>
@@ -235,11 +237,15 @@ func.func @conv32(%arg0: tensor<1x16x8x8xbf16>, %arg1: tensor<32x16x3x3xbf16>) -
 // CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]])
 // CHECK:               scf.for {{.*}} to %c9
 // CHECK:                 %[[TILE:.*]] = tensor.extract_slice {{.*}} [16, 16] [1, 1] : tensor<144x16xf32> to tensor<16x16xf32>
+// CHECK:                 %[[WINDOW:.*]] = arith.divui %{{.*}}, %c16{{.*}} : index
+// CHECK:                 %[[FIRST_C:.*]] = arith.remui %{{.*}}, %c16{{.*}} : index
 // CHECK:                 %[[FIRST:.*]] = vector.transfer_read %[[TILE]]{{.*}} : tensor<16x16xf32>, vector<16xf32>
 // CHECK-COUNT-15:        vector.transfer_read %[[TILE]]{{.*}} : tensor<16x16xf32>, vector<16xf32>
 // CHECK:                 %{{.*}}:16 = scf.for %[[PAIR:[a-z0-9_]+]] = {{.*}} to %c24 {{.*}} iter_args(%{{.*}} = %[[FIRST]],
 // CHECK:                   vector.transfer_read %[[PB]][%{{.*}}, %[[PAIR]], %{{.*}}], {{.*}} : tensor<1x24x16xi32>, vector<16xi32>
-// CHECK:                   tensor.extract %[[PA]][%[[PAIR]], %{{.*}}] : tensor<24x144xi32>
+// CHECK:                   arith.divui %[[PAIR]], %c4{{.*}} : index
+// CHECK:                   arith.remui %[[PAIR]], %c4{{.*}} : index
+// CHECK:                   tensor.extract %[[PA]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : tensor<2x16x8x16xi32>
 // CHECK:                   x86vector.avx512.dot
 // CHECK:         } else {
 // CHECK-NEXT:      %[[FALLBACK:.*]] = linalg.generic {{.*}} ins(%[[PAD]], %[[G]] : tensor<2x16x8x10xf32>, tensor<2x6x8x16xf32>) outs(%[[FILL]] : tensor<3x3x16x16xf32>)
@@ -300,17 +306,19 @@ func.func @grad_filter(%arg0: tensor<2x16x6x8xbf16>, %arg1: tensor<2x16x6x8xbf16
 // -----
 
 // A filter gradient with strides 2: a K pair is two neighbouring output
-// pixels, input columns 4 apart, so packing A reads 16 channels x 64
-// columns, keeps the even columns (the pixels') and splits those into the
-// pairs' even and odd pixels.
+// pixels, input columns 2 apart, so there are 4 phases (k's word j:
+// columns 4j + k and 4j + k + 2), each row read as 64 columns, its even
+// columns (the pixels') kept and split into the pairs' first and second.
 // CHECK-LABEL: func.func @grad_filter_strided(
 // CHECK:         scf.if
-// CHECK:           %[[BLOCK:.*]] = vector.transfer_read {{.*}} {in_bounds = [true, false], permutation_map = #{{.*}}} : tensor<2x16x8x10xf32>, vector<16x64xf32>
-// CHECK-NEXT:      %[[COLUMNS:.*]], %{{.*}} = vector.deinterleave %[[BLOCK]] : vector<16x64xf32> -> vector<16x32xf32>
-// CHECK-NEXT:      %[[EVEN:.*]], %[[ODD:.*]] = vector.deinterleave %[[COLUMNS]] : vector<16x32xf32> -> vector<16x16xf32>
-// CHECK:           vector.transpose %{{.*}}, [1, 0] : vector<16x16xi32> to vector<16x16xi32>
-// CHECK:           vector.extract_strided_slice %{{.*}} {offsets = [0, 0], sizes = [2, 16], strides = [1, 1]} : vector<16x16xi32> to vector<2x16xi32>
-// CHECK:           x86vector.avx512.dot
+// CHECK:           tensor.empty() : tensor<4x16x7x16xi32>
+// CHECK:           %[[ROW:.*]] = vector.transfer_read {{.*}} : tensor<2x16x8x10xf32>, vector<64xf32>
+// CHECK-NEXT:      %[[COLUMNS:.*]], %{{.*}} = vector.deinterleave %[[ROW]] : vector<64xf32> -> vector<32xf32>
+// CHECK-NEXT:      %[[EVEN:.*]], %[[ODD:.*]] = vector.deinterleave %[[COLUMNS]] : vector<32xf32> -> vector<16xf32>
+// CHECK:           vector.transfer_write %{{.*}} {in_bounds = [true]} : vector<16xi32>, tensor<4x16x7x16xi32>
+// CHECK:           scf.for %{{.*}} to %c6{{.*}} iter_args
+// CHECK:             tensor.extract %{{.*}} : tensor<4x16x7x16xi32>
+// CHECK:             x86vector.avx512.dot
 // CHECK:         } else {
 func.func @grad_filter_strided(%arg0: tensor<2x16x3x4xbf16>, %arg1: tensor<2x16x6x8xbf16>) -> tensor<16x16x3x3xf32> {
   %cst = arith.constant 0.000000e+00 : f32

@@ -495,8 +495,7 @@ bf16::matchImplicitGradFilter(linalg::GenericOp op) {
   shape.dilationW = width[1];
   shape.panelWidth = shape.filters % kTileColumns == 0 ? kTileColumns : kLanes;
   shape.tileRows = kTileRows * kTileColumns / shape.panelWidth;
-  if (shape.channels % kLanes || shape.filters % kLanes || shape.outW % 2 ||
-      shape.outW > 2 * kLanes)
+  if (shape.channels % kLanes || shape.filters % kLanes || shape.outW % 2)
     return std::nullopt;
   return shape;
 }
@@ -508,7 +507,6 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
   auto index = [&](OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  MLIRContext *context = builder.getContext();
   int64_t pairs = shape.pairsPerImage(), rowPairs = shape.outW / 2;
   int64_t panels = shape.filters / shape.panelWidth;
   Value f32Padding =
@@ -520,64 +518,57 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
       ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
 
   auto computeImage = [&](OpBuilder &builder, Value image, Value output) {
-    // A: per (oh, kh, kw, 16 channels), the 16 x 32·sw input columns from
-    // kw·dw (beyond the tensor: zeros, never used), with a width stride of
-    // 2 their even columns (the pixels') taken first, the pixels' even and
-    // odd columns made words, transposed, the first OW/2 written.
-    Value packedA = tensor::EmptyOp::create(
-        builder, loc, ArrayRef<int64_t>{pairs, shape.m()}, i32);
+    // A's pair words: for each phase k < 2·sw, channel c and input row h,
+    // word j holds input columns 2·sw·j + k (high half, the pair's first
+    // pixel, K even) and 2·sw·j + k + sw (low half), from a vector of
+    // 32·sw columns (beyond the tensor: zeros, never used) split into the
+    // pixels' columns and those into the pairs' first and second. The pair
+    // of pixels (2·jj, 2·jj + 1) of output row oh at (kh, kw, c) is then
+    // the word [k, c, oh·sh + kh·dh, jj + q] with kw·dw = 2·sw·q + k: every
+    // (kh, kw) of the image reads the same words, none is packed twice.
+    int64_t phases = 2 * shape.strideW;
+    int64_t rows = (shape.outH - 1) * shape.strideH +
+                   (shape.kernelH - 1) * shape.dilationH + 1;
+    int64_t wordsPerRow = rowPairs + (shape.kernelW - 1) * shape.dilationW /
+                                         phases + 1;
+    int64_t chunks = llvm::divideCeil(wordsPerRow, kLanes);
+    Value pairWords = tensor::EmptyOp::create(
+        builder, loc,
+        ArrayRef<int64_t>{phases, shape.channels, rows, chunks * kLanes}, i32);
     {
-      auto blockType =
-          VectorType::get({kLanes, 2 * kLanes * shape.strideW}, f32);
-      auto readMap = AffineMap::get(
-          4, 0, {getAffineDimExpr(1, context), getAffineDimExpr(3, context)},
-          context);
+      auto columnsType = VectorType::get({kLanes * phases}, f32);
       SmallVector<Value> lower(4, index(builder, 0)),
           steps(4, index(builder, 1));
-      SmallVector<Value> upper = {index(builder, shape.outH),
-                                  index(builder, shape.kernelH),
-                                  index(builder, shape.kernelW),
-                                  index(builder, shape.channels / kLanes)};
+      SmallVector<Value> upper = {
+          index(builder, phases), index(builder, shape.channels),
+          index(builder, rows), index(builder, chunks)};
       scf::LoopNest nest = scf::buildLoopNest(
-          builder, loc, lower, upper, steps, ValueRange{packedA},
+          builder, loc, lower, upper, steps, ValueRange{pairWords},
           [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-            auto scaled = [&](Value v, int64_t factor) {
-              return arith::MulIOp::create(b, loc, v, index(b, factor))
-                  .getResult();
-            };
-            Value h =
-                arith::AddIOp::create(b, loc, scaled(ivs[0], shape.strideH),
-                                      scaled(ivs[1], shape.dilationH));
-            Value channel = scaled(ivs[3], kLanes);
-            Value block = vector::TransferReadOp::create(
-                b, loc, blockType, shape.input,
-                ValueRange{image, channel, h, scaled(ivs[2], shape.dilationW)},
-                f32Padding, readMap, ArrayRef<bool>{true, false});
+            Value column = arith::AddIOp::create(
+                b, loc, ivs[0],
+                arith::MulIOp::create(b, loc, ivs[3],
+                                      index(b, kLanes * phases)));
+            Value columns = vector::TransferReadOp::create(
+                b, loc, columnsType, shape.input,
+                ValueRange{image, ivs[1], ivs[2], column}, f32Padding,
+                ArrayRef<bool>{false});
             if (shape.strideW == 2)
-              block = vector::DeinterleaveOp::create(b, loc, block).getRes1();
-            auto halves = vector::DeinterleaveOp::create(b, loc, block);
+              columns =
+                  vector::DeinterleaveOp::create(b, loc, columns).getRes1();
+            auto halves = vector::DeinterleaveOp::create(b, loc, columns);
             Value words =
                 buildPairWords(b, loc, halves.getRes1(), halves.getRes2());
-            Value transposed = vector::TransposeOp::create(
-                b, loc, words, ArrayRef<int64_t>{1, 0});
-            Value used = vector::ExtractStridedSliceOp::create(
-                b, loc, transposed, ArrayRef<int64_t>{0, 0},
-                ArrayRef<int64_t>{rowPairs, kLanes}, ArrayRef<int64_t>{1, 1});
-            // Row (kh, kw, c) of A.
-            Value row = arith::AddIOp::create(
-                b, loc,
-                scaled(arith::AddIOp::create(
-                           b, loc, scaled(ivs[1], shape.kernelW), ivs[2]),
-                       shape.channels),
-                channel);
+            Value word =
+                arith::MulIOp::create(b, loc, ivs[3], index(b, kLanes));
             return SmallVector<Value>{
                 vector::TransferWriteOp::create(
-                    b, loc, used, carried[0],
-                    ValueRange{scaled(ivs[0], rowPairs), row},
-                    ArrayRef<bool>{true, true})
+                    b, loc, words, carried[0],
+                    ValueRange{ivs[0], ivs[1], ivs[2], word},
+                    ArrayRef<bool>{true})
                     .getResult()};
           });
-      packedA = nest.results[0];
+      pairWords = nest.results[0];
     }
     // B: per (panel, oh, pixel pair), the gradient's two rows of filters
     // made words.
@@ -632,9 +623,42 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
       offsets = {row, column};
       Value tile = tensor::ExtractSliceOp::create(b, loc, tileType, output,
                                                   offsets, sizes, strides);
-      return buildPackedTile(b, loc, packedA, packedB, tile, row, ivs[0], pairs,
-                           shape.tileRows, shape.panelWidth,
-                           /*accumulate=*/true);
+      // The tile's rows are (kh, kw, c0 .. c0 + 15): one phase and offset.
+      auto divide = [&](Value v, int64_t d) {
+        return arith::DivUIOp::create(b, loc, v, index(b, d)).getResult();
+      };
+      auto remainder = [&](Value v, int64_t d) {
+        return arith::RemUIOp::create(b, loc, v, index(b, d)).getResult();
+      };
+      auto scaled = [&](Value v, int64_t factor) {
+        return arith::MulIOp::create(b, loc, v, index(b, factor)).getResult();
+      };
+      Value window = divide(row, shape.channels);
+      Value firstChannel = remainder(row, shape.channels);
+      Value kernelColumn =
+          scaled(remainder(window, shape.kernelW), shape.dilationW);
+      Value phase = remainder(kernelColumn, phases);
+      Value wordOffset = divide(kernelColumn, phases);
+      Value rowOffset =
+          scaled(divide(window, shape.kernelW), shape.dilationH);
+      auto wordOfA = [&](OpBuilder &b, Location loc, Value pair, int64_t r) {
+        Value h = arith::AddIOp::create(
+            b, loc,
+            scaled(arith::DivUIOp::create(b, loc, pair, index(b, rowPairs)),
+                   shape.strideH),
+            rowOffset);
+        Value word = arith::AddIOp::create(
+            b, loc, arith::RemUIOp::create(b, loc, pair, index(b, rowPairs)),
+            wordOffset);
+        Value channel =
+            arith::AddIOp::create(b, loc, firstChannel, index(b, r));
+        return tensor::ExtractOp::create(
+                   b, loc, pairWords, ValueRange{phase, channel, h, word})
+            .getResult();
+      };
+      return buildPackedTile(b, loc, wordOfA, packedB, tile, ivs[0], pairs,
+                             shape.tileRows, shape.panelWidth,
+                             /*accumulate=*/true);
     };
     SmallVector<int64_t> tripCounts = {panels, shape.m() / shape.tileRows};
     if (parallel && panels * tripCounts[1] >= 2) {

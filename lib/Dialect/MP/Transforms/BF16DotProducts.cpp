@@ -54,10 +54,10 @@
 // `parallel` the blocks are an scf.forall.
 // The implicit filter gradient (loops (kh, kw, c, f, n, oh, ow), summed
 // over (n, oh, ow), width stride 1 or 2, OW even) likewise: per image in
-// order, A [OH·OW/2, KH·KW·C] words (a K pair is two neighbouring pixels of
-// a row; 16 channels x 32 columns read at once, split into even and odd
-// columns and transposed) and B [F/width, OH·OW/2, width] words of the
-// gradient, then every tile of (kh, kw, c) rows x filters continues its
+// order, the padded input's rows made pair words once per phase (a K pair
+// is two neighbouring pixels of a row, columns sw apart; every (kh, kw)
+// broadcasts from the same words, no im2col copy) and B [F/width, OH·OW/2,
+// width] words of the gradient, then every tile of (kh, kw, c) rows x filters continues its
 // sums over the image's pairs from where the previous image left them
 // (from the op's zero fill); with `parallel` an image's tiles are an
 // scf.forall. Either way each output is one chain of vdpbf16ps over the K
@@ -441,6 +441,20 @@ Value bf16::buildPackedTile(OpBuilder &builder, Location loc, Value packedA,
                             Value packedB, Value tile, Value row, Value panel,
                             int64_t pairs, int64_t tileRows, int64_t panelWidth,
                             bool accumulate) {
+  auto wordOfA = [&](OpBuilder &b, Location loc, Value pair, int64_t r) {
+    Value pixel = arith::AddIOp::create(
+        b, loc, row, arith::ConstantIndexOp::create(b, loc, r));
+    return tensor::ExtractOp::create(b, loc, packedA, ValueRange{pair, pixel})
+        .getResult();
+  };
+  return buildPackedTile(builder, loc, wordOfA, packedB, tile, panel, pairs,
+                         tileRows, panelWidth, accumulate);
+}
+
+Value bf16::buildPackedTile(OpBuilder &builder, Location loc,
+                            WordOfA wordOfA, Value packedB, Value tile,
+                            Value panel, int64_t pairs, int64_t tileRows,
+                            int64_t panelWidth, bool accumulate) {
   Type f32 = builder.getF32Type();
   auto accumulatorType = VectorType::get({kLanes}, f32);
   auto pairType = VectorType::get({2 * kLanes}, builder.getBF16Type());
@@ -479,9 +493,7 @@ Value bf16::buildPackedTile(OpBuilder &builder, Location loc, Value packedA,
                   ArrayRef<bool>{true})));
         SmallVector<Value> results;
         for (int64_t r = 0; r < tileRows; ++r) {
-          Value pixel = arith::AddIOp::create(b, loc, row, index(b, r));
-          Value word = tensor::ExtractOp::create(b, loc, packedA,
-                                                 ValueRange{pair, pixel});
+          Value word = wordOfA(b, loc, pair, r);
           Value pairs = vector::BitCastOp::create(
               b, loc, pairType,
               vector::BroadcastOp::create(b, loc, wordsType, word));

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
 
@@ -46,6 +47,18 @@ bool isZeroFill(Value value);
 Value buildPackedTile(OpBuilder &builder, Location loc, Value packedA,
                       Value packedB, Value tile, Value row, Value panel,
                       int64_t pairs, int64_t tileRows, int64_t panelWidth,
+                      bool accumulate = false);
+
+/// The word of A (an i32: a bf16 pair, K = 2p in the high half) that row `r`
+/// of a tile broadcasts at K pair `pair`, built at the builder's point.
+using WordOfA =
+    llvm::function_ref<Value(OpBuilder &, Location, Value pair, int64_t r)>;
+
+/// buildPackedTile with A read through `wordOfA` instead of a packed
+/// [K/2, rows] tensor (e.g. straight from pair words of an image).
+Value buildPackedTile(OpBuilder &builder, Location loc, WordOfA wordOfA,
+                      Value packedB, Value tile, Value panel, int64_t pairs,
+                      int64_t tileRows, int64_t panelWidth,
                       bool accumulate = false);
 
 //===----------------------------------------------------------------------===//
@@ -105,15 +118,15 @@ struct GradFilterShape {
 };
 
 /// The shape of `op` when it is an implicit filter gradient the conv kernel
-/// computes: besides GradFilterShape's form, C and F multiples of 16, OW even
-/// (the K pairs are pixel pairs of a row) and at most 32.
+/// computes: besides GradFilterShape's form, C and F multiples of 16 and OW
+/// even (the K pairs are pixel pairs of a row).
 std::optional<GradFilterShape> matchImplicitGradFilter(linalg::GenericOp op);
 
 /// The conv kernel of the filter gradient `op` (shape `shape`): for each
-/// image in order, its padded input packed as A [OH·OW/2, KH·KW·C] words
-/// (a K pair is two neighbouring pixels of a row: 16 channels x 32 input
-/// columns read at once, split into even and odd columns, made words and
-/// transposed to pixels x channels) and its gradient as B [F/width,
+/// image in order, its padded input made pair words [2·sw, C, rows, words]
+/// (a K pair is two neighbouring pixels of a row; phase k's word j holds the
+/// columns 2·sw·j + k and 2·sw·j + k + sw, K even in the high half), which
+/// every (kh, kw) broadcasts from, and its gradient packed as B [F/width,
 /// OH·OW/2, width] words; then every tile of (kh, kw, c) rows x filters of
 /// the [KH·KW·C, F] result continues its sums over the image's K pairs (from
 /// the zero fill for the first image): each sum one chain over (n, oh, ow)

@@ -145,11 +145,15 @@ def cases(rng):
                        (1, 16, 8, 8)))
         # Filter gradients: K = (n, oh, ow), pairs of neighbouring pixels;
         # with strides 2 (a ResNet's downsampling layer) their input columns
-        # are 4 apart.
-        for name, dy_shape, stride in (('conv2d_grad_filter', (2, 16, 6, 8), 1),
-                                       ('conv2d_grad_filter strided',
-                                        (2, 16, 3, 4), 2)):
-            dy, x = conv_operands(kind, rng, dy_shape, (2, 16, 6, 8))
+        # are 2 apart. The wide ones have more than 16 pair words a row
+        # (two vectors of them).
+        for name, dy_shape, x_shape, stride in (
+                ('conv2d_grad_filter', (2, 16, 6, 8), (2, 16, 6, 8), 1),
+                ('conv2d_grad_filter strided', (2, 16, 3, 4), (2, 16, 6, 8), 2),
+                ('conv2d_grad_filter wide', (1, 16, 2, 40), (1, 16, 2, 40), 1),
+                ('conv2d_grad_filter wide strided', (1, 16, 1, 36),
+                 (1, 16, 2, 72), 2)):
+            dy, x = conv_operands(kind, rng, dy_shape, x_shape)
             if kind == 'tiny':
                 # Channel 0 (tiny) times a tiny gradient everywhere:
                 # denormal sums of every filter's channel 0.
@@ -160,7 +164,7 @@ def cases(rng):
                            f'{{out0}} = mp.conv2d_grad_filter {{in0}}, {{in1}} '
                            f'acc(f32) {{padding = array<i64: 1, 1>{strides}}} : '
                            f'({t(dy_shape, "bf16")}, '
-                           f'{t((2, 16, 6, 8), "bf16")}) -> '
+                           f'{t(x_shape, "bf16")}) -> '
                            f'{t((16, 16, 3, 3), "f32")}',
                            filter_gradient(dy, x, stride), (16, 16, 3, 3)))
     return result

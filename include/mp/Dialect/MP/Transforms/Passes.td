@@ -237,11 +237,12 @@ def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
     and dot product; with `parallel` the blocks of images are an
     `scf.forall`. The else branch is the implicit GEMM. Implicit filter
     gradients (loops (kh, kw, c, f, n, oh, ow), summed over (n, oh, ow);
-    C and F multiples of 16, a width stride of 1 or 2, OW even and at most 32)
-    pack, per image, the input's pairs of neighbouring pixels transposed to
-    (kh, kw, c) rows and the gradient's as words, and each tile continues
-    its sums image after image (from the op's zero fill); with `parallel`
-    an image's tiles are an `scf.forall`.
+    C and F multiples of 16, a width stride of 1 or 2, OW even) pack, per
+    image, each input row's words of two columns sw apart once per phase
+    (what every (kh, kw) then broadcasts: a K pair is two neighbouring
+    pixels) and the gradient's pairs as words, and each tile continues its
+    sums image after image (from the op's zero fill); with `parallel` an
+    image's tiles are an `scf.forall`.
 
     It runs before mp-tile-and-vectorize, on a target with AVX512_BF16:
     mp-cpu-pipeline adds it where `bf16-dot-products` is on (by default
