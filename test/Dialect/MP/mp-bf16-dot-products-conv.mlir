@@ -8,10 +8,15 @@
 // alloc_tensor barrier), so the guard reduces the bf16 input and filter.
 // The kernel packs the filter [C·KH·KW, F] as words of bf16 pairs (the
 // high half of K = 2p, the low half of K = 2p + 1: no rounding), then, per
-// image (48 pixels, three tiles of 16 rows), packs its padded input as A
-// [K/2, 48] words, one vector per row of 8 output pixels and K pair, and
-// accumulates 16 x 16 tiles over the 72 K pairs, one dot per pixel on its
-// broadcast word; the else branch is the implicit GEMM itself.
+// image (48 pixels, three tiles of 16), packs its padded input as A
+// [K/2, 48] words, one vector per row of 8 output pixels and K pair. Its
+// one user reads the result transposed to [N, F, OH, OW] (the copy
+// convert-mp-to-linalg adds), so the tiles are 16 filters x 16 pixels: per
+// K pair a row of 16 pixels' words of A and one broadcast filter word and
+// dot per filter, written into the image's [16, 48] slice of the
+// channel-major result. The else branch is the implicit GEMM, its rows
+// copied to that layout; the copy back to NCHW is gone, its user reads
+// the kernel's result.
 // CHECK-LABEL: func.func @conv(
 // CHECK-SAME:      %[[X:.*]]: tensor<2x16x6x8xbf16>, %[[W:.*]]: tensor<16x16x3x3xbf16>
 // CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x16x6x8xbf16>) outs(%{{.*}} : tensor<2x16x8x10xf32>)
@@ -22,7 +27,7 @@
 // CHECK:         arith.cmpi ule, %{{.*}}, %c380_i32
 // CHECK-COUNT-4: arith.andi %{{.*}} : i1
 // CHECK-NEXT:    %[[GUARD:.*]] = arith.andi
-// CHECK-NEXT:    %[[R:.*]] = scf.if %[[GUARD]] -> (tensor<2x6x1x8x16xf32>) {
+// CHECK-NEXT:    %[[R:.*]] = scf.if %[[GUARD]] -> (tensor<2x16x6x8xf32>) {
 // CHECK:           %[[EB:.*]] = tensor.empty() : tensor<1x72x16xi32>
 // CHECK:           %[[RB:.*]] = tensor.collapse_shape %[[FILTER]] {{\[}}[0, 1, 2], [3]] : tensor<16x3x3x16xf32> into tensor<144x16xf32>
 // CHECK:           %[[PB:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EB]])
@@ -35,10 +40,9 @@
 // CHECK:               %[[LOW:.*]] = arith.shrui %[[B1I]], %{{.*}} : vector<16xi32>
 // CHECK:               %[[WORDS:.*]] = arith.ori %[[HIGH]], %[[LOW]] : vector<16xi32>
 // CHECK:               vector.transfer_write %[[WORDS]], %{{.*}}[%{{.*}}, %[[BP]], %{{.*}}] {in_bounds = [true]} : vector<16xi32>, tensor<1x72x16xi32>
-// CHECK:           %[[OUT:.*]] = tensor.empty() : tensor<96x16xf32>
-// CHECK:           %[[BLOCKS:.*]] = scf.for %[[IMAGE:[a-z0-9_]+]] = %{{.*}} to %c2{{.*}} {{.*}} iter_args(%[[ACC:.*]] = %[[OUT]])
-// CHECK:             %[[ROW:.*]] = arith.muli %[[IMAGE]], %c48
-// CHECK-NEXT:        %[[DEST:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0] [48, 16] [1, 1] : tensor<96x16xf32> to tensor<48x16xf32>
+// CHECK:           %[[OUT:.*]] = tensor.empty() : tensor<2x16x48xf32>
+// CHECK:           %[[IMAGES:.*]] = scf.for %[[IMAGE:[a-z0-9_]+]] = %{{.*}} to %c2{{.*}} {{.*}} iter_args(%[[ACC:.*]] = %[[OUT]])
+// CHECK-NEXT:        %[[DEST:.*]] = tensor.extract_slice %[[ACC]][%[[IMAGE]], 0, 0] [1, 16, 48] [1, 1, 1] : tensor<2x16x48xf32> to tensor<1x16x48xf32>
 // CHECK:             %[[EA:.*]] = tensor.empty() : tensor<72x48xi32>
 // CHECK:             %[[PA:.*]] = scf.for %[[P:[a-z0-9_]+]] = %{{.*}} to %c72{{.*}} {{.*}} iter_args(%{{.*}} = %[[EA]])
 // CHECK:               scf.for
@@ -52,32 +56,40 @@
 // CHECK:                   %[[WORDSA:.*]] = arith.ori
 // CHECK:                   vector.transfer_write %[[WORDSA]], %{{.*}}[%[[P]], %{{.*}}] {in_bounds = [true]} : vector<8xi32>, tensor<72x48xi32>
 // CHECK:             %[[BLOCK:.*]] = scf.for %[[PANEL:[a-z0-9_]+]] = {{.*}} iter_args(%{{.*}} = %[[DEST]])
-// CHECK:               scf.for {{.*}} to %c3{{.*}}
-// CHECK:                 tensor.extract_slice {{.*}} [16, 16] [1, 1] : tensor<48x16xf32> to tensor<16x16xf32>
+// CHECK:               scf.for %[[PIXELS:[a-z0-9_]+]] = {{.*}} to %c3{{.*}}
+// CHECK:                 %[[FIRST:.*]] = arith.muli %[[PIXELS]], %c16{{.*}} : index
+// CHECK:                 tensor.extract_slice %{{.*}}[0, %{{.*}}, %[[FIRST]]] [1, 16, 16] [1, 1, 1] : tensor<1x16x48xf32> to tensor<16x16xf32>
 // CHECK:                 %{{.*}}:16 = scf.for %[[PAIR:[a-z0-9_]+]] = {{.*}} to %c72
-// CHECK:                   %[[ROWBW:.*]] = vector.transfer_read %[[PB]][%[[PANEL]], %[[PAIR]], %{{.*}}], {{.*}} : tensor<1x72x16xi32>, vector<16xi32>
-// CHECK-NEXT:              %[[ROWB:.*]] = vector.bitcast %[[ROWBW]] : vector<16xi32> to vector<32xbf16>
-// CHECK:                   %[[WORD:.*]] = tensor.extract %[[PA]][%[[PAIR]], %{{.*}}] : tensor<72x48xi32>
+// CHECK:                   %[[COLUMN:.*]] = arith.addi %[[FIRST]], %{{.*}} : index
+// CHECK-NEXT:              %[[ROWAW:.*]] = vector.transfer_read %[[PA]][%[[PAIR]], %[[COLUMN]]], {{.*}} : tensor<72x48xi32>, vector<16xi32>
+// CHECK-NEXT:              %[[ROWA:.*]] = vector.bitcast %[[ROWAW]] : vector<16xi32> to vector<32xbf16>
+// CHECK:                   %[[WORD:.*]] = tensor.extract %[[PB]][%[[PANEL]], %[[PAIR]], %{{.*}}] : tensor<1x72x16xi32>
 // CHECK-NEXT:              %[[SPLAT:.*]] = vector.broadcast %[[WORD]] : i32 to vector<16xi32>
 // CHECK-NEXT:              %[[PAIRS:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xbf16>
-// CHECK-NEXT:              x86vector.avx512.dot %{{.*}}, %[[ROWB]], %[[PAIRS]] : vector<32xbf16> -> vector<16xf32>
-// CHECK-COUNT-15:          x86vector.avx512.dot %{{.*}}, %[[ROWB]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
+// CHECK-NEXT:              x86vector.avx512.dot %{{.*}}, %[[ROWA]], %[[PAIRS]] : vector<32xbf16> -> vector<16xf32>
+// CHECK-COUNT-15:          x86vector.avx512.dot %{{.*}}, %[[ROWA]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
 // CHECK-COUNT-16:        vector.transfer_write {{.*}} : vector<16xf32>, tensor<16x16xf32>
-// CHECK:                 tensor.insert_slice {{.*}} [16, 16] [1, 1] : tensor<16x16xf32> into tensor<48x16xf32>
-// CHECK:             tensor.insert_slice %[[BLOCK]] into %[[ACC]][%[[ROW]], 0] [48, 16] [1, 1] : tensor<48x16xf32> into tensor<96x16xf32>
-// CHECK:           %[[KERNEL:.*]] = tensor.expand_shape %[[BLOCKS]] {{\[}}[0, 1, 2, 3], [4]] output_shape [2, 6, 1, 8, 16] : tensor<96x16xf32> into tensor<2x6x1x8x16xf32>
+// CHECK:                 tensor.insert_slice {{.*}}[0, %{{.*}}, %[[FIRST]]] [1, 16, 16] [1, 1, 1] : tensor<16x16xf32> into tensor<1x16x48xf32>
+// CHECK:             tensor.insert_slice %[[BLOCK]] into %[[ACC]][%[[IMAGE]], 0, 0] [1, 16, 48] [1, 1, 1] : tensor<1x16x48xf32> into tensor<2x16x48xf32>
+// CHECK:           %[[KERNEL:.*]] = tensor.expand_shape %[[IMAGES]] {{\[}}[0], [1], [2, 3]] output_shape [2, 16, 6, 8] : tensor<2x16x48xf32> into tensor<2x16x6x8xf32>
 // CHECK-NEXT:      scf.yield %[[KERNEL]]
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      %[[FALLBACK:.*]] = linalg.generic {{.*}} ins(%[[PAD]], %[[FILTER]] : tensor<2x16x8x10xf32>, tensor<16x3x3x16xf32>) outs(%[[FILL]] : tensor<2x6x1x8x16xf32>)
-// CHECK:           scf.yield %[[FALLBACK]]
-// CHECK:         tensor.collapse_shape %[[R]]
+// CHECK:           %[[ROWS:.*]] = tensor.collapse_shape %[[FALLBACK]] {{\[}}[0, 1, 2, 3], [4]] : tensor<2x6x1x8x16xf32> into tensor<96x16xf32>
+// CHECK:           %[[COPY:.*]] = linalg.generic {indexing_maps = [#[[$ROWS_MAP:.*]], #[[$IDENTITY:.*]]], {{.*}} ins(%[[ROWS]] : tensor<96x16xf32>) outs(%{{.*}} : tensor<2x16x6x8xf32>)
+// CHECK-NEXT:      ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:        linalg.yield %[[IN]] : f32
+// CHECK:           scf.yield %[[COPY]]
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[NEG:.*]] = linalg.generic {indexing_maps = [#[[$IDENTITY]], #[[$IDENTITY]]], {{.*}} ins(%[[R]] : tensor<2x16x6x8xf32>)
+// CHECK:           arith.negf
+// CHECK:         return %[[NEG]] : tensor<2x16x6x8xf32>
 // PAR-LABEL: func.func @conv(
-// PAR:         scf.forall (%[[IMAGE:.*]]) in (2) shared_outs(%[[ACC:.*]] = %{{.*}}) -> (tensor<96x16xf32>)
-// PAR:           %[[ROW:.*]] = arith.muli %[[IMAGE]], %c48
-// PAR-NEXT:      %[[DEST:.*]] = tensor.extract_slice %[[ACC]][%[[ROW]], 0] [48, 16] [1, 1] : tensor<96x16xf32> to tensor<48x16xf32>
+// PAR:         scf.forall (%[[IMAGE:.*]]) in (2) shared_outs(%[[ACC:.*]] = %{{.*}}) -> (tensor<2x16x48xf32>)
+// PAR-NEXT:      %[[DEST:.*]] = tensor.extract_slice %[[ACC]][%[[IMAGE]], 0, 0] [1, 16, 48] [1, 1, 1] : tensor<2x16x48xf32> to tensor<1x16x48xf32>
 // PAR:           scf.for {{.*}} iter_args(%{{.*}} = %[[DEST]])
 // PAR:           x86vector.avx512.dot
-// PAR:           tensor.parallel_insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0] [48, 16] [1, 1] : tensor<48x16xf32> into tensor<96x16xf32>
+// PAR:           tensor.parallel_insert_slice %{{.*}} into %[[ACC]][%[[IMAGE]], 0, 0] [1, 16, 48] [1, 1, 1] : tensor<1x16x48xf32> into tensor<2x16x48xf32>
 // UNG-LABEL: func.func @conv(
 // UNG-NOT:     scf.if
 // UNG:         x86vector.avx512.dot
@@ -124,27 +136,37 @@ func.func @conv(%arg0: tensor<2x16x6x8xbf16>, %arg1: tensor<16x16x3x3xbf16>) -> 
   ^bb0(%in: f32, %out: f32):
     linalg.yield %in : f32
   } -> tensor<2x16x6x8xf32>
-  return %10 : tensor<2x16x6x8xf32>
+  %11 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%10 : tensor<2x16x6x8xf32>) outs(%9 : tensor<2x16x6x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %12 = arith.negf %in : f32
+    linalg.yield %12 : f32
+  } -> tensor<2x16x6x8xf32>
+  return %11 : tensor<2x16x6x8xf32>
 }
 
 // -----
 
-// 32 filters on 8 x 8 pixels: two 16-filter panels of 16 x 16 tiles (one
-// dot per broadcast word, so that LLVM folds the broadcast into it), one
-// image a block; one block, so no scf.forall with `parallel` (with two
-// blocks, @conv, there is one).
+// 32 filters on 8 x 8 pixels, channel-major: two 16-filter panels of
+// 16 x 16 tiles (one dot per broadcast filter word, so that LLVM folds the
+// broadcast into it), one image a block; one block, so no scf.forall with
+// `parallel` (with two blocks, @conv, there is one).
 // CHECK-LABEL: func.func @conv32(
-// CHECK:         scf.if
+// CHECK:         scf.if %{{.*}} -> (tensor<1x32x8x8xf32>)
 // CHECK:           tensor.empty() : tensor<2x72x16xi32>
-// CHECK:           scf.for {{.*}} to %c1{{.*}} -> (tensor<64x32xf32>)
+// CHECK:           scf.for {{.*}} to %c1{{.*}} -> (tensor<1x32x64xf32>)
 // CHECK:             tensor.empty() : tensor<72x64xi32>
-// CHECK:             scf.for {{.*}} to %c2{{.*}} -> (tensor<64x32xf32>)
-// CHECK:               tensor.extract_slice {{.*}} [16, 16] [1, 1] : tensor<64x32xf32> to tensor<16x16xf32>
-// CHECK:               %[[SPLAT:.*]] = vector.broadcast %{{.*}} : i32 to vector<16xi32>
-// CHECK-NEXT:          %[[PAIRS:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xbf16>
-// CHECK-NEXT:          x86vector.avx512.dot %{{.*}}, %{{.*}}, %[[PAIRS]] : vector<32xbf16> -> vector<16xf32>
-// CHECK-NEXT:          arith.constant 1 : index
+// CHECK:             scf.for {{.*}} to %c2{{.*}} -> (tensor<1x32x64xf32>)
+// CHECK:               scf.for {{.*}} to %c4{{.*}} -> (tensor<1x32x64xf32>)
+// CHECK:                 tensor.extract_slice {{.*}} [1, 16, 16] [1, 1, 1] : tensor<1x32x64xf32> to tensor<16x16xf32>
+// CHECK:                 %[[SPLAT:.*]] = vector.broadcast %{{.*}} : i32 to vector<16xi32>
+// CHECK-NEXT:            %[[PAIRS:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xbf16>
+// CHECK-NEXT:            x86vector.avx512.dot %{{.*}}, %{{.*}}, %[[PAIRS]] : vector<32xbf16> -> vector<16xf32>
+// CHECK-NEXT:            arith.constant 1 : index
 // CHECK:         } else {
+// The copy the function returns stays (now an identity copy into the
+// result's own buffer).
+// CHECK:         %[[KEPT:.*]] = linalg.generic {indexing_maps = [#[[$IDENTITY]], #[[$IDENTITY]]], {{.*}} ins(%{{.*}} : tensor<1x32x8x8xf32>)
+// CHECK:         return %[[KEPT]]
 // UNG-LABEL: func.func @conv32(
 // PAR-LABEL: func.func @conv32(
 // PAR-NOT:     scf.forall
@@ -194,6 +216,110 @@ func.func @conv32(%arg0: tensor<1x16x8x8xbf16>, %arg1: tensor<32x16x3x3xbf16>) -
     linalg.yield %in : f32
   } -> tensor<1x32x8x8xf32>
   return %10 : tensor<1x32x8x8xf32>
+}
+
+// -----
+
+// Left in rows ([N·OH·OW, F], 16 pixels x 16 filters a tile, the form
+// every implicit convolution had before): a result read as rows (here
+// returned as is), and 36-pixel images, whose tiles of 16 pixels cross
+// images (four images a block), even though its user reads it transposed.
+// CHECK-LABEL: func.func @conv_rows(
+// CHECK:         %[[R:.*]] = scf.if %{{.*}} -> (tensor<2x6x1x8x16xf32>) {
+// CHECK:           %[[OUT:.*]] = tensor.empty() : tensor<96x16xf32>
+// CHECK:           scf.for %[[IMAGE:[a-z0-9_]+]] = %{{.*}} to %c2{{.*}} {{.*}} iter_args(%[[ACC:.*]] = %[[OUT]])
+// CHECK:             %[[ROW:.*]] = arith.muli %[[IMAGE]], %c48
+// CHECK-NEXT:        tensor.extract_slice %[[ACC]][%[[ROW]], 0] [48, 16] [1, 1] : tensor<96x16xf32> to tensor<48x16xf32>
+// CHECK:             tensor.extract_slice {{.*}} [16, 16] [1, 1] : tensor<48x16xf32> to tensor<16x16xf32>
+// CHECK:               %[[ROWBW:.*]] = vector.transfer_read %{{.*}} : tensor<1x72x16xi32>, vector<16xi32>
+// CHECK-NEXT:          %[[ROWB:.*]] = vector.bitcast %[[ROWBW]] : vector<16xi32> to vector<32xbf16>
+// CHECK:               %[[WORD:.*]] = tensor.extract %{{.*}} : tensor<72x48xi32>
+// CHECK-NEXT:          %[[SPLAT:.*]] = vector.broadcast %[[WORD]] : i32 to vector<16xi32>
+// CHECK-NEXT:          %[[PAIRS:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xbf16>
+// CHECK-NEXT:          x86vector.avx512.dot %{{.*}}, %[[ROWB]], %[[PAIRS]] : vector<32xbf16> -> vector<16xf32>
+// CHECK:           tensor.expand_shape %{{.*}} {{\[}}[0, 1, 2, 3], [4]] output_shape [2, 6, 1, 8, 16] : tensor<96x16xf32> into tensor<2x6x1x8x16xf32>
+// CHECK:         } else {
+// CHECK:         %[[ROWS:.*]] = tensor.collapse_shape %[[R]]
+// CHECK:         return %[[ROWS]] : tensor<96x16xf32>
+// CHECK-LABEL: func.func @conv_blocks(
+// CHECK:         %[[R:.*]] = scf.if %{{.*}} -> (tensor<4x6x1x6x16xf32>) {
+// CHECK:           tensor.empty() : tensor<72x144xi32>
+// CHECK:           tensor.extract_slice {{.*}} [16, 16] [1, 1] : tensor<144x16xf32> to tensor<16x16xf32>
+// CHECK:         } else {
+// CHECK:         %[[ROWS:.*]] = tensor.collapse_shape %[[R]]
+// CHECK:         linalg.generic {{.*}} ins(%[[ROWS]] : tensor<144x16xf32>) outs(%{{.*}} : tensor<4x16x6x6xf32>)
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>
+#map2 = affine_map<(d0, d1, d2, d3) -> (d3, d0, d1, d2)>
+#map3 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d5, d1 + d6, d2 * 8 + d3 + d7)>
+#map4 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d6, d7, d4)>
+#map5 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+#map6 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d5, d1 + d6, d2 * 6 + d3 + d7)>
+#map7 = affine_map<(d0, d1, d2, d3) -> ((d0 * 6 + d2) * 6 + d3, d1)>
+func.func @conv_rows(%arg0: tensor<2x16x6x8xbf16>, %arg1: tensor<16x16x3x3xbf16>) -> tensor<96x16xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x16x8x10xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2x16x8x10xf32>) -> tensor<2x16x8x10xf32>
+  %2 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<2x16x6x8xbf16>) outs(%1 : tensor<2x16x8x10xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    %12 = arith.addf %11, %out : f32
+    %13 = arith.cmpf ord, %11, %11 : f32
+    %14 = arith.select %13, %11, %12 : f32
+    linalg.yield %14 : f32
+  } -> tensor<2x16x8x10xf32>
+  %3 = tensor.empty() : tensor<16x3x3x16xf32>
+  %4 = linalg.generic {indexing_maps = [#map2, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg1 : tensor<16x16x3x3xbf16>) outs(%3 : tensor<16x3x3x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    linalg.yield %11 : f32
+  } -> tensor<16x3x3x16xf32>
+  %5 = bufferization.alloc_tensor() copy(%4) {mp.fusion_barrier} : tensor<16x3x3x16xf32>
+  %6 = tensor.empty() : tensor<2x6x1x8x16xf32>
+  %7 = linalg.fill ins(%cst : f32) outs(%6 : tensor<2x6x1x8x16xf32>) -> tensor<2x6x1x8x16xf32>
+  %8 = linalg.generic {indexing_maps = [#map3, #map4, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%2, %5 : tensor<2x16x8x10xf32>, tensor<16x3x3x16xf32>) outs(%7 : tensor<2x6x1x8x16xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %11 = arith.mulf %in, %in_1 : f32
+    %12 = arith.addf %out, %11 : f32
+    linalg.yield %12 : f32
+  } -> tensor<2x6x1x8x16xf32>
+  %collapsed = tensor.collapse_shape %8 [[0, 1, 2, 3], [4]] : tensor<2x6x1x8x16xf32> into tensor<96x16xf32>
+  return %collapsed : tensor<96x16xf32>
+}
+func.func @conv_blocks(%arg0: tensor<4x16x6x6xbf16>, %arg1: tensor<16x16x3x3xbf16>) -> tensor<4x16x6x6xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<4x16x8x8xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4x16x8x8xf32>) -> tensor<4x16x8x8xf32>
+  %2 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<4x16x6x6xbf16>) outs(%1 : tensor<4x16x8x8xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    %12 = arith.addf %11, %out : f32
+    %13 = arith.cmpf ord, %11, %11 : f32
+    %14 = arith.select %13, %11, %12 : f32
+    linalg.yield %14 : f32
+  } -> tensor<4x16x8x8xf32>
+  %3 = tensor.empty() : tensor<16x3x3x16xf32>
+  %4 = linalg.generic {indexing_maps = [#map2, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg1 : tensor<16x16x3x3xbf16>) outs(%3 : tensor<16x3x3x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    linalg.yield %11 : f32
+  } -> tensor<16x3x3x16xf32>
+  %5 = bufferization.alloc_tensor() copy(%4) {mp.fusion_barrier} : tensor<16x3x3x16xf32>
+  %6 = tensor.empty() : tensor<4x6x1x6x16xf32>
+  %7 = linalg.fill ins(%cst : f32) outs(%6 : tensor<4x6x1x6x16xf32>) -> tensor<4x6x1x6x16xf32>
+  %8 = linalg.generic {indexing_maps = [#map6, #map4, #map5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%2, %5 : tensor<4x16x8x8xf32>, tensor<16x3x3x16xf32>) outs(%7 : tensor<4x6x1x6x16xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %11 = arith.mulf %in, %in_1 : f32
+    %12 = arith.addf %out, %11 : f32
+    linalg.yield %12 : f32
+  } -> tensor<4x6x1x6x16xf32>
+  %collapsed = tensor.collapse_shape %8 [[0, 1, 2, 3], [4]] : tensor<4x6x1x6x16xf32> into tensor<144x16xf32>
+  %9 = tensor.empty() : tensor<4x16x6x6xf32>
+  %10 = linalg.generic {indexing_maps = [#map7, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%collapsed : tensor<144x16xf32>) outs(%9 : tensor<4x16x6x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x16x6x6xf32>
+  return %10 : tensor<4x16x6x6xf32>
 }
 
 // -----

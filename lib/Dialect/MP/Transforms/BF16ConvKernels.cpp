@@ -233,6 +233,64 @@ std::optional<ConvShape> bf16::matchImplicitConv(linalg::GenericOp op) {
   return shape;
 }
 
+std::optional<SmallVector<ChannelMajorUse>>
+bf16::matchChannelMajorUses(linalg::GenericOp op, const ConvShape &shape) {
+  if (shape.blockImages != 1 || !op->hasOneUse())
+    return std::nullopt;
+  auto collapse = dyn_cast<tensor::CollapseShapeOp>(*op->user_begin());
+  if (!collapse || collapse.getReassociationIndices() !=
+                       SmallVector<ReassociationIndices>{{0, 1, 2, 3}, {4}})
+    return std::nullopt;
+  MLIRContext *context = op.getContext();
+  SmallVector<ChannelMajorUse> uses;
+  for (OpOperand &use : collapse->getUses()) {
+    auto user = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!user || !user.isDpsInput(&use))
+      return std::nullopt;
+    AffineMap map = user.getMatchingIndexingMap(&use);
+    unsigned numLoops = map.getNumDims();
+    if (map.getNumResults() != 2 || map.getNumSymbols() != 0 ||
+        !isa<AffineDimExpr>(map.getResult(1)))
+      return std::nullopt;
+    std::optional<SmallVector<int64_t>> coefficients =
+        getLinearCoefficients(map.getResult(0), numLoops);
+    if (!coefficients)
+      return std::nullopt;
+    // The loops of n, oh and ow: coefficients OH·OW, OW and 1, every other
+    // loop's 0, and extents that keep oh·OW + ow within an image.
+    SmallVector<int64_t> ranges = user.getStaticLoopRanges();
+    std::optional<unsigned> imageLoop, rowLoop, columnLoop;
+    for (unsigned i = 0; i < numLoops; ++i) {
+      int64_t coefficient = (*coefficients)[i];
+      if (coefficient == 0)
+        continue;
+      std::optional<unsigned> *loop =
+          coefficient == shape.outH * shape.outW ? &imageLoop
+          : coefficient == shape.outW            ? &rowLoop
+          : coefficient == 1                     ? &columnLoop
+                                                 : nullptr;
+      if (!loop || loop->has_value())
+        return std::nullopt;
+      *loop = i;
+    }
+    if (!imageLoop || !rowLoop || !columnLoop ||
+        ShapedType::isDynamic(ranges[*rowLoop]) ||
+        ShapedType::isDynamic(ranges[*columnLoop]) ||
+        ranges[*rowLoop] > shape.outH || ranges[*columnLoop] > shape.outW)
+      return std::nullopt;
+    uses.push_back(
+        {&use, AffineMap::get(numLoops, 0,
+                              {getAffineDimExpr(*imageLoop, context),
+                               map.getResult(1),
+                               getAffineDimExpr(*rowLoop, context),
+                               getAffineDimExpr(*columnLoop, context)},
+                              context)});
+  }
+  if (uses.empty())
+    return std::nullopt;
+  return uses;
+}
+
 /// The 32-bit words of bf16 pairs from two vectors of f32 elements that are
 /// widened bf16 values (their low 16 bits zero): per lane, the bf16 of
 /// `first` (K = 2p, the element vdpbf16ps adds first) in the high half and
@@ -375,6 +433,53 @@ Value bf16::buildConvKernel(OpBuilder &builder, Location loc,
   auto computeBlock = [&](OpBuilder &builder, Value block, Value destination) {
     Value packedA = packA(builder, block);
     Value init = destination;
+    if (shape.channelMajor) {
+      // Tiles of 16 filters (rows, words of B broadcast) x 16 pixels
+      // (columns, a row of A's words) into the image's [1, F, OH·OW].
+      int64_t pixels = shape.outH * shape.outW;
+      SmallVector<Value> lower(2, index(builder, 0)),
+          steps(2, index(builder, 1));
+      SmallVector<Value> upper = {index(builder, panels),
+                                  index(builder, pixels / kLanes)};
+      SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(1),
+                                         builder.getIndexAttr(kTileRows),
+                                         builder.getIndexAttr(kLanes)};
+      SmallVector<OpFoldResult> strides(3, builder.getIndexAttr(1));
+      auto filtersByPixels = RankedTensorType::get({kTileRows, kLanes}, f32);
+      scf::LoopNest nest = scf::buildLoopNest(
+          builder, loc, lower, upper, steps, ValueRange{init},
+          [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
+            Value filter = arith::MulIOp::create(b, loc, ivs[0],
+                                                 index(b, shape.panelWidth));
+            Value pixel =
+                arith::MulIOp::create(b, loc, ivs[1], index(b, kLanes));
+            SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), filter,
+                                                 pixel};
+            Value tile = tensor::ExtractSliceOp::create(
+                b, loc, filtersByPixels, carried[0], offsets, sizes, strides);
+            auto wordOfA = [&](OpBuilder &b, Location loc, Value pair,
+                               int64_t r) {
+              return tensor::ExtractOp::create(
+                         b, loc, packedB, ValueRange{ivs[0], pair, index(b, r)})
+                  .getResult();
+            };
+            auto rowOfB = [&](OpBuilder &b, Location loc, Value pair,
+                              int64_t column) {
+              Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
+              return vector::TransferReadOp::create(
+                         b, loc, VectorType::get({kLanes}, i32), packedA,
+                         ValueRange{pair, arith::AddIOp::create(
+                                              b, loc, pixel, index(b, column))},
+                         zero, ArrayRef<bool>{true})
+                  .getResult();
+            };
+            tile = buildPackedTile(b, loc, wordOfA, rowOfB, tile, pairs,
+                                   kTileRows, kLanes);
+            return SmallVector<Value>{tensor::InsertSliceOp::create(
+                b, loc, tile, carried[0], offsets, sizes, strides)};
+          });
+      return nest.results[0];
+    }
     SmallVector<Value> lower(2, index(builder, 0)), steps(2, index(builder, 1));
     SmallVector<Value> upper = {index(builder, panels),
                                 index(builder, blockRows / shape.tileRows)};
@@ -397,22 +502,36 @@ Value bf16::buildConvKernel(OpBuilder &builder, Location loc,
   };
 
   // The blocks into the [M, F] result, expanded to the op's
-  // [N, OH, OWB, P, F].
+  // [N, OH, OWB, P, F]; channel-major, the images into [N, F, OH·OW],
+  // expanded to [N, F, OH, OW].
   int64_t blocks = shape.batch / shape.blockImages;
-  Value init = tensor::EmptyOp::create(
-      builder, loc, ArrayRef<int64_t>{shape.m(), shape.filters}, f32);
-  SmallVector<OpFoldResult> blockSizes = {builder.getIndexAttr(blockRows),
-                                          builder.getIndexAttr(shape.filters)};
+  int64_t pixels = shape.outH * shape.outW;
+  SmallVector<int64_t> resultShape = {shape.m(), shape.filters};
+  SmallVector<int64_t> blockShape = {blockRows, shape.filters};
+  if (shape.channelMajor) {
+    resultShape = {shape.batch, shape.filters, pixels};
+    blockShape = {1, shape.filters, pixels};
+  }
+  Value init = tensor::EmptyOp::create(builder, loc, resultShape, f32);
+  SmallVector<OpFoldResult> blockSizes = llvm::map_to_vector(
+      blockShape,
+      [&](int64_t size) -> OpFoldResult { return builder.getIndexAttr(size); });
   auto blockOffsets = [&](OpBuilder &b, Value block) {
-    return SmallVector<OpFoldResult>{
-        arith::MulIOp::create(b, loc, block, index(b, blockRows)).getResult(),
-        b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> offsets(blockShape.size(), b.getIndexAttr(0));
+    offsets[0] = shape.channelMajor
+                     ? OpFoldResult(block)
+                     : OpFoldResult(arith::MulIOp::create(
+                                        b, loc, block, index(b, blockRows))
+                                        .getResult());
+    return offsets;
   };
-  auto blockType = RankedTensorType::get({blockRows, shape.filters}, f32);
+  SmallVector<OpFoldResult> unitBlockStrides(blockShape.size(),
+                                             builder.getIndexAttr(1));
+  auto blockType = RankedTensorType::get(blockShape, f32);
   auto blockSlice = [&](OpBuilder &b, Value output,
                         ArrayRef<OpFoldResult> offsets) -> Value {
     return tensor::ExtractSliceOp::create(b, loc, blockType, output, offsets,
-                                          blockSizes, unitStrides);
+                                          blockSizes, unitBlockStrides);
   };
   Value result;
   if (parallel && blocks >= 2 &&
@@ -428,8 +547,9 @@ Value bf16::buildConvKernel(OpBuilder &builder, Location loc,
           auto inParallel = scf::InParallelOp::create(b, loc);
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(inParallel.getBody());
-          tensor::ParallelInsertSliceOp::create(
-              b, loc, blockResult, output, offsets, blockSizes, unitStrides);
+          tensor::ParallelInsertSliceOp::create(b, loc, blockResult, output,
+                                                offsets, blockSizes,
+                                                unitBlockStrides);
         });
     result = forall.getResult(0);
   } else {
@@ -443,11 +563,20 @@ Value bf16::buildConvKernel(OpBuilder &builder, Location loc,
           scf::YieldOp::create(
               b, loc,
               tensor::InsertSliceOp::create(b, loc, blockResult, carried[0],
-                                            offsets, blockSizes, unitStrides)
+                                            offsets, blockSizes,
+                                            unitBlockStrides)
                   .getResult());
         });
     result = loop.getResult(0);
   }
+  if (shape.channelMajor)
+    return tensor::ExpandShapeOp::create(
+               builder, loc,
+               RankedTensorType::get({shape.batch, shape.filters, shape.outH,
+                                      shape.outW},
+                                     f32),
+               result, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}})
+        .getResult();
   return tensor::ExpandShapeOp::create(
              builder, loc, op.getResult(0).getType(), result,
              ArrayRef<ReassociationIndices>{{0, 1, 2, 3}, {4}})
@@ -656,7 +785,11 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
                    b, loc, pairWords, ValueRange{phase, channel, h, word})
             .getResult();
       };
-      return buildPackedTile(b, loc, wordOfA, packedB, tile, ivs[0], pairs,
+      auto rowOfB = [&](OpBuilder &b, Location loc, Value pair,
+                        int64_t column) {
+        return readPackedRow(b, loc, packedB, ivs[0], pair, column);
+      };
+      return buildPackedTile(b, loc, wordOfA, rowOfB, tile, pairs,
                              shape.tileRows, shape.panelWidth,
                              /*accumulate=*/true);
     };

@@ -51,7 +51,13 @@
 // of images (in cache) the padded input as words [K/2, pixels], one vector
 // per row of output pixels and K pair, then tiles of 16 pixels x 16
 // filters, one broadcast word per pixel and K pair (no rotation); with
-// `parallel` the blocks are an scf.forall.
+// `parallel` the blocks are an scf.forall. Where every user of the result
+// reads it transposed to [N, F, OH, OW] and an image's pixels are whole
+// tiles, the tiles are 16 filters x 16 pixels (a row of A's words, one
+// broadcast filter word per filter) written channel-major, the users'
+// maps read that layout directly (a user left copying it unchanged is
+// replaced by it: no transposing copy), and the else branch copies the
+// implicit GEMM's rows to it; the sums are the same chains.
 // The implicit filter gradient (loops (kh, kw, c, f, n, oh, ow), summed
 // over (n, oh, ow), width stride 1 or 2, OW even) likewise: per image in
 // order, the padded input's rows made pair words once per phase (a K pair
@@ -437,6 +443,19 @@ static Value buildGuard(OpBuilder &builder, Location loc, Value a, Value b,
   return guard;
 }
 
+Value bf16::readPackedRow(OpBuilder &builder, Location loc, Value packed,
+                          Value panel, Value pair, int64_t column) {
+  Value zero =
+      arith::ConstantIntOp::create(builder, loc, builder.getI32Type(), 0);
+  return vector::TransferReadOp::create(
+             builder, loc, VectorType::get({kLanes}, builder.getI32Type()),
+             packed,
+             ValueRange{panel, pair,
+                        arith::ConstantIndexOp::create(builder, loc, column)},
+             zero, ArrayRef<bool>{true})
+      .getResult();
+}
+
 Value bf16::buildPackedTile(OpBuilder &builder, Location loc, Value packedA,
                             Value packedB, Value tile, Value row, Value panel,
                             int64_t pairs, int64_t tileRows, int64_t panelWidth,
@@ -447,14 +466,17 @@ Value bf16::buildPackedTile(OpBuilder &builder, Location loc, Value packedA,
     return tensor::ExtractOp::create(b, loc, packedA, ValueRange{pair, pixel})
         .getResult();
   };
-  return buildPackedTile(builder, loc, wordOfA, packedB, tile, panel, pairs,
-                         tileRows, panelWidth, accumulate);
+  auto rowOfB = [&](OpBuilder &b, Location loc, Value pair, int64_t column) {
+    return readPackedRow(b, loc, packedB, panel, pair, column);
+  };
+  return buildPackedTile(builder, loc, wordOfA, rowOfB, tile, pairs, tileRows,
+                         panelWidth, accumulate);
 }
 
-Value bf16::buildPackedTile(OpBuilder &builder, Location loc,
-                            WordOfA wordOfA, Value packedB, Value tile,
-                            Value panel, int64_t pairs, int64_t tileRows,
-                            int64_t panelWidth, bool accumulate) {
+Value bf16::buildPackedTile(OpBuilder &builder, Location loc, WordOfA wordOfA,
+                            RowOfB rowOfB, Value tile, int64_t pairs,
+                            int64_t tileRows, int64_t panelWidth,
+                            bool accumulate) {
   Type f32 = builder.getF32Type();
   auto accumulatorType = VectorType::get({kLanes}, f32);
   auto pairType = VectorType::get({2 * kLanes}, builder.getBF16Type());
@@ -477,8 +499,6 @@ Value bf16::buildPackedTile(OpBuilder &builder, Location loc,
             ValueRange{index(builder, r), index(builder, c * kLanes)},
             f32Padding, ArrayRef<bool>{true});
   }
-  Value padding =
-      arith::ConstantIntOp::create(builder, loc, builder.getI32Type(), 0);
   auto loop = scf::ForOp::create(
       builder, loc, index(builder, 0), index(builder, pairs), index(builder, 1),
       accumulators,
@@ -486,11 +506,7 @@ Value bf16::buildPackedTile(OpBuilder &builder, Location loc,
         SmallVector<Value> rowsOfB;
         for (int64_t c = 0; c < vectorsPerRow; ++c)
           rowsOfB.push_back(vector::BitCastOp::create(
-              b, loc, pairType,
-              vector::TransferReadOp::create(
-                  b, loc, wordsType, packedB,
-                  ValueRange{panel, pair, index(b, c * kLanes)}, padding,
-                  ArrayRef<bool>{true})));
+              b, loc, pairType, rowOfB(b, loc, pair, c * kLanes)));
         SmallVector<Value> results;
         for (int64_t r = 0; r < tileRows; ++r) {
           Value word = wordOfA(b, loc, pair, r);
@@ -877,13 +893,108 @@ struct BF16DotProducts
         buildGradFilterKernel);
     // Convolutions (implicit GEMMs of bf16 data widened to f32), guarded on
     // the bf16 sources: the padded input's other elements are zeros, which
-    // change neither bound.
-    rewriteEach<linalg::GenericOp>(
-        matchImplicitConv,
-        [](linalg::GenericOp, const ConvShape &shape) {
-          return std::make_pair(shape.inputBF16, shape.filterBF16);
-        },
-        buildConvKernel);
+    // change neither bound. Where every user reads the result transposed to
+    // [N, F, OH, OW] (an image a block), the kernel writes that layout and
+    // the users read it directly.
+    auto convGuardOperands = [](linalg::GenericOp, const ConvShape &shape) {
+      return std::make_pair(shape.inputBF16, shape.filterBF16);
+    };
+    std::vector<std::pair<linalg::GenericOp, ConvShape>> convolutions;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (std::optional<ConvShape> shape = matchImplicitConv(op))
+        convolutions.emplace_back(op, *shape);
+    });
+    for (auto &[op, shape] : convolutions) {
+      if (std::optional<SmallVector<ChannelMajorUse>> uses =
+              matchChannelMajorUses(op, shape))
+        rewriteChannelMajor(op, shape, *uses);
+      else
+        rewrite(op, shape, convGuardOperands, buildConvKernel);
+    }
+  }
+
+  /// Gives the convolution `op` the channel-major kernel and makes `uses`
+  /// read its [N, F, OH, OW] result (behind the guard, the op's result
+  /// collapsed and transposed to it is the fallback); a user left copying
+  /// that result unchanged is replaced by it.
+  void rewriteChannelMajor(linalg::GenericOp op, ConvShape shape,
+                           ArrayRef<ChannelMajorUse> uses) {
+    shape.channelMajor = true;
+    auto collapse = cast<tensor::CollapseShapeOp>(*op->user_begin());
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    Type f32 = builder.getF32Type();
+    auto type = RankedTensorType::get(
+        {shape.batch, shape.filters, shape.outH, shape.outW}, f32);
+    Value result;
+    if (unguarded) {
+      result = buildConvKernel(builder, loc, op, shape, parallel);
+    } else {
+      Value guard = buildGuard(builder, loc, shape.inputBF16,
+                               shape.filterBF16, parallel);
+      auto branch = scf::IfOp::create(builder, loc, TypeRange{type}, guard,
+                                      /*addThenBlock=*/true,
+                                      /*addElseBlock=*/true);
+      builder.setInsertionPointToStart(branch.thenBlock());
+      scf::YieldOp::create(builder, loc,
+                           buildConvKernel(builder, loc, op, shape, parallel));
+      // The fallback: the op, its [N·OH·OW, F] rows copied to the layout.
+      op->moveBefore(branch.elseBlock(), branch.elseBlock()->end());
+      builder.setInsertionPointToEnd(branch.elseBlock());
+      Value rows = tensor::CollapseShapeOp::create(
+          builder, loc, op->getResult(0), collapse.getReassociationIndices());
+      Value empty = tensor::EmptyOp::create(builder, loc, type.getShape(), f32);
+      MLIRContext *context = builder.getContext();
+      auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+      AffineMap rowsMap = AffineMap::get(
+          4, 0,
+          {d(0) * (shape.outH * shape.outW) + d(2) * shape.outW + d(3), d(1)},
+          context);
+      auto copy = linalg::GenericOp::create(
+          builder, loc, TypeRange{type}, ValueRange{rows}, ValueRange{empty},
+          ArrayRef<AffineMap>{rowsMap,
+                              AffineMap::getMultiDimIdentityMap(4, context)},
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          [](OpBuilder &b, Location loc, ValueRange args) {
+            linalg::YieldOp::create(b, loc, args[0]);
+          });
+      scf::YieldOp::create(builder, loc, copy.getResult(0));
+      result = branch.getResult(0);
+    }
+    for (const ChannelMajorUse &use : uses) {
+      auto user = cast<linalg::GenericOp>(use.operand->getOwner());
+      SmallVector<AffineMap> maps = user.getIndexingMapsArray();
+      maps[use.operand->getOperandNumber()] = use.map;
+      use.operand->set(result);
+      user.setIndexingMapsAttr(builder.getAffineMapArrayAttr(maps));
+      replaceIdentityCopy(user);
+    }
+    collapse.erase();
+    if (unguarded)
+      op.erase();
+  }
+
+  /// Replaces `op` by its input when it copies that input unchanged (one
+  /// input and result of the same type, identity maps, parallel loops, the
+  /// payload yielding the input element) and no terminator (a function's
+  /// return: its own result buffer) takes the copy.
+  static void replaceIdentityCopy(linalg::GenericOp op) {
+    if (llvm::any_of(op->getUsers(), [](Operation *user) {
+          return user->hasTrait<OpTrait::IsTerminator>();
+        }))
+      return;
+    if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+        op.getNumReductionLoops() != 0 ||
+        op.getDpsInputs()[0].getType() != op.getResult(0).getType() ||
+        !llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); }))
+      return;
+    Block &body = op.getRegion().front();
+    if (body.getOperations().size() != 1 ||
+        body.getTerminator()->getOperand(0) != body.getArgument(0))
+      return;
+    op.getResult(0).replaceAllUsesWith(op.getDpsInputs()[0]);
+    op.erase();
   }
 
   /// Gives each op of type OpTy that `match` takes (returning its shape) the
@@ -900,23 +1011,29 @@ struct BF16DotProducts
       if (std::optional<Shape> shape = match(op))
         matched.emplace_back(op, *shape);
     });
-    for (auto &entry : matched) {
-      OpTy op = entry.first;
-      const Shape &shape = entry.second;
-      OpBuilder builder(op);
-      Location loc = op.getLoc();
-      if (unguarded) {
-        op->replaceAllUsesWith(
-            ValueRange{build(builder, loc, op, shape, parallel)});
-        op->erase();
-        continue;
-      }
-      auto [a, b] = guardOperands(op, shape);
-      Value guard = buildGuard(builder, loc, a, b, parallel);
-      replaceGuarded(op, guard, [&](OpBuilder &nested) {
-        return build(nested, loc, op, shape, parallel);
-      });
+    for (auto &entry : matched)
+      rewrite(entry.first, entry.second, guardOperands, build);
+  }
+
+  /// Gives `op` (of shape `shape`) the kernel `build` makes, behind the
+  /// guard on `guardOperands` (see rewriteEach).
+  template <typename OpTy, typename Shape, typename GuardOperands,
+            typename Build>
+  void rewrite(OpTy op, const Shape &shape, GuardOperands guardOperands,
+               Build build) {
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    if (unguarded) {
+      op->replaceAllUsesWith(
+          ValueRange{build(builder, loc, op, shape, parallel)});
+      op->erase();
+      return;
     }
+    auto [a, b] = guardOperands(op, shape);
+    Value guard = buildGuard(builder, loc, a, b, parallel);
+    replaceGuarded(op, guard, [&](OpBuilder &nested) {
+      return build(nested, loc, op, shape, parallel);
+    });
   }
 };
 

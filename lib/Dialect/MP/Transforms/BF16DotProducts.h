@@ -54,12 +54,23 @@ Value buildPackedTile(OpBuilder &builder, Location loc, Value packedA,
 using WordOfA =
     llvm::function_ref<Value(OpBuilder &, Location, Value pair, int64_t r)>;
 
-/// buildPackedTile with A read through `wordOfA` instead of a packed
-/// [K/2, rows] tensor (e.g. straight from pair words of an image).
+/// The 16 words of B (vector<16xi32>, bf16 pairs as for WordOfA) of the
+/// tile's columns `column` .. `column` + 15 at K pair `pair`.
+using RowOfB = llvm::function_ref<Value(OpBuilder &, Location, Value pair,
+                                        int64_t column)>;
+
+/// buildPackedTile with A and B read through `wordOfA` and `rowOfB` instead
+/// of packed tensors (e.g. A straight from pair words of an image, or the
+/// filters as rows and the pixels as columns).
 Value buildPackedTile(OpBuilder &builder, Location loc, WordOfA wordOfA,
-                      Value packedB, Value tile, Value panel, int64_t pairs,
+                      RowOfB rowOfB, Value tile, int64_t pairs,
                       int64_t tileRows, int64_t panelWidth,
                       bool accumulate = false);
+
+/// The 16 words at [panel, pair, column .. column + 15] of a packed
+/// [panels, K/2, width] operand (B's layout).
+Value readPackedRow(OpBuilder &builder, Location loc, Value packed,
+                    Value panel, Value pair, int64_t column);
 
 //===----------------------------------------------------------------------===//
 // Convolutions: the implicit GEMM of convert-mp-to-linalg on bf16 data
@@ -78,6 +89,10 @@ struct ConvShape {
   int64_t strideH, dilationH, dilationW;
   int64_t panelWidth, tileRows; // The kernel's tile: rows x panelWidth.
   int64_t blockImages;          // Images whose A is packed at a time.
+  /// Whether the kernel writes [N, F, OH, OW] (tiles of 16 filters x 16
+  /// pixels, the pixels of a tile in one image: blockImages 1) instead of
+  /// the op's [N, OH, OWB, P, F].
+  bool channelMajor = false;
 
   int64_t m() const { return batch * outH * outW; }
   int64_t k() const { return channels * kernelH * kernelW; }
@@ -96,9 +111,28 @@ std::optional<ConvShape> matchImplicitConv(linalg::GenericOp op);
 /// pixels, K = (c, kh, kw), each pair swapped; one vector per row of output
 /// pixels and K index, rounded to bf16, exact since the elements are
 /// bf16's), small enough to stay in cache, and the block's tiles of rows x
-/// width, each output element summed over the K pairs in ascending K.
+/// width, each output element summed over the K pairs in ascending K. With
+/// `shape.channelMajor` the tiles are 16 filters (broadcast words of B) x 16
+/// pixels (a row of A's words) and the result is [N, F, OH, OW].
 Value buildConvKernel(OpBuilder &builder, Location loc, linalg::GenericOp op,
                       const ConvShape &shape, bool parallel);
+
+/// A user of an implicit convolution's result that reads it as [N·OH·OW, F]
+/// (through a tensor.collapse_shape): its operand, and the indexing map that
+/// reads the same elements from the [N, F, OH, OW] result of a
+/// channel-major kernel.
+struct ChannelMajorUse {
+  OpOperand *operand;
+  AffineMap map;
+};
+
+/// The uses of the implicit convolution `op` (shape `shape`, one image per
+/// block) when its result's one use is a collapse to [N·OH·OW, F] whose every
+/// user is a linalg.generic input with a map (..., n·OH·OW + oh·OW + ow, f)
+/// over loops n, oh, ow of extents at most (N, OH, OW) and a loop f; nullopt
+/// otherwise.
+std::optional<SmallVector<ChannelMajorUse>>
+matchChannelMajorUses(linalg::GenericOp op, const ConvShape &shape);
 
 /// An implicit filter gradient (convert-mp-to-linalg's
 /// buildImplicitGradFilter, one group) the conv kernel takes: loops (kh, kw,

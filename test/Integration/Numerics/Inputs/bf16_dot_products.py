@@ -121,11 +121,14 @@ def cases(rng):
                        f'{{out0}} = mp.batch_matmul {{in0}}, {{in1}} acc(f32) : '
                        f'{t((2, M, 128), "bf16")}, {t((2, 128, N), "bf16")} -> '
                        f'{t((2, M, N), "f32")}', contract(a3, b3), (2, M, N)))
-        # Convolutions (implicit GEMMs, the conv kernel): 16 and 32 filters,
-        # and an input gradient (the flipped, channel-transposed filter).
+        # Convolutions (implicit GEMMs, the conv kernel): 16 and 32 filters
+        # (written channel-major, 16 filters x 16 pixels a tile), 36-pixel
+        # images (written as rows: tiles of 16 pixels cross images), and an
+        # input gradient (the flipped, channel-transposed filter).
         for name, x_shape, w_shape in (
                 ('conv2d', (2, 2, 8, 8), (16, 2, 3, 3)),
-                ('conv2d 32 filters', (1, 4, 8, 8), (32, 4, 3, 3))):
+                ('conv2d 32 filters', (1, 4, 8, 8), (32, 4, 3, 3)),
+                ('conv2d blocks', (4, 2, 6, 6), (16, 2, 3, 3))):
             x, w = conv_operands(kind, rng, x_shape, w_shape)
             out_shape = (x_shape[0], w_shape[0]) + x_shape[2:]
             result.append((f'{name} {kind}', [(x, 'bf16'), (w, 'bf16')],

@@ -235,7 +235,13 @@ def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
     widened elements' high halves: no rounding) and accumulates tiles of
     16 pixels x 16 filters over the K pairs, one broadcast word per pixel
     and dot product; with `parallel` the blocks of images are an
-    `scf.forall`. The else branch is the implicit GEMM. Implicit filter
+    `scf.forall`. The else branch is the implicit GEMM. Where the result's
+    users all read it transposed to [N, F, OH, OW] (through its collapse
+    to [N·OH·OW, F]) and an image's pixels are whole tiles of 16, the tiles
+    are 16 filters x 16 pixels instead (one broadcast filter word per
+    filter and dot) written in that layout, which the users then read
+    directly (a user left copying it unchanged goes); the fallback's rows
+    are copied to it. Implicit filter
     gradients (loops (kh, kw, c, f, n, oh, ow), summed over (n, oh, ow);
     C and F multiples of 16, a width stride of 1 or 2, OW even) pack, per
     image, each input row's words of two columns sw apart once per phase
