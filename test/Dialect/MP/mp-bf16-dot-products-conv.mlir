@@ -324,6 +324,63 @@ func.func @conv_blocks(%arg0: tensor<4x16x6x6xbf16>, %arg1: tensor<16x16x3x3xbf1
 
 // -----
 
+// A width stride of 2: convert-mp-to-linalg's im2col in panels of 8 pixels
+// [8, 144, 8] times the filter [144, 16] (a linalg.contract). The kernel
+// reads the padded input itself, 16 columns a row of 8 output pixels, the
+// even ones kept; the im2col moves into the else branch (the fast path
+// never writes it). 64 pixels are whole tiles, so the result is written
+// channel-major and the copy back to NCHW (returned) reads it.
+// CHECK-LABEL: func.func @conv_strided(
+// CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x16x18x18xf32>)
+// CHECK-NOT:     linalg.generic {{.*}} -> tensor<8x144x8xf32>
+// CHECK:         %[[R:.*]] = scf.if %{{.*}} -> (tensor<1x16x8x8xf32>) {
+// CHECK:             %[[COLUMNS:.*]] = vector.transfer_read %[[PAD]]{{.*}} : tensor<1x16x18x18xf32>, vector<16xf32>
+// CHECK-NEXT:        %[[EVEN:.*]], %{{.*}} = vector.deinterleave %[[COLUMNS]] : vector<16xf32> -> vector<8xf32>
+// CHECK:             arith.bitcast %[[EVEN]] : vector<8xf32> to vector<8xi32>
+// CHECK:             x86vector.avx512.dot
+// CHECK:           tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 16, 8, 8] : tensor<1x16x64xf32> into tensor<1x16x8x8xf32>
+// CHECK:         } else {
+// CHECK-NEXT:      %[[PANELS:.*]] = linalg.generic {{.*}} ins(%[[PAD]], %{{.*}} : tensor<1x16x18x18xf32>, tensor<8x1x3x3x8xf32>) outs(%{{.*}} : tensor<8x144x8xf32>)
+// CHECK:           linalg.contract {{.*}} ins(%[[PANELS]], %{{.*}} : tensor<8x144x8xf32>, tensor<144x16xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[R]] : tensor<1x16x8x8xf32>)
+func.func @conv_strided(%arg0: tensor<1x16x16x16xbf16>, %arg1: tensor<16x16x3x3xbf16>) -> tensor<1x16x8x8xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x16x18x18xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x16x18x18xf32>) -> tensor<1x16x18x18xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<1x16x16x16xbf16>) outs(%1 : tensor<1x16x18x18xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %13 = arith.extf %in : bf16 to f32
+    %14 = arith.addf %13, %out : f32
+    %15 = arith.cmpf ord, %13, %13 : f32
+    %16 = arith.select %15, %13, %14 : f32
+    linalg.yield %16 : f32
+  } -> tensor<1x16x18x18xf32>
+  %3 = tensor.empty() : tensor<8x1x3x3x8xf32>
+  %4 = tensor.empty() : tensor<8x144x8xf32>
+  %5 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d1 * 2 + d4, (d2 * 8 + d6) * 2 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d2, d4, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0 * 8 + d1 + d2, (d3 * 3 + d4) * 3 + d5, d6)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%2, %3 : tensor<1x16x18x18xf32>, tensor<8x1x3x3x8xf32>) outs(%4 : tensor<8x144x8xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x144x8xf32>
+  %6 = tensor.empty() : tensor<144x16xf32>
+  %7 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0 floordiv 9, (d0 floordiv 3) mod 3, d0 mod 3)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%arg1 : tensor<16x16x3x3xbf16>) outs(%6 : tensor<144x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %13 = arith.extf %in : bf16 to f32
+    linalg.yield %13 : f32
+  } -> tensor<144x16xf32>
+  %8 = tensor.empty() : tensor<8x8x16xf32>
+  %9 = linalg.fill ins(%cst : f32) outs(%8 : tensor<8x8x16xf32>) -> tensor<8x8x16xf32>
+  %10 = linalg.contract indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] ins(%5, %7 : tensor<8x144x8xf32>, tensor<144x16xf32>) outs(%9 : tensor<8x8x16xf32>) -> tensor<8x8x16xf32>
+  %collapsed = tensor.collapse_shape %10 [[0, 1], [2]] : tensor<8x8x16xf32> into tensor<64x16xf32>
+  %11 = tensor.empty() : tensor<1x16x8x8xf32>
+  %12 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> ((d0 * 8 + d2) * 8 + d3, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%collapsed : tensor<64x16xf32>) outs(%11 : tensor<1x16x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x16x8x8xf32>
+  return %12 : tensor<1x16x8x8xf32>
+}
+
+// -----
+
 // The implicit filter gradient of bf16 data (loops (kh, kw, c, f, n, oh,
 // ow), summed over (n, oh, ow)): the guard reduces the bf16 input and
 // gradient; for each image in order, the pair words of its padded input

@@ -145,8 +145,8 @@ getWindowCoefficients(AffineMap inputMap, ArrayRef<unsigned> heightLoops,
 
 /// True when the payload of `op` is out + a·b (convert-mp-to-linalg's
 /// multiplyAccumulate), without fast-math flags.
-static bool isMultiplyAccumulate(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
+static bool isMultiplyAccumulate(linalg::LinalgOp op) {
+  Block &body = *op.getBlock();
   if (body.getOperations().size() != 3)
     return false;
   auto mul = dyn_cast<arith::MulFOp>(body.front());
@@ -179,6 +179,21 @@ getImplicitProductExtents(linalg::GenericOp op, unsigned numLoops,
   if (ShapedType::isDynamicShape(extents))
     return std::nullopt;
   return extents;
+}
+
+/// Sets the kernel's tile and block of images of `shape` (whose loop
+/// extents are set) and says whether the conv kernel takes it: F a multiple
+/// of 16, C·KH·KW even, OW at most 64 (a row of pixels is one vector of the
+/// packing copy) and the fewest images whose pixels are whole tiles of rows
+/// dividing N.
+static bool completeConvShape(ConvShape &shape) {
+  shape.panelWidth = shape.filters % kTileColumns == 0 ? kTileColumns : kLanes;
+  shape.tileRows = kTileRows * kTileColumns / shape.panelWidth;
+  if (shape.filters % kLanes || shape.k() % 2 || shape.outW > 64)
+    return false;
+  int64_t pixels = shape.outH * shape.outW;
+  shape.blockImages = shape.tileRows / std::gcd(pixels, shape.tileRows);
+  return shape.batch % shape.blockImages == 0;
 }
 
 std::optional<ConvShape> bf16::matchImplicitConv(linalg::GenericOp op) {
@@ -221,25 +236,103 @@ std::optional<ConvShape> bf16::matchImplicitConv(linalg::GenericOp op) {
   shape.strideH = height[1];
   shape.dilationH = height[6];
   shape.dilationW = width[7];
-  shape.panelWidth = shape.filters % kTileColumns == 0 ? kTileColumns : kLanes;
-  shape.tileRows = kTileRows * kTileColumns / shape.panelWidth;
-  if (shape.filters % kLanes || shape.k() % 2 || shape.outW > 64)
+  if (!completeConvShape(shape))
     return std::nullopt;
-  // The fewest images whose pixels are whole tiles of rows.
-  int64_t pixels = shape.outH * shape.outW;
-  shape.blockImages = shape.tileRows / std::gcd(pixels, shape.tileRows);
-  if (shape.batch % shape.blockImages)
+  return shape;
+}
+
+std::optional<ConvShape> bf16::matchIm2colConv(linalg::LinalgOp op) {
+  // The product: [panels, K, P] x [K, F] -> [panels, P, F] over (panel, r,
+  // f, k), from a zero fill.
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != 4 ||
+      op.getNumReductionLoops() != 1 || !isZeroFill(op.getDpsInits()[0]) ||
+      !getElementTypeOrSelf(op->getResult(0).getType()).isF32() ||
+      !isMultiplyAccumulate(op))
+    return std::nullopt;
+  MLIRContext *context = op.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps[0] != AffineMap::get(4, 0, {d(0), d(3), d(1)}, context) ||
+      maps[1] != AffineMap::get(4, 0, {d(3), d(2)}, context) ||
+      maps[2] != AffineMap::get(4, 0, {d(0), d(1), d(2)}, context) ||
+      op.getIteratorTypesArray()[3] != utils::IteratorType::reduction)
+    return std::nullopt;
+  // The im2col: loops (n, oh, owb, c, kh, kw, r), panels[(n·OH + oh)·OWB +
+  // owb, (c·KH + kh)·KW + kw, r] = in[n, c, oh·sh + kh·dh, (owb·P + r)·sw +
+  // kw·dw], a copy of its first input.
+  auto im2col = op.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
+  if (!im2col || !im2col.hasPureTensorSemantics() ||
+      im2col.getNumDpsInputs() != 2 || im2col.getNumDpsInits() != 1 ||
+      im2col.getNumLoops() != 7 || im2col.getNumReductionLoops() != 0)
+    return std::nullopt;
+  Block &body = im2col.getRegion().front();
+  if (body.getOperations().size() != 1 ||
+      body.getTerminator()->getOperand(0) != body.getArgument(0))
+    return std::nullopt;
+  SmallVector<int64_t> extents = im2col.getStaticLoopRanges();
+  if (ShapedType::isDynamicShape(extents))
+    return std::nullopt;
+  SmallVector<AffineMap> copyMaps = im2col.getIndexingMapsArray();
+  AffineMap inputMap = copyMaps[0], panelMap = copyMaps[2];
+  if (panelMap.getNumResults() != 3 || panelMap.getResult(2) != d(6) ||
+      inputMap.getNumResults() != 4 || inputMap.getResult(0) != d(0) ||
+      inputMap.getResult(1) != d(3))
+    return std::nullopt;
+  auto expect = [&](AffineExpr expr, ArrayRef<int64_t> coefficients) {
+    std::optional<SmallVector<int64_t>> actual =
+        getLinearCoefficients(expr, 7);
+    return actual && ArrayRef<int64_t>(*actual) == coefficients;
+  };
+  int64_t outH = extents[1], widthBlocks = extents[2], kernelH = extents[4],
+          kernelW = extents[5];
+  if (!expect(panelMap.getResult(0),
+              {outH * widthBlocks, widthBlocks, 1, 0, 0, 0, 0}) ||
+      !expect(panelMap.getResult(1),
+              {0, 0, 0, kernelH * kernelW, kernelW, 1, 0}))
+    return std::nullopt;
+  auto window = getWindowCoefficients(inputMap, {1, 4}, {2, 5, 6});
+  if (!window)
+    return std::nullopt;
+  const SmallVector<int64_t> &height = window->first, &width = window->second;
+  int64_t strideW = width[6];
+  if ((strideW != 1 && strideW != 2) || width[2] != extents[6] * strideW)
+    return std::nullopt;
+
+  ConvShape shape;
+  shape.input = im2col.getDpsInputs()[0];
+  shape.filter = op.getDpsInputs()[1];
+  shape.inputBF16 = getBF16Source(shape.input);
+  shape.filterBF16 = getBF16Source(shape.filter);
+  if (!shape.inputBF16 || !shape.filterBF16)
+    return std::nullopt;
+  shape.im2col = im2col;
+  shape.batch = extents[0];
+  shape.outH = outH;
+  shape.outW = widthBlocks * extents[6];
+  shape.filters = op.getStaticLoopRanges()[2];
+  shape.channels = extents[3];
+  shape.kernelH = kernelH;
+  shape.kernelW = kernelW;
+  shape.strideH = height[1];
+  shape.strideW = strideW;
+  shape.dilationH = height[4];
+  shape.dilationW = width[5];
+  if (!completeConvShape(shape))
     return std::nullopt;
   return shape;
 }
 
 std::optional<SmallVector<ChannelMajorUse>>
-bf16::matchChannelMajorUses(linalg::GenericOp op, const ConvShape &shape) {
+bf16::matchChannelMajorUses(linalg::LinalgOp op, const ConvShape &shape) {
   if (shape.blockImages != 1 || !op->hasOneUse())
     return std::nullopt;
   auto collapse = dyn_cast<tensor::CollapseShapeOp>(*op->user_begin());
+  int64_t rank = cast<RankedTensorType>(op->getResult(0).getType()).getRank();
+  ReassociationIndices rows(rank - 1);
+  std::iota(rows.begin(), rows.end(), 0);
   if (!collapse || collapse.getReassociationIndices() !=
-                       SmallVector<ReassociationIndices>{{0, 1, 2, 3}, {4}})
+                       SmallVector<ReassociationIndices>{rows, {rank - 1}})
     return std::nullopt;
   MLIRContext *context = op.getContext();
   SmallVector<ChannelMajorUse> uses;
@@ -314,7 +407,7 @@ static Value buildPairWords(OpBuilder &b, Location loc, Value first,
 }
 
 Value bf16::buildConvKernel(OpBuilder &builder, Location loc,
-                            linalg::GenericOp op, const ConvShape &shape,
+                            linalg::LinalgOp op, const ConvShape &shape,
                             bool parallel) {
   Type i32 = builder.getI32Type(), f32 = builder.getF32Type();
   auto index = [&](OpBuilder &b, int64_t v) {
@@ -337,9 +430,13 @@ Value bf16::buildConvKernel(OpBuilder &builder, Location loc,
   Value packedB = tensor::EmptyOp::create(
       builder, loc, ArrayRef<int64_t>{panels, pairs, shape.panelWidth}, i32);
   {
-    Value rowsOfB = tensor::CollapseShapeOp::create(
-        builder, loc, shape.filter,
-        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+    Value rowsOfB =
+        cast<RankedTensorType>(shape.filter.getType()).getRank() == 2
+            ? shape.filter
+            : tensor::CollapseShapeOp::create(
+                  builder, loc, shape.filter,
+                  ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}})
+                  .getResult();
     auto rowType = VectorType::get({shape.panelWidth}, f32);
     SmallVector<Value> lower(2, index(builder, 0)), steps(2, index(builder, 1));
     SmallVector<Value> upper = {index(builder, panels), index(builder, pairs)};
@@ -373,7 +470,9 @@ Value bf16::buildConvKernel(OpBuilder &builder, Location loc,
         builder, loc, ArrayRef<int64_t>{pairs, blockRows}, i32);
     Value firstImage = arith::MulIOp::create(builder, loc, block,
                                              index(builder, shape.blockImages));
-    auto rowType = VectorType::get({shape.outW}, f32);
+    // A row of output pixels reads OW·sw input columns (beyond the tensor:
+    // zeros, never used), every sw-th the pixels'.
+    auto rowType = VectorType::get({shape.outW * shape.strideW}, f32);
     SmallVector<Value> lower(3, index(builder, 0)), steps(3, index(builder, 1));
     SmallVector<Value> upper = {index(builder, pairs),
                                 index(builder, shape.blockImages),
@@ -397,11 +496,14 @@ Value bf16::buildConvKernel(OpBuilder &builder, Location loc,
             Value h =
                 arith::AddIOp::create(b, loc, scaled(ivs[2], shape.strideH),
                                       scaled(kh, shape.dilationH));
-            return vector::TransferReadOp::create(
-                       b, loc, rowType, shape.input,
-                       ValueRange{image, c, h, scaled(kw, shape.dilationW)},
-                       f32Padding, ArrayRef<bool>{true})
-                .getResult();
+            Value columns = vector::TransferReadOp::create(
+                b, loc, rowType, shape.input,
+                ValueRange{image, c, h, scaled(kw, shape.dilationW)},
+                f32Padding, ArrayRef<bool>{shape.strideW == 1});
+            if (shape.strideW == 2)
+              columns =
+                  vector::DeinterleaveOp::create(b, loc, columns).getRes1();
+            return columns;
           };
           Value words = buildPairWords(b, loc, pixels(k(b, ivs[0], 0)),
                                        pixels(k(b, ivs[0], 1)));
@@ -577,9 +679,13 @@ Value bf16::buildConvKernel(OpBuilder &builder, Location loc,
                                      f32),
                result, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}})
         .getResult();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  ReassociationIndices rows(resultType.getRank() - 1);
+  std::iota(rows.begin(), rows.end(), 0);
   return tensor::ExpandShapeOp::create(
-             builder, loc, op.getResult(0).getType(), result,
-             ArrayRef<ReassociationIndices>{{0, 1, 2, 3}, {4}})
+             builder, loc, resultType, result,
+             ArrayRef<ReassociationIndices>{
+                 rows, {resultType.getRank() - 1}})
       .getResult();
 }
 

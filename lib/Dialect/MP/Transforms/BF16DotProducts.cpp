@@ -57,7 +57,10 @@
 // broadcast filter word per filter) written channel-major, the users'
 // maps read that layout directly (a user left copying it unchanged is
 // replaced by it: no transposing copy), and the else branch copies the
-// implicit GEMM's rows to it; the sums are the same chains.
+// implicit GEMM's rows to it; the sums are the same chains. The im2col form
+// of a width stride of 2 (panels of pixels times the filter, a
+// linalg.contract) takes the same kernel: its packing reads the padded
+// input, every second column, and the im2col moves into the else branch.
 // The implicit filter gradient (loops (kh, kw, c, f, n, oh, ow), summed
 // over (n, oh, ow), width stride 1 or 2, OW even) likewise: per image in
 // order, the padded input's rows made pair words once per phase (a K pair
@@ -896,12 +899,16 @@ struct BF16DotProducts
     // change neither bound. Where every user reads the result transposed to
     // [N, F, OH, OW] (an image a block), the kernel writes that layout and
     // the users read it directly.
-    auto convGuardOperands = [](linalg::GenericOp, const ConvShape &shape) {
+    // The im2col form (a width stride of 2) likewise: the kernel reads the
+    // padded input, the im2col moves into the else branch.
+    auto convGuardOperands = [](linalg::LinalgOp, const ConvShape &shape) {
       return std::make_pair(shape.inputBF16, shape.filterBF16);
     };
-    std::vector<std::pair<linalg::GenericOp, ConvShape>> convolutions;
-    getOperation().walk([&](linalg::GenericOp op) {
-      if (std::optional<ConvShape> shape = matchImplicitConv(op))
+    std::vector<std::pair<linalg::LinalgOp, ConvShape>> convolutions;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (std::optional<ConvShape> shape =
+              generic ? matchImplicitConv(generic) : matchIm2colConv(op))
         convolutions.emplace_back(op, *shape);
     });
     for (auto &[op, shape] : convolutions) {
@@ -910,6 +917,12 @@ struct BF16DotProducts
         rewriteChannelMajor(op, shape, *uses);
       else
         rewrite(op, shape, convGuardOperands, buildConvKernel);
+      if (linalg::GenericOp im2col = shape.im2col) {
+        if (im2col->use_empty())
+          im2col->erase();
+        else if (im2col->hasOneUse())
+          im2col->moveBefore(*im2col->user_begin());
+      }
     }
   }
 
@@ -917,7 +930,7 @@ struct BF16DotProducts
   /// read its [N, F, OH, OW] result (behind the guard, the op's result
   /// collapsed and transposed to it is the fallback); a user left copying
   /// that result unchanged is replaced by it.
-  void rewriteChannelMajor(linalg::GenericOp op, ConvShape shape,
+  void rewriteChannelMajor(linalg::LinalgOp op, ConvShape shape,
                            ArrayRef<ChannelMajorUse> uses) {
     shape.channelMajor = true;
     auto collapse = cast<tensor::CollapseShapeOp>(*op->user_begin());
@@ -971,7 +984,7 @@ struct BF16DotProducts
     }
     collapse.erase();
     if (unguarded)
-      op.erase();
+      op->erase();
   }
 
   /// Replaces `op` by its input when it copies that input unchanged (one

@@ -87,6 +87,10 @@ struct ConvShape {
   Value inputBF16, filterBF16; // Their bf16 sources (for the guard).
   int64_t batch, outH, outW, filters, channels, kernelH, kernelW;
   int64_t strideH, dilationH, dilationW;
+  int64_t strideW = 1; // 1, or 2 in the im2col form.
+  /// The im2col copy of the input (matchIm2colConv), which only the
+  /// fallback needs; null for the implicit GEMM.
+  linalg::GenericOp im2col;
   int64_t panelWidth, tileRows; // The kernel's tile: rows x panelWidth.
   int64_t blockImages;          // Images whose A is packed at a time.
   /// Whether the kernel writes [N, F, OH, OW] (tiles of 16 filters x 16
@@ -104,6 +108,17 @@ struct ConvShape {
 /// and the fewest images whose pixels are whole tiles of rows dividing N.
 std::optional<ConvShape> matchImplicitConv(linalg::GenericOp op);
 
+/// The shape of `op` when it is the other form of convert-mp-to-linalg's
+/// pixel-major convolution the conv kernel computes: a product of an im2col
+/// copy in panels of P pixels [N·OH·OW/P, C·KH·KW, P] (a linalg.generic
+/// copying the padded input at in[n, c, oh·sh + kh·dh, (owb·P + r)·sw +
+/// kw·dw], a width stride sw of 1 or 2) and the filter [C·KH·KW, F] into
+/// [N·OH·OW/P, P, F] from a zero fill, both f32 operands widened bf16 (the
+/// padded input's and the filter's sources), with matchImplicitConv's
+/// conditions on the shape. The kernel reads the padded input itself; the
+/// im2col (`im2col`) is only the fallback's.
+std::optional<ConvShape> matchIm2colConv(linalg::LinalgOp op);
+
 /// The conv kernel of `op` (shape `shape`), returning its result: the
 /// filter packed as B [F/width, K/2, 2·width] (like the contractions' B);
 /// then, for each block of images (an scf.forall over the blocks with
@@ -114,7 +129,7 @@ std::optional<ConvShape> matchImplicitConv(linalg::GenericOp op);
 /// width, each output element summed over the K pairs in ascending K. With
 /// `shape.channelMajor` the tiles are 16 filters (broadcast words of B) x 16
 /// pixels (a row of A's words) and the result is [N, F, OH, OW].
-Value buildConvKernel(OpBuilder &builder, Location loc, linalg::GenericOp op,
+Value buildConvKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
                       const ConvShape &shape, bool parallel);
 
 /// A user of an implicit convolution's result that reads it as [N·OH·OW, F]
@@ -132,7 +147,7 @@ struct ChannelMajorUse {
 /// over loops n, oh, ow of extents at most (N, OH, OW) and a loop f; nullopt
 /// otherwise.
 std::optional<SmallVector<ChannelMajorUse>>
-matchChannelMajorUses(linalg::GenericOp op, const ConvShape &shape);
+matchChannelMajorUses(linalg::LinalgOp op, const ConvShape &shape);
 
 /// An implicit filter gradient (convert-mp-to-linalg's
 /// buildImplicitGradFilter, one group) the conv kernel takes: loops (kh, kw,

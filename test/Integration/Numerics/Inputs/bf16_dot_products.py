@@ -125,17 +125,25 @@ def cases(rng):
         # (written channel-major, 16 filters x 16 pixels a tile), 36-pixel
         # images (written as rows: tiles of 16 pixels cross images), and an
         # input gradient (the flipped, channel-transposed filter).
-        for name, x_shape, w_shape in (
-                ('conv2d', (2, 2, 8, 8), (16, 2, 3, 3)),
-                ('conv2d 32 filters', (1, 4, 8, 8), (32, 4, 3, 3)),
-                ('conv2d blocks', (4, 2, 6, 6), (16, 2, 3, 3))):
+        # With strides 2, the im2col form (panels of P pixels): 8 x 8
+        # outputs (channel-major) and 6 x 6 (rows).
+        for name, x_shape, w_shape, stride in (
+                ('conv2d', (2, 2, 8, 8), (16, 2, 3, 3), 1),
+                ('conv2d 32 filters', (1, 4, 8, 8), (32, 4, 3, 3), 1),
+                ('conv2d blocks', (4, 2, 6, 6), (16, 2, 3, 3), 1),
+                ('conv2d strided', (1, 2, 16, 16), (16, 2, 3, 3), 2),
+                ('conv2d strided blocks', (4, 2, 12, 12), (16, 2, 3, 3), 2)):
             x, w = conv_operands(kind, rng, x_shape, w_shape)
-            out_shape = (x_shape[0], w_shape[0]) + x_shape[2:]
+            out_shape = (x_shape[0], w_shape[0],
+                         (x_shape[2] - 1) // stride + 1,
+                         (x_shape[3] - 1) // stride + 1)
+            strides = (f', strides = array<i64: {stride}, {stride}>'
+                       if stride != 1 else '')
             result.append((f'{name} {kind}', [(x, 'bf16'), (w, 'bf16')],
                            f'{{out0}} = mp.conv2d {{in0}}, {{in1}} acc(f32) '
-                           f'{{padding = array<i64: 1, 1>}} : '
+                           f'{{padding = array<i64: 1, 1>{strides}}} : '
                            f'({t(x_shape, "bf16")}, {t(w_shape, "bf16")}) -> '
-                           f'{t(out_shape, "f32")}', convolve(x, w),
+                           f'{t(out_shape, "f32")}', convolve(x, w, stride),
                            out_shape))
         dy, w = conv_operands(kind, rng, (1, 16, 8, 8), (16, 16, 3, 3))
         flipped = np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3))
@@ -195,8 +203,8 @@ def filter_gradient(dy, x, stride=1):
     return acc
 
 
-def convolve(x, w):
-    """The definition of a convolution with padding 1 and unit strides:
+def convolve(x, w, stride=1):
+    """The definition of a convolution with padding 1 and strides `stride`:
     x (N, C, H, W) and w (F, C, KH, KW), each output's products rounded to
     f32 and summed over (c, kh, kw), c outermost."""
     n, c, h, width = x.shape
@@ -204,12 +212,15 @@ def convolve(x, w):
     padded = np.zeros((n, c, h + kh - 1, width + kw - 1), np.float32)
     padded[:, :, (kh - 1) // 2:(kh - 1) // 2 + h,
            (kw - 1) // 2:(kw - 1) // 2 + width] = x
-    acc = np.zeros((n, f, h, width), np.float32)
+    out_h, out_w = (h - 1) // stride + 1, (width - 1) // stride + 1
+    acc = np.zeros((n, f, out_h, out_w), np.float32)
     with np.errstate(over='ignore', invalid='ignore'):
         for ci in range(c):
             for i in range(kh):
                 for j in range(kw):
-                    window = padded[:, None, ci, i:i + h, j:j + width]
+                    window = padded[:, None, ci,
+                                    i:i + stride * (out_h - 1) + 1:stride,
+                                    j:j + stride * (out_w - 1) + 1:stride]
                     product = (window * w[None, :, ci, i, j, None, None]
                                ).astype(np.float32)
                     acc = (acc + product).astype(np.float32)

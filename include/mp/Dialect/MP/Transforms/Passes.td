@@ -241,7 +241,11 @@ def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
     are 16 filters x 16 pixels instead (one broadcast filter word per
     filter and dot) written in that layout, which the users then read
     directly (a user left copying it unchanged goes); the fallback's rows
-    are copied to it. Implicit filter
+    are copied to it. The im2col form of a width stride of 2 (panels of
+    P pixels [N·OH·OW/P, C·KH·KW, P] times the filter, a
+    `linalg.contract`) takes the same kernel, its packing reading the
+    padded input (every second column); the im2col moves into the else
+    branch. Implicit filter
     gradients (loops (kh, kw, c, f, n, oh, ow), summed over (n, oh, ow);
     C and F multiples of 16, a width stride of 1 or 2, OW even) pack, per
     image, each input row's words of two columns sw apart once per phase
