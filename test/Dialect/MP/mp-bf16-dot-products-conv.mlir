@@ -381,6 +381,50 @@ func.func @conv_strided(%arg0: tensor<1x16x16x16xbf16>, %arg1: tensor<16x16x3x3x
 
 // -----
 
+// The input a slice of a widened padded tensor (as a strided input
+// gradient's phases read the padded gradient): the guard reduces the whole
+// bf16 source, a superset of the slice's elements.
+// CHECK-LABEL: func.func @conv_slice(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x16x7x9xbf16>
+// CHECK:         %[[SLICE:.*]] = tensor.extract_slice %{{.*}}[0, 0, 1, 1] [2, 16, 8, 10] [1, 1, 1, 1]
+// CHECK:         tensor.collapse_shape %[[X]] {{\[}}[0, 1, 2, 3]] : tensor<2x16x7x9xbf16> into tensor<2016xbf16>
+// CHECK:         scf.if
+// CHECK:           vector.transfer_read %[[SLICE]]{{.*}} : tensor<2x16x8x10xf32>, vector<8xf32>
+// CHECK:           x86vector.avx512.dot
+// CHECK:         } else {
+func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16>) -> tensor<2x6x1x8x16xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x16x9x11xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2x16x9x11xf32>) -> tensor<2x16x9x11xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<2x16x7x9xbf16>) outs(%1 : tensor<2x16x9x11xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    %12 = arith.addf %11, %out : f32
+    %13 = arith.cmpf ord, %11, %11 : f32
+    %14 = arith.select %13, %11, %12 : f32
+    linalg.yield %14 : f32
+  } -> tensor<2x16x9x11xf32>
+  %slice = tensor.extract_slice %2[0, 0, 1, 1] [2, 16, 8, 10] [1, 1, 1, 1] : tensor<2x16x9x11xf32> to tensor<2x16x8x10xf32>
+  %3 = tensor.empty() : tensor<16x3x3x16xf32>
+  %4 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d3, d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg1 : tensor<16x16x3x3xbf16>) outs(%3 : tensor<16x3x3x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    linalg.yield %11 : f32
+  } -> tensor<16x3x3x16xf32>
+  %5 = bufferization.alloc_tensor() copy(%4) {mp.fusion_barrier} : tensor<16x3x3x16xf32>
+  %6 = tensor.empty() : tensor<2x6x1x8x16xf32>
+  %7 = linalg.fill ins(%cst : f32) outs(%6 : tensor<2x6x1x8x16xf32>) -> tensor<2x6x1x8x16xf32>
+  %8 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d5, d1 + d6, d2 * 8 + d3 + d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d6, d7, d4)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%slice, %5 : tensor<2x16x8x10xf32>, tensor<16x3x3x16xf32>) outs(%7 : tensor<2x6x1x8x16xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %11 = arith.mulf %in, %in_1 : f32
+    %12 = arith.addf %out, %11 : f32
+    linalg.yield %12 : f32
+  } -> tensor<2x6x1x8x16xf32>
+  return %8 : tensor<2x6x1x8x16xf32>
+}
+
+// -----
+
 // The implicit filter gradient of bf16 data (loops (kh, kw, c, f, n, oh,
 // ow), summed over (n, oh, ow)): the guard reduces the bf16 input and
 // gradient; for each image in order, the pair words of its padded input

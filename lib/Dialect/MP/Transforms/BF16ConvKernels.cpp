@@ -31,18 +31,22 @@ using namespace mlir;
 using namespace mlir::mp;
 using namespace mlir::mp::bf16;
 
-/// The bf16 tensor whose elements (or zeros) are every element of the f32
-/// tensor `value`, when `value` is made by a widening copy of it: a
+/// The bf16 tensor whose elements (or zeros) include every element of the
+/// f32 tensor `value` (what the guard reduces; more elements only make it
+/// stricter), when `value` is made by a widening copy of it: a
 /// linalg.generic (behind a bufferization.alloc_tensor copy, the fusion
-/// barrier) with one bf16 input whose payload extends it (arith.extf) and
-/// yields the extended element, or, as the padding copy does, selects
-/// between it and its sum with the output element of a zero fill (e + 0 is
-/// e, or +0 for -0); outputs not written keep the zero fill, or, into
-/// anything but a zero fill, every output element is written (a
+/// barrier, or a tensor.extract_slice, e.g. a strided input gradient's
+/// phase of the padded gradient) with one bf16 input whose payload extends
+/// it (arith.extf) and yields the extended element, or, as the padding copy
+/// does, selects between it and its sum with the output element of a zero
+/// fill (e + 0 is e, or +0 for -0); outputs not written keep the zero fill,
+/// or, into anything but a zero fill, every output element is written (a
 /// permutation of the loops). Null otherwise.
 static Value getBF16Source(Value value) {
   if (auto barrier = value.getDefiningOp<bufferization::AllocTensorOp>())
     return barrier.getCopy() ? getBF16Source(barrier.getCopy()) : Value();
+  if (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>())
+    return getBF16Source(slice.getSource());
   if (auto reshape = value.getDefiningOp<tensor::CollapseShapeOp>())
     return getBF16Source(reshape.getSrc());
   if (auto reshape = value.getDefiningOp<tensor::ExpandShapeOp>())

@@ -154,6 +154,19 @@ def cases(rng):
                        f'{t((16, 16, 3, 3), "bf16")}) -> '
                        f'{t((1, 16, 8, 8), "f32")}', convolve(dy, flipped),
                        (1, 16, 8, 8)))
+        # With strides 2: one convolution per phase of the result (2 x 2,
+        # 2 x 1, 1 x 2 and 1 x 1 taps), reading slices of the padded
+        # gradient.
+        dy, w = conv_operands(kind, rng, (1, 16, 8, 8), (16, 16, 3, 3))
+        result.append((f'conv2d_grad_input strided {kind}',
+                       [(dy, 'bf16'), (w, 'bf16')],
+                       f'{{out0}} = mp.conv2d_grad_input {{in0}}, {{in1}} '
+                       f'acc(f32) {{padding = array<i64: 1, 1>, '
+                       f'strides = array<i64: 2, 2>}} : '
+                       f'({t((1, 16, 8, 8), "bf16")}, '
+                       f'{t((16, 16, 3, 3), "bf16")}) -> '
+                       f'{t((1, 16, 16, 16), "f32")}',
+                       input_gradient(dy, w, (16, 16), 2), (1, 16, 16, 16)))
         # Filter gradients: K = (n, oh, ow), pairs of neighbouring pixels;
         # with strides 2 (a ResNet's downsampling layer) their input columns
         # are 2 apart. The wide ones have more than 16 pair words a row
@@ -200,6 +213,36 @@ def filter_gradient(dy, x, stride=1):
                     product = (dy[b, :, i, j, None, None, None] *
                                window[None]).astype(np.float32)
                     acc = (acc + product).astype(np.float32)
+    return acc
+
+
+def input_gradient(dy, w, size, stride):
+    """The definition of an input gradient with padding 1 (the transposed
+    convolution, the filter flipped): dx[n, c, h, w] sums dy[n, f, (h + 1 -
+    kh) / s, (w + 1 - kw) / s] · w[f, c, kh, kw] over f ascending, then kh
+    and kw descending (the flipped filter's order), the terms whose
+    position is whole and in range, each product rounded to f32."""
+    n, f, out_h, out_w = dy.shape
+    c, kh, kw = w.shape[1:]
+    h, width = size
+    rows, columns = np.arange(h), np.arange(width)
+    acc = np.zeros((n, c, h, width), np.float32)
+    with np.errstate(over='ignore', invalid='ignore'):
+        for fi in range(f):
+            for i in reversed(range(kh)):
+                for j in reversed(range(kw)):
+                    src_h, src_w = rows + 1 - i, columns + 1 - j
+                    ok_h = (src_h % stride == 0) & (src_h >= 0) & \
+                        (src_h // stride < out_h)
+                    ok_w = (src_w % stride == 0) & (src_w >= 0) & \
+                        (src_w // stride < out_w)
+                    taken = dy[:, fi][:, np.clip(src_h // stride, 0, out_h - 1)][
+                        :, :, np.clip(src_w // stride, 0, out_w - 1)]
+                    product = (taken[:, None] * w[fi, :, i, j, None, None]
+                               ).astype(np.float32)
+                    mask = ok_h[:, None] & ok_w[None, :]
+                    acc = np.where(mask, (acc + product).astype(np.float32),
+                                   acc)
     return acc
 
 

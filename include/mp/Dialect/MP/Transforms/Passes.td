@@ -245,7 +245,8 @@ def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
     P pixels [N·OH·OW/P, C·KH·KW, P] times the filter, a
     `linalg.contract`) takes the same kernel, its packing reading the
     padded input (every second column); the im2col moves into the else
-    branch. Implicit filter
+    branch. An operand may be a `tensor.extract_slice` of a widened copy
+    (a strided input gradient's phases), guarded on its whole source. Implicit filter
     gradients (loops (kh, kw, c, f, n, oh, ow), summed over (n, oh, ow);
     C and F multiples of 16, a width stride of 1 or 2, OW even) pack, per
     image, each input row's words of two columns sw apart once per phase
