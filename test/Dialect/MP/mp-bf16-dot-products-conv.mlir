@@ -14,14 +14,14 @@
 // convert-mp-to-linalg adds), so the tiles are 16 filters x 16 pixels: per
 // K pair a row of 16 pixels' words of A and one broadcast filter word and
 // dot per filter, written into the image's [16, 48] slice of the
-// channel-major result. The else branch is the implicit GEMM, its rows
-// copied to that layout; the copy back to NCHW is gone, its user reads
-// the kernel's result.
+// channel-major result. The else branch is the implicit GEMM (with its zero
+// fill, which only it reads), its rows copied to that layout; the copy back
+// to NCHW is gone, its user reads the kernel's result.
 // CHECK-LABEL: func.func @conv(
 // CHECK-SAME:      %[[X:.*]]: tensor<2x16x6x8xbf16>, %[[W:.*]]: tensor<16x16x3x3xbf16>
 // CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x16x6x8xbf16>) outs(%{{.*}} : tensor<2x16x8x10xf32>)
 // CHECK:         %[[FILTER:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) {mp.fusion_barrier} : tensor<16x3x3x16xf32>
-// CHECK:         %[[FILL:.*]] = linalg.fill {{.*}} -> tensor<2x6x1x8x16xf32>
+// CHECK-NOT:     linalg.fill {{.*}} -> tensor<2x6x1x8x16xf32>
 // CHECK:         tensor.collapse_shape %[[X]] {{\[}}[0, 1, 2, 3]] : tensor<2x16x6x8xbf16> into tensor<1536xbf16>
 // CHECK:         tensor.collapse_shape %[[W]] {{\[}}[0, 1, 2, 3]] : tensor<16x16x3x3xbf16> into tensor<2304xbf16>
 // CHECK:         arith.cmpi ule, %{{.*}}, %c380_i32
@@ -74,6 +74,7 @@
 // CHECK:           %[[KERNEL:.*]] = tensor.expand_shape %[[IMAGES]] {{\[}}[0], [1], [2, 3]] output_shape [2, 16, 6, 8] : tensor<2x16x48xf32> into tensor<2x16x6x8xf32>
 // CHECK-NEXT:      scf.yield %[[KERNEL]]
 // CHECK-NEXT:    } else {
+// CHECK-NEXT:      %[[FILL:.*]] = linalg.fill {{.*}} -> tensor<2x6x1x8x16xf32>
 // CHECK-NEXT:      %[[FALLBACK:.*]] = linalg.generic {{.*}} ins(%[[PAD]], %[[FILTER]] : tensor<2x16x8x10xf32>, tensor<16x3x3x16xf32>) outs(%[[FILL]] : tensor<2x6x1x8x16xf32>)
 // CHECK:           %[[ROWS:.*]] = tensor.collapse_shape %[[FALLBACK]] {{\[}}[0, 1, 2, 3], [4]] : tensor<2x6x1x8x16xf32> into tensor<96x16xf32>
 // CHECK:           %[[COPY:.*]] = linalg.generic {indexing_maps = [#[[$ROWS_MAP:.*]], #[[$IDENTITY:.*]]], {{.*}} ins(%[[ROWS]] : tensor<96x16xf32>) outs(%{{.*}} : tensor<2x16x6x8xf32>)

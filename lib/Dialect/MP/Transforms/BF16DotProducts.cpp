@@ -912,16 +912,24 @@ struct BF16DotProducts
         convolutions.emplace_back(op, *shape);
     });
     for (auto &[op, shape] : convolutions) {
+      // What only the fallback reads (the zero fill it accumulates into: the
+      // kernel writes every element of its own result; the im2col) moves
+      // into the else branch.
+      SmallVector<Operation *> fallbackOnly;
+      if (auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>())
+        fallbackOnly.push_back(fill);
+      if (shape.im2col)
+        fallbackOnly.push_back(shape.im2col);
       if (std::optional<SmallVector<ChannelMajorUse>> uses =
               matchChannelMajorUses(op, shape))
         rewriteChannelMajor(op, shape, *uses);
       else
         rewrite(op, shape, convGuardOperands, buildConvKernel);
-      if (linalg::GenericOp im2col = shape.im2col) {
-        if (im2col->use_empty())
-          im2col->erase();
-        else if (im2col->hasOneUse())
-          im2col->moveBefore(*im2col->user_begin());
+      for (Operation *producer : llvm::reverse(fallbackOnly)) {
+        if (producer->use_empty())
+          producer->erase();
+        else if (producer->hasOneUse())
+          producer->moveBefore(*producer->user_begin());
       }
     }
   }
