@@ -89,6 +89,7 @@
 #include "mp/Dialect/MP/Transforms/Threading.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -856,8 +857,39 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
   return expandResult(nest.results[0]);
 }
 
+/// Moves the producers of `fallback`'s operands that nothing else reads (its
+/// zero fill, an im2col or widening copy only it takes, and so on up) to
+/// just before it, into the else branch it now sits in, so that the kernel's
+/// path does not compute them; in unguarded mode (`fallback` erased, so they
+/// have no use left) erases them. Only side-effect-free linalg, tensor
+/// reshape and bufferization.alloc_tensor ops move.
+static void sinkIntoFallback(ArrayRef<Value> operands, Operation *fallback) {
+  for (Value operand : operands) {
+    Operation *producer = operand.getDefiningOp();
+    if (!producer ||
+        !isa<linalg::LinalgOp, tensor::CollapseShapeOp,
+             tensor::ExpandShapeOp, bufferization::AllocTensorOp>(producer) ||
+        (isa<linalg::LinalgOp>(producer) &&
+         !cast<linalg::LinalgOp>(producer).hasPureTensorSemantics()))
+      continue;
+    if (fallback ? !producer->hasOneUse() ||
+                       *producer->user_begin() != fallback
+                 : !producer->use_empty())
+      continue;
+    SmallVector<Value> producerOperands(producer->getOperands());
+    if (fallback) {
+      producer->moveBefore(fallback);
+      sinkIntoFallback(producerOperands, producer);
+    } else {
+      producer->erase();
+      sinkIntoFallback(producerOperands, nullptr);
+    }
+  }
+}
+
 /// Replaces `op` (one result) by an scf.if on `guard` whose then branch
-/// yields `buildKernel`'s value and whose else branch is `op` itself.
+/// yields `buildKernel`'s value and whose else branch is `op` itself, with
+/// what only it reads (sinkIntoFallback).
 static void replaceGuarded(Operation *op, Value guard,
                            function_ref<Value(OpBuilder &)> buildKernel) {
   OpBuilder builder(op);
@@ -872,6 +904,7 @@ static void replaceGuarded(Operation *op, Value guard,
   op->moveBefore(branch.elseBlock(), branch.elseBlock()->end());
   builder.setInsertionPointToEnd(branch.elseBlock());
   scf::YieldOp::create(builder, loc, op->getResults());
+  sinkIntoFallback(SmallVector<Value>(op->getOperands()), op);
 }
 
 namespace {
@@ -912,25 +945,11 @@ struct BF16DotProducts
         convolutions.emplace_back(op, *shape);
     });
     for (auto &[op, shape] : convolutions) {
-      // What only the fallback reads (the zero fill it accumulates into: the
-      // kernel writes every element of its own result; the im2col) moves
-      // into the else branch.
-      SmallVector<Operation *> fallbackOnly;
-      if (auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>())
-        fallbackOnly.push_back(fill);
-      if (shape.im2col)
-        fallbackOnly.push_back(shape.im2col);
       if (std::optional<SmallVector<ChannelMajorUse>> uses =
               matchChannelMajorUses(op, shape))
         rewriteChannelMajor(op, shape, *uses);
       else
         rewrite(op, shape, convGuardOperands, buildConvKernel);
-      for (Operation *producer : llvm::reverse(fallbackOnly)) {
-        if (producer->use_empty())
-          producer->erase();
-        else if (producer->hasOneUse())
-          producer->moveBefore(*producer->user_begin());
-      }
     }
   }
 
@@ -981,6 +1000,7 @@ struct BF16DotProducts
           });
       scf::YieldOp::create(builder, loc, copy.getResult(0));
       result = branch.getResult(0);
+      sinkIntoFallback(SmallVector<Value>(op->getOperands()), op);
     }
     for (const ChannelMajorUse &use : uses) {
       auto user = cast<linalg::GenericOp>(use.operand->getOwner());
@@ -991,8 +1011,11 @@ struct BF16DotProducts
       replaceIdentityCopy(user);
     }
     collapse.erase();
-    if (unguarded)
+    if (unguarded) {
+      SmallVector<Value> operands(op->getOperands());
       op->erase();
+      sinkIntoFallback(operands, nullptr);
+    }
   }
 
   /// Replaces `op` by its input when it copies that input unchanged (one
@@ -1047,7 +1070,9 @@ struct BF16DotProducts
     if (unguarded) {
       op->replaceAllUsesWith(
           ValueRange{build(builder, loc, op, shape, parallel)});
+      SmallVector<Value> operands(op->getOperands());
       op->erase();
+      sinkIntoFallback(operands, nullptr);
       return;
     }
     auto [a, b] = guardOperands(op, shape);
