@@ -17,7 +17,9 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 
@@ -52,7 +54,9 @@ private:
   std::mutex mutex;
   /// The blocks handed out and not freed yet, with their rounded sizes.
   llvm::DenseMap<void *, size_t> liveBlocks;
-  /// The freed blocks of each rounded size, the most recent last.
+  /// The freed blocks of each rounded size, the most recent last, keyed by
+  /// the size in granules (DenseMap's hash of an integer, 37 times it, would
+  /// put every multiple of the granule into the same few buckets).
   llvm::DenseMap<size_t, llvm::SmallVector<void *, 0>> freeLists;
   mp::StepMemoryStatistics statistics;
 };
@@ -71,11 +75,11 @@ void *StepMemory::allocate(size_t size) {
   // A size whose rounding would overflow is libc's to refuse.
   if (size > SIZE_MAX - mp::kStepMemoryGranule)
     return std::malloc(size);
-  size_t rounded = std::max<size_t>(
-      llvm::alignTo(size, mp::kStepMemoryGranule), mp::kStepMemoryGranule);
+  size_t rounded = std::max<size_t>(llvm::alignTo(size, mp::kStepMemoryGranule),
+                                    mp::kStepMemoryGranule);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    auto list = freeLists.find(rounded);
+    auto list = freeLists.find(rounded / mp::kStepMemoryGranule);
     if (list != freeLists.end() && !list->second.empty()) {
       void *block = list->second.pop_back_val();
       liveBlocks[block] = rounded;
@@ -105,7 +109,7 @@ void StepMemory::deallocate(void *pointer) {
       size_t rounded = live->second;
       liveBlocks.erase(live);
       if (statistics.cachedBytes + rounded <= limit) {
-        freeLists[rounded].push_back(pointer);
+        freeLists[rounded / mp::kStepMemoryGranule].push_back(pointer);
         statistics.cachedBytes += rounded;
         ++statistics.cachedFrees;
         return;
@@ -120,7 +124,7 @@ void StepMemory::release() {
   llvm::SmallVector<void *> blocks;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    for (auto &[rounded, list] : freeLists)
+    for (auto &[granules, list] : freeLists)
       blocks.append(list.begin(), list.end());
     freeLists.clear();
     statistics.cachedBytes = 0;

@@ -57,9 +57,9 @@ constexpr unsigned kDefaultHostOptLevel = 2;
 /// aggressive), with MLIR's C runner utilities loaded (memref.copy of strided
 /// memrefs calls them) and its `malloc` and `free` served by the caching
 /// allocator of StepMemory.h. `registerSymbols`, when given, adds symbols
-/// (e.g. an MPI shim) before the engine is initialised. No level changes a computed
-/// bit: the lowered IR has no fast-math flags. The native target must be
-/// initialised (llvm::InitializeNativeTarget and its asm printer).
+/// (e.g. an MPI shim) before the engine is initialised. No level changes a
+/// computed bit: the lowered IR has no fast-math flags. The native target must
+/// be initialised (llvm::InitializeNativeTarget and its asm printer).
 llvm::Expected<std::unique_ptr<ExecutionEngine>> compileForHost(
     ModuleOp module,
     llvm::function_ref<void(ExecutionEngine &)> registerSymbols = {},

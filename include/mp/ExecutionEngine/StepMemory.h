@@ -1,4 +1,4 @@
-//===- StepMemory.h - A caching allocator for JIT-compiled steps -*- C++ -*-===//
+//===- StepMemory.h - A caching allocator for compiled steps ----*- C++ -*-===//
 //
 // The memory a JIT-compiled step allocates (its lowered memref.alloc and
 // memref.dealloc: `malloc` and `free`) comes from a process-wide caching
