@@ -18,13 +18,15 @@
 // code frees what it allocated. The ahead-of-time step libraries (mp-run
 // --emit-library) keep libc's malloc; the bits computed are the same.
 //
-// The allocator is thread-safe (parallel loops run on OpenMP threads): one
-// mutex guards a map of the blocks it handed out and the free lists. Its
-// blocks come from libc's malloc, so they are aligned as malloc's are (the
-// lowering over-allocates and aligns itself). Freeing a pointer it did not
-// hand out (e.g. LLVM turned a malloc and memset into calloc) forwards it to
-// libc's free. The free lists hold at most getStepMemoryCacheLimit() bytes:
-// a freed block beyond that goes back to libc.
+// The allocator is thread-safe (parallel loops run on OpenMP threads) and
+// takes no lock: each thread has free lists of its own, and a 16-byte header
+// in front of each block holds its size (StepMemory.cpp says why and how).
+// Its blocks come from libc's malloc, aligned as malloc's are (the lowering
+// over-allocates and aligns itself). Freeing a pointer it did not hand out
+// (e.g. LLVM turned a malloc and memset into calloc) forwards it to libc's
+// free. The free lists of all threads together hold at most
+// getStepMemoryCacheLimit() bytes: a freed block beyond that goes back to
+// libc, and so do a thread's blocks when it exits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,7 +51,7 @@ constexpr size_t kStepMemoryGranule = 512;
 /// the allocator is first used) replaces it; 0 caches nothing.
 constexpr uint64_t kDefaultStepMemoryCacheLimit = uint64_t(4) << 30;
 
-/// Counts of the step allocator since the process started.
+/// Counts of the step allocator since the process started, of all threads.
 struct StepMemoryStatistics {
   /// Requests served from a free list.
   uint64_t cachedAllocations = 0;
@@ -57,8 +59,8 @@ struct StepMemoryStatistics {
   uint64_t libcAllocations = 0;
   /// Blocks of the allocator's freed into a free list.
   uint64_t cachedFrees = 0;
-  /// Blocks of the allocator's freed to libc (beyond the bound, or by
-  /// releaseStepMemoryCache).
+  /// Blocks of the allocator's given back to libc's free (beyond the bound,
+  /// or when their thread exited).
   uint64_t libcFrees = 0;
   /// Pointers it did not hand out, forwarded to libc's free.
   uint64_t foreignFrees = 0;
@@ -71,15 +73,12 @@ struct StepMemoryStatistics {
 /// null when libc has no memory left. The JIT-compiled step's `malloc`.
 void *allocateStepMemory(size_t size);
 
-/// Frees `pointer`: into the free list of its size when the allocator handed
-/// it out and the bound allows, to libc's free otherwise; no-op on null. The
-/// JIT-compiled step's `free`.
+/// Frees `pointer`: into the calling thread's free list of its size when the
+/// allocator handed it out and the bound allows, to libc's free otherwise;
+/// no-op on null. The JIT-compiled step's `free`.
 void freeStepMemory(void *pointer);
 
-/// Gives every block in the free lists back to libc.
-void releaseStepMemoryCache();
-
-/// The counts so far.
+/// The counts so far (a lock; not meant for a step's inner loop).
 StepMemoryStatistics getStepMemoryStatistics();
 
 /// The bound on the bytes the free lists keep (kDefaultStepMemoryCacheLimit
