@@ -5,11 +5,13 @@
 // a request and a free take no lock and no atomic read-modify-write: a
 // locked instruction waits until every store before it is written back, and
 // a step calls `free` right after the loop nest that last wrote a buffer,
-// with the store buffer full of cache-missing stores (measured with a
-// mutex: 1.4 us a call, more than glibc's malloc and free). The blocks a
-// thread allocates it frees too (the lowered step allocates outside its
-// parallel regions or inside one iteration of them), and a block freed on
-// another thread goes into that thread's lists, which is as good.
+// with the store buffer full of cache-missing stores. (Measured on the conv
+// net's BF16 step, 5,500 requests a step: behind a mutex the allocator took
+// 2.0% of the step, as much as glibc's malloc and free; without, 0.4%.) The
+// blocks a thread allocates it frees too: the lowered step allocates outside
+// its parallel regions or inside one iteration of them. A block freed on
+// another thread would go into that thread's lists (a step doing so on every
+// call would take that block from libc every time).
 //
 // Each block comes from libc's malloc with a BlockHeader in front of it: its
 // rounded size, and kBlockMagic where glibc keeps the size word of a chunk,
