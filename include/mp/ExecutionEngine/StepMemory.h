@@ -6,10 +6,10 @@
 // block is kept in a free list for its size (rounded up to a multiple of
 // kStepMemoryGranule) and handed out again to the next request of that size.
 // A train step allocates and frees the same blocks on every call (the conv
-// net's BF16 step: 5,500 requests a call, from 264 call sites, the largest
-// 2 MB), so from the second step on no request reaches libc, whose malloc and free on these blocks cost 2% of the
-// step in mp-run and 4.4% in a Python process whose heap torch fragmented
-// (docs/performance.md).
+// net's BF16 step: 5,500 requests a call, from 264 call sites), so from the
+// second step on no request reaches libc, whose malloc and free on these
+// blocks cost 2% of the step in mp-run and 4.4% in a Python process whose
+// heap torch fragmented (docs/performance.md).
 //
 // compileForHost (HostJIT.h) gives the JIT-compiled module these functions
 // as its `malloc` and `free`. No memory crosses between the step and its
