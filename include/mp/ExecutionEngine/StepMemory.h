@@ -6,7 +6,7 @@
 // block is kept in a free list for its size (rounded up to a multiple of
 // kStepMemoryGranule) and handed out again to the next request of that size.
 // A train step allocates and frees the same blocks on every call (the conv
-// net's BF16 step: 5,500 requests a call, from 264 call sites), so from the
+// net's BF16 step: 5,500 requests a call, from 250 call sites), so from the
 // second step on no request reaches libc, whose malloc and free on these
 // blocks cost 2% of the step in mp-run and 4.4% in a Python process whose
 // heap torch fragmented (docs/performance.md).
