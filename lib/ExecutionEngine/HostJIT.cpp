@@ -25,7 +25,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "mp/ExecutionEngine/HostJIT.h"
-#include "mp/ExecutionEngine/StepMemory.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -35,6 +34,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mp/Dialect/MP/IR/MPDialect.h"
+#include "mp/ExecutionEngine/StepMemory.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
