@@ -6,6 +6,8 @@
 // functions are meant to be called through their C interface
 // (mp-export-entry-points, which mp-cpu-pipeline runs), and loads libomp when
 // the lowered module has OpenMP operations (mp-cpu-pipeline's `threads`).
+// The compiled module's `malloc` and `free` are the caching allocator of
+// StepMemory.h.
 //
 // compileForHostToObject compiles the same LLVM IR through the same
 // pipeline ahead of time into an object file (mp-run --emit-library).
@@ -32,6 +34,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mp/Dialect/MP/IR/MPDialect.h"
+#include "mp/ExecutionEngine/StepMemory.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -54,7 +57,9 @@ using namespace mlir;
 /// than the arithmetic of a small CNN's step (measured: a 32x8x28x28
 /// convolution 7.5 ms against 2.3 ms). Blocks up to 32 MB (glibc's maximum
 /// mmap threshold) therefore come from the heap, and freed memory stays in
-/// the process for the next step.
+/// the process for the next step. (Since the step allocator of StepMemory.h
+/// keeps the step's blocks itself, this matters for its first step and for
+/// the blocks beyond its bound.)
 static void keepFreedMemoryForNextStep() {
 #if defined(__GLIBC__)
   static bool done = [] {
@@ -282,6 +287,7 @@ llvm::Expected<std::unique_ptr<ExecutionEngine>> mp::compileForHost(
   auto engine = ExecutionEngine::create(module, options, std::move(*machine));
   if (!engine)
     return engine.takeError();
+  mp::registerStepMemorySymbols(**engine);
   if (registerSymbols)
     registerSymbols(**engine);
   (*engine)->initialize();

@@ -65,8 +65,8 @@ func.func @flagged(%w: tensor<2xf32> {mp.param},
 // FROZEN-NEXT: step 2 loss 0 scale 64 skipped
 // FROZEN-NEXT: final: loss 0 skipped 2/2 scale 32
 // FROZEN-JSON: "function": "frozen"
-// FROZEN-JSON: {"step": 1, "loss": 0, "loss_scale": 128, "skipped": true, "unchanged": true, "seconds": {{[0-9.e+-]+}}, "cpu_seconds": {{[0-9.e+-]+}}},
-// FROZEN-JSON: {"step": 2, "loss": 0, "loss_scale": 64, "skipped": true, "unchanged": true, "seconds": {{[0-9.e+-]+}}, "cpu_seconds": {{[0-9.e+-]+}}}
+// FROZEN-JSON: {"step": 1, "loss": 0, "loss_scale": 128, "skipped": true, "unchanged": true, "seconds": {{[0-9.e+-]+}}, "cpu_seconds": {{[0-9.e+-]+}}, "libc_allocations": 0},
+// FROZEN-JSON: {"step": 2, "loss": 0, "loss_scale": 64, "skipped": true, "unchanged": true, "seconds": {{[0-9.e+-]+}}, "cpu_seconds": {{[0-9.e+-]+}}, "libc_allocations": 0}
 // FROZEN-JSON: "skipped_steps": 2,
 // FROZEN-JSON: "final_loss_scale": 32,
 func.func @frozen(%w: tensor<2xf32> {mp.param},

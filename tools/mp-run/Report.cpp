@@ -134,6 +134,9 @@ llvm::Error writeJsonReport(const RunReport &report) {
        << (record.seconds ? jsonNumber(*record.seconds) : "null")
        << ", \"cpu_seconds\": "
        << (record.cpuSeconds ? jsonNumber(*record.cpuSeconds) : "null")
+       << ", \"libc_allocations\": "
+       << (record.libcAllocations ? std::to_string(*record.libcAllocations)
+                                  : "null")
        << "}";
   os << "\n  ],\n  \"skipped_steps\": " << report.skippedSteps
      << ",\n  \"final_loss\": "

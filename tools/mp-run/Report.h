@@ -28,6 +28,9 @@ struct StepRecord {
   /// The wall-clock and CPU seconds of the compiled step's call (the CPU
   /// path; a device-resident step overlaps the next, so none).
   std::optional<double> seconds, cpuSeconds;
+  /// The blocks the compiled step's call took from libc's malloc rather than
+  /// from the step allocator's free lists (StepMemory.h; the CPU path).
+  std::optional<uint64_t> libcAllocations;
 };
 
 /// What a run measured, for --json.

@@ -55,6 +55,7 @@
 #include "mp/Dialect/MP/IR/MPDialect.h"
 #include "mp/ExecutionEngine/CudaRuntime.h"
 #include "mp/ExecutionEngine/HostJIT.h"
+#include "mp/ExecutionEngine/StepMemory.h"
 #include "mp/InitAll.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -370,7 +371,7 @@ static llvm::Error run(MLIRContext &context) {
     skippedSteps += skipped;
     double loss = call.result(entry->lossResult).get(0);
     records.push_back({step, loss, scale, skipped, unchanged, std::nullopt,
-                       std::nullopt});
+                       std::nullopt, std::nullopt});
     if (printEvery > 0 && (step % printEvery == 0 || step == numSteps)) {
       char line[160];
       snprintf(line, sizeof(line),
@@ -451,10 +452,14 @@ static llvm::Error run(MLIRContext &context) {
     }
     if (entry->lossScaleArgument >= 0)
       scale = call.argument(entry->lossScaleArgument).get(0);
+    uint64_t libcAllocationsBefore =
+        mp::getStepMemoryStatistics().libcAllocations;
     auto callStart = std::chrono::steady_clock::now();
     std::clock_t callCPUStart = std::clock();
     call.call();
     std::clock_t callCPUTime = std::clock() - callCPUStart;
+    uint64_t libcAllocations =
+        mp::getStepMemoryStatistics().libcAllocations - libcAllocationsBefore;
     std::chrono::steady_clock::duration callTime =
         std::chrono::steady_clock::now() - callStart;
     computeCPUTime += callCPUTime;
@@ -482,6 +487,7 @@ static llvm::Error run(MLIRContext &context) {
     records.back().seconds = std::chrono::duration<double>(callTime).count();
     records.back().cpuSeconds =
         static_cast<double>(callCPUTime) / CLOCKS_PER_SEC;
+    records.back().libcAllocations = libcAllocations;
   }
   if (pendingStep)
     if (llvm::Error error = finishPending())

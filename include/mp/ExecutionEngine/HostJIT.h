@@ -55,10 +55,11 @@ constexpr unsigned kDefaultHostOptLevel = 2;
 /// JIT-compiles the lowered `module` for the host CPU at LLVM -O`optLevel`
 /// (0 to 3; code generation at the matching level, -O2 and -O3 both
 /// aggressive), with MLIR's C runner utilities loaded (memref.copy of strided
-/// memrefs calls them). `registerSymbols`, when given, adds symbols (e.g. an
-/// MPI shim) before the engine is initialised. No level changes a computed
-/// bit: the lowered IR has no fast-math flags. The native target must be
-/// initialised (llvm::InitializeNativeTarget and its asm printer).
+/// memrefs calls them) and its `malloc` and `free` served by the caching
+/// allocator of StepMemory.h. `registerSymbols`, when given, adds symbols
+/// (e.g. an MPI shim) before the engine is initialised. No level changes a
+/// computed bit: the lowered IR has no fast-math flags. The native target must
+/// be initialised (llvm::InitializeNativeTarget and its asm printer).
 llvm::Expected<std::unique_ptr<ExecutionEngine>> compileForHost(
     ModuleOp module,
     llvm::function_ref<void(ExecutionEngine &)> registerSymbols = {},
