@@ -432,14 +432,17 @@ func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16
 // [2 phases, 16 channels, 8 rows, 16 words] (phase k's word j: columns
 // 2j + k and 2j + k + 1, one vector of 32 columns a row split into even and
 // odd columns, made words), B [1, 24, 16] words of the gradient's
-// neighbouring pixels, then the 9 tiles of 16 (kh, kw, c) rows x 16
+// neighbouring pixels (read from the bf16 gradient dY [N, F, OH, OW] as
+// 16 filters x 32 pixels, words rotated and transposed; its widened
+// transpose, the fusion barrier, is only the fallback's and moves into the
+// else branch), then the 9 tiles of 16 (kh, kw, c) rows x 16
 // filters, each continuing its sums (read from the result, which starts as
 // the op's zero fill) over the image's 24 pairs, the word of a row at pair
 // p being [kw mod 2, c, p / 4 + kh, p mod 4 + kw / 2].
 // CHECK-LABEL: func.func @grad_filter(
 // CHECK-SAME:      %[[DY:.*]]: tensor<2x16x6x8xbf16>, %[[X:.*]]: tensor<2x16x6x8xbf16>
 // CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x16x6x8xbf16>) outs(%{{.*}} : tensor<2x16x8x10xf32>)
-// CHECK:         %[[G:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) {mp.fusion_barrier} : tensor<2x6x8x16xf32>
+// CHECK-NOT:     bufferization.alloc_tensor
 // CHECK:         %[[FILL:.*]] = linalg.fill {{.*}} -> tensor<3x3x16x16xf32>
 // CHECK:         tensor.collapse_shape %[[X]] {{\[}}[0, 1, 2, 3]] : tensor<2x16x6x8xbf16> into tensor<1536xbf16>
 // CHECK:         tensor.collapse_shape %[[DY]] {{\[}}[0, 1, 2, 3]] : tensor<2x16x6x8xbf16> into tensor<1536xbf16>
@@ -458,10 +461,15 @@ func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16
 // CHECK:                   %[[WORDS:.*]] = arith.ori
 // CHECK:                   vector.transfer_write %[[WORDS]], %{{.*}}[%[[K]], %[[C]], %[[H]], %{{.*}}] {in_bounds = [true]} : vector<16xi32>, tensor<2x16x8x16xi32>
 // CHECK:             %[[EB:.*]] = tensor.empty() : tensor<1x24x16xi32>
+// CHECK:             %[[ROWS:.*]] = tensor.collapse_shape %[[DY]] {{\[}}[0], [1], [2, 3]] : tensor<2x16x6x8xbf16> into tensor<2x16x48xbf16>
 // CHECK:             %[[PB:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EB]])
-// CHECK:               vector.transfer_read %[[G]][%[[N]], {{.*}} : tensor<2x6x8x16xf32>, vector<16xf32>
-// CHECK:               vector.transfer_read %[[G]][%[[N]], {{.*}} : tensor<2x6x8x16xf32>, vector<16xf32>
-// CHECK:               vector.transfer_write {{.*}} : vector<16xi32>, tensor<1x24x16xi32>
+// CHECK:               %[[BLOCK16:.*]] = vector.transfer_read %[[ROWS]][%[[N]], {{.*}}], %{{.*}} {in_bounds = [true, false]} : tensor<2x16x48xbf16>, vector<16x32xbf16>
+// CHECK-NEXT:          %[[W16:.*]] = vector.bitcast %[[BLOCK16]] : vector<16x32xbf16> to vector<16x16xi32>
+// CHECK-NEXT:          %[[HI:.*]] = arith.shli %[[W16]], %{{.*}} : vector<16x16xi32>
+// CHECK-NEXT:          %[[LO:.*]] = arith.shrui %[[W16]], %{{.*}} : vector<16x16xi32>
+// CHECK-NEXT:          %[[ROT:.*]] = arith.ori %[[HI]], %[[LO]] : vector<16x16xi32>
+// CHECK-NEXT:          %[[PAIRSB:.*]] = vector.transpose %[[ROT]], [1, 0] : vector<16x16xi32> to vector<16x16xi32>
+// CHECK:               vector.transfer_write %[[PAIRSB]], %{{.*}} {in_bounds = [false, true]} : vector<16x16xi32>, tensor<1x24x16xi32>
 // CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]])
 // CHECK:               scf.for {{.*}} to %c9
 // CHECK:                 %[[TILE:.*]] = tensor.extract_slice {{.*}} [16, 16] [1, 1] : tensor<144x16xf32> to tensor<16x16xf32>
@@ -476,6 +484,7 @@ func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16
 // CHECK:                   tensor.extract %[[PA]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : tensor<2x16x8x16xi32>
 // CHECK:                   x86vector.avx512.dot
 // CHECK:         } else {
+// CHECK:           %[[G:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) {mp.fusion_barrier} : tensor<2x6x8x16xf32>
 // CHECK-NEXT:      %[[FALLBACK:.*]] = linalg.generic {{.*}} ins(%[[PAD]], %[[G]] : tensor<2x16x8x10xf32>, tensor<2x6x8x16xf32>) outs(%[[FILL]] : tensor<3x3x16x16xf32>)
 // CHECK:           scf.yield %[[FALLBACK]]
 // PAR-LABEL: func.func @grad_filter(
@@ -582,6 +591,49 @@ func.func @grad_filter_strided(%arg0: tensor<2x16x3x4xbf16>, %arg1: tensor<2x16x
     linalg.yield %in : f32
   } -> tensor<16x16x3x3xf32>
   return %10 : tensor<16x16x3x3xf32>
+}
+
+// -----
+
+// A gradient that is not a transpose of a bf16 [N, F, OH, OW] tensor (here
+// given as [N, OH, OW, F] and widened in place): B is packed from the
+// widened rows, two rows of 16 filters made words per pixel pair.
+// CHECK-LABEL: func.func @grad_filter_rows(
+// CHECK:         %[[G:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x6x8x16xbf16>) outs(%{{.*}} : tensor<2x6x8x16xf32>)
+// CHECK:         scf.if
+// CHECK:           tensor.empty() : tensor<1x24x16xi32>
+// CHECK:             vector.transfer_read %[[G]]{{.*}} : tensor<2x6x8x16xf32>, vector<16xf32>
+// CHECK:             vector.transfer_read %[[G]]{{.*}} : tensor<2x6x8x16xf32>, vector<16xf32>
+// CHECK:             vector.transfer_write {{.*}} : vector<16xi32>, tensor<1x24x16xi32>
+// CHECK:           x86vector.avx512.dot
+// CHECK:         } else {
+func.func @grad_filter_rows(%arg0: tensor<2x6x8x16xbf16>, %arg1: tensor<2x16x6x8xbf16>) -> tensor<3x3x16x16xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x16x8x10xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2x16x8x10xf32>) -> tensor<2x16x8x10xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg1 : tensor<2x16x6x8xbf16>) outs(%1 : tensor<2x16x8x10xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    %12 = arith.addf %11, %out : f32
+    %13 = arith.cmpf ord, %11, %11 : f32
+    %14 = arith.select %13, %11, %12 : f32
+    linalg.yield %14 : f32
+  } -> tensor<2x16x8x10xf32>
+  %3 = tensor.empty() : tensor<2x6x8x16xf32>
+  %4 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<2x6x8x16xbf16>) outs(%3 : tensor<2x6x8x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %11 = arith.extf %in : bf16 to f32
+    linalg.yield %11 : f32
+  } -> tensor<2x6x8x16xf32>
+  %6 = tensor.empty() : tensor<3x3x16x16xf32>
+  %7 = linalg.fill ins(%cst : f32) outs(%6 : tensor<3x3x16x16xf32>) -> tensor<3x3x16x16xf32>
+  %8 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d2, d0 + d5, d1 + d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%2, %4 : tensor<2x16x8x10xf32>, tensor<2x6x8x16xf32>) outs(%7 : tensor<3x3x16x16xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %11 = arith.mulf %in, %in_1 : f32
+    %12 = arith.addf %out, %11 : f32
+    linalg.yield %12 : f32
+  } -> tensor<3x3x16x16xf32>
+  return %8 : tensor<3x3x16x16xf32>
 }
 
 // -----

@@ -693,6 +693,42 @@ Value bf16::buildConvKernel(OpBuilder &builder, Location loc,
       .getResult();
 }
 
+/// The bf16 gradient [N, F, OH, OW] whose widened transpose the f32
+/// filter-gradient operand `gradient` ([N, OH, OW, F]) is: the copy
+/// convert-mp-to-linalg makes for one group, a linalg.generic over (g, n,
+/// oh, ow, f), g of extent 1, writing [1, N, OH, OW, F] in order from
+/// src[n, g·F + f, oh, ow] widened, collapsed to [N, OH, OW, F] and behind
+/// its fusion barrier. Null otherwise.
+static Value getChannelMajorGradient(Value gradient) {
+  auto barrier = gradient.getDefiningOp<bufferization::AllocTensorOp>();
+  auto collapse = barrier && barrier.getCopy()
+                      ? barrier.getCopy().getDefiningOp<tensor::CollapseShapeOp>()
+                      : nullptr;
+  auto copy = collapse ? collapse.getSrc().getDefiningOp<linalg::GenericOp>()
+                       : nullptr;
+  if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumLoops() != 5 ||
+      copy.getStaticLoopRanges()[0] != 1 ||
+      getBF16Source(barrier.getCopy()) != copy.getDpsInputs()[0] ||
+      collapse.getReassociationIndices() !=
+          SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}})
+    return {};
+  MLIRContext *context = copy.getContext();
+  SmallVector<AffineMap> maps = copy.getIndexingMapsArray();
+  if (!maps[1].isIdentity())
+    return {};
+  // The group loop is 0: the input map then reads (n, f, oh, ow).
+  SmallVector<AffineExpr> dims = {getAffineConstantExpr(0, context)};
+  for (unsigned i = 1; i < 5; ++i)
+    dims.push_back(getAffineDimExpr(i, context));
+  SmallVector<AffineExpr> read;
+  for (AffineExpr result : maps[0].getResults())
+    read.push_back(simplifyAffineExpr(result.replaceDims(dims), 5, 0));
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  if (read != SmallVector<AffineExpr>{d(1), d(4), d(2), d(3)})
+    return {};
+  return copy.getDpsInputs()[0];
+}
+
 std::optional<GradFilterShape>
 bf16::matchImplicitGradFilter(linalg::GenericOp op) {
   std::optional<SmallVector<int64_t>> loopExtents =
@@ -721,6 +757,7 @@ bf16::matchImplicitGradFilter(linalg::GenericOp op) {
   shape.gradientBF16 = getBF16Source(shape.gradient);
   if (!shape.inputBF16 || !shape.gradientBF16)
     return std::nullopt;
+  shape.gradientChannelMajor = getChannelMajorGradient(shape.gradient);
   shape.kernelH = extents[0];
   shape.kernelW = extents[1];
   shape.channels = extents[2];
@@ -810,10 +847,54 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
       pairWords = nest.results[0];
     }
     // B: per (panel, oh, pixel pair), the gradient's two rows of filters
-    // made words.
+    // made words; from the bf16 [N, F, OH, OW] gradient, per panel and 16
+    // pixel pairs, the 16 filters' rows of 32 pixels read as words (pixel 2j
+    // in the low half), rotated (K = 2j to the high half) and transposed.
     Value packedB = tensor::EmptyOp::create(
         builder, loc, ArrayRef<int64_t>{panels, pairs, shape.panelWidth}, i32);
-    {
+    if (shape.gradientChannelMajor) {
+      Value rows = tensor::CollapseShapeOp::create(
+          builder, loc, shape.gradientChannelMajor,
+          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+      Value zero = arith::ConstantOp::create(
+          builder, loc, builder.getFloatAttr(builder.getBF16Type(), 0.0));
+      auto blockType =
+          VectorType::get({kLanes, 2 * kLanes}, builder.getBF16Type());
+      auto wordsType = VectorType::get({kLanes, kLanes}, i32);
+      Value sixteen = arith::ConstantOp::create(
+          builder, loc,
+          DenseElementsAttr::get(wordsType, builder.getI32IntegerAttr(16)));
+      SmallVector<Value> lower(2, index(builder, 0)),
+          steps(2, index(builder, 1));
+      SmallVector<Value> upper = {index(builder, panels),
+                                  index(builder, llvm::divideCeil(pairs, kLanes))};
+      scf::LoopNest nest = scf::buildLoopNest(
+          builder, loc, lower, upper, steps, ValueRange{packedB},
+          [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
+            Value filter = arith::MulIOp::create(b, loc, ivs[0],
+                                                 index(b, shape.panelWidth));
+            Value firstPair =
+                arith::MulIOp::create(b, loc, ivs[1], index(b, kLanes));
+            Value firstPixel =
+                arith::MulIOp::create(b, loc, firstPair, index(b, 2));
+            Value block = vector::TransferReadOp::create(
+                b, loc, blockType, rows, ValueRange{image, filter, firstPixel},
+                zero, ArrayRef<bool>{true, false});
+            Value words = vector::BitCastOp::create(b, loc, wordsType, block);
+            Value rotated = arith::OrIOp::create(
+                b, loc, arith::ShLIOp::create(b, loc, words, sixteen),
+                arith::ShRUIOp::create(b, loc, words, sixteen));
+            Value transposed = vector::TransposeOp::create(
+                b, loc, rotated, ArrayRef<int64_t>{1, 0});
+            return SmallVector<Value>{vector::TransferWriteOp::create(
+                                          b, loc, transposed, carried[0],
+                                          ValueRange{ivs[0], firstPair,
+                                                     index(b, 0)},
+                                          ArrayRef<bool>{false, true})
+                                          .getResult()};
+          });
+      packedB = nest.results[0];
+    } else {
       auto rowType = VectorType::get({shape.panelWidth}, f32);
       SmallVector<Value> lower(3, index(builder, 0)),
           steps(3, index(builder, 1));

@@ -66,7 +66,8 @@
 // order, the padded input's rows made pair words once per phase (a K pair
 // is two neighbouring pixels of a row, columns sw apart; every (kh, kw)
 // broadcasts from the same words, no im2col copy) and B [F/width, OH·OW/2,
-// width] words of the gradient, then every tile of (kh, kw, c) rows x filters continues its
+// width] words of the gradient (from the bf16 [N, F, OH, OW] gradient
+// itself where the f32 operand is its widened transpose), then every tile of (kh, kw, c) rows x filters continues its
 // sums over the image's pairs from where the previous image left them
 // (from the op's zero fill); with `parallel` an image's tiles are an
 // scf.forall. Either way each output is one chain of vdpbf16ps over the K

@@ -158,6 +158,10 @@ matchChannelMajorUses(linalg::LinalgOp op, const ConvShape &shape);
 struct GradFilterShape {
   Value input, gradient;         // The f32 operands.
   Value inputBF16, gradientBF16; // Their bf16 sources (for the guard).
+  /// The gradient as bf16 [N, F, OH, OW] when `gradient` is its widened
+  /// transpose (convert-mp-to-linalg's dYᵀ, one group): B is then packed
+  /// from it, and the transposing copy is only the fallback's. Else null.
+  Value gradientChannelMajor;
   int64_t kernelH, kernelW, channels, filters, batch, outH, outW;
   int64_t strideH, strideW, dilationH, dilationW;
   int64_t panelWidth, tileRows; // Tiles of (kh, kw, c) rows x filters.

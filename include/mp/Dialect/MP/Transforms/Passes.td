@@ -251,7 +251,10 @@ def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
     C and F multiples of 16, a width stride of 1 or 2, OW even) pack, per
     image, each input row's words of two columns sw apart once per phase
     (what every (kh, kw) then broadcasts: a K pair is two neighbouring
-    pixels) and the gradient's pairs as words, and each tile continues its
+    pixels) and the gradient's pairs as words (read from the bf16 gradient
+    [N, F, OH, OW] itself, 16 filters x 32 pixels rotated and transposed,
+    where the f32 operand is its widened transpose, which then only the
+    fallback computes), and each tile continues its
     sums image after image (from the op's zero fill); with `parallel` an
     image's tiles are an `scf.forall`.
 
