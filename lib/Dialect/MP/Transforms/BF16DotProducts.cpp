@@ -22,8 +22,8 @@
 // 2^(min Ea + min Eb - 268) >= 2^-126 (never denormal, nothing
 // to flush). Elsewhere the original contraction runs (the `scf.if`'s else
 // branch, which also takes what only the contraction reads: its zero fill,
-// im2col and widening copies the kernel does not read), so the bits are those of mp-cpu-pipeline{vectorize=false} either
-// way.
+// im2col and widening copies the kernel does not read), so the bits are
+// those of mp-cpu-pipeline{vectorize=false} either way.
 //
 // The kernel: A packed as [batch, M/16, K/2, 16] words of bf16 pairs (per
 // 16 rows and 16 K pairs, a 16 x 32 block read as 16 x 16 words, each
