@@ -452,6 +452,7 @@ func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16
 // CHECK:             %[[EA:.*]] = tensor.empty() : tensor<2x16x8x16xi32>
 // CHECK:             %[[PA:.*]] = scf.for %[[K:[a-z0-9_]+]] = {{.*}} iter_args(%{{.*}} = %[[EA]])
 // CHECK:               scf.for %[[C:[a-z0-9_]+]] = {{.*}} to %c16
+// CHECK:                 %[[SLICE:.*]] = tensor.extract_slice %{{.*}}[%[[K]], %[[C]], 0, 0] [1, 1, 8, 16] [1, 1, 1, 1] : tensor<2x16x8x16xi32> to tensor<8x16xi32>
 // CHECK:                 scf.for %[[H:[a-z0-9_]+]] = {{.*}} to %c8
 // CHECK:                   %[[COLUMN:.*]] = arith.addi %[[K]], %{{.*}} : index
 // CHECK-NEXT:              %[[ROW:.*]] = vector.transfer_read %[[PAD]][%[[N]], %[[C]], %[[H]], %[[COLUMN]]], %{{.*}} : tensor<2x16x8x10xf32>, vector<32xf32>
@@ -459,7 +460,8 @@ func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16
 // CHECK:                   arith.bitcast %[[EVEN]] : vector<16xf32> to vector<16xi32>
 // CHECK:                   arith.bitcast %[[ODD]] : vector<16xf32> to vector<16xi32>
 // CHECK:                   %[[WORDS:.*]] = arith.ori
-// CHECK:                   vector.transfer_write %[[WORDS]], %{{.*}}[%[[K]], %[[C]], %[[H]], %{{.*}}] {in_bounds = [true]} : vector<16xi32>, tensor<2x16x8x16xi32>
+// CHECK:                   vector.transfer_write %[[WORDS]], %{{.*}}[%[[H]], %{{.*}}] {in_bounds = [true]} : vector<16xi32>, tensor<8x16xi32>
+// CHECK:                 tensor.insert_slice %{{.*}} into %{{.*}}[%[[K]], %[[C]], 0, 0] [1, 1, 8, 16] [1, 1, 1, 1] : tensor<8x16xi32> into tensor<2x16x8x16xi32>
 // CHECK:             %[[EB:.*]] = tensor.empty() : tensor<1x24x16xi32>
 // CHECK:             %[[ROWS:.*]] = tensor.collapse_shape %[[DY]] {{\[}}[0], [1], [2, 3]] : tensor<2x16x6x8xbf16> into tensor<2x16x48xbf16>
 // CHECK:             %[[PB:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EB]])
@@ -552,7 +554,7 @@ func.func @grad_filter(%arg0: tensor<2x16x6x8xbf16>, %arg1: tensor<2x16x6x8xbf16
 // CHECK:           %[[ROW:.*]] = vector.transfer_read {{.*}} : tensor<2x16x8x10xf32>, vector<64xf32>
 // CHECK-NEXT:      %[[COLUMNS:.*]], %{{.*}} = vector.deinterleave %[[ROW]] : vector<64xf32> -> vector<32xf32>
 // CHECK-NEXT:      %[[EVEN:.*]], %[[ODD:.*]] = vector.deinterleave %[[COLUMNS]] : vector<32xf32> -> vector<16xf32>
-// CHECK:           vector.transfer_write %{{.*}} {in_bounds = [true]} : vector<16xi32>, tensor<4x16x7x16xi32>
+// CHECK:           vector.transfer_write %{{.*}} {in_bounds = [true]} : vector<16xi32>, tensor<7x16xi32>
 // CHECK:           scf.for %{{.*}} to %c6{{.*}} iter_args
 // CHECK:             tensor.extract %{{.*}} : tensor<4x16x7x16xi32>
 // CHECK:             x86vector.avx512.dot

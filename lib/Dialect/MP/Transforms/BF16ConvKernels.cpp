@@ -811,40 +811,44 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
     Value pairWords = tensor::EmptyOp::create(
         builder, loc,
         ArrayRef<int64_t>{phases, shape.channels, rows, chunks * kLanes}, i32);
+    // With `parallel`, one (phase, channel) an iteration.
     {
       auto columnsType = VectorType::get({kLanes * phases}, f32);
-      SmallVector<Value> lower(4, index(builder, 0)),
-          steps(4, index(builder, 1));
-      SmallVector<Value> upper = {
-          index(builder, phases), index(builder, shape.channels),
-          index(builder, rows), index(builder, chunks)};
-      scf::LoopNest nest = scf::buildLoopNest(
-          builder, loc, lower, upper, steps, ValueRange{pairWords},
-          [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-            Value column = arith::AddIOp::create(
-                b, loc, ivs[0],
-                arith::MulIOp::create(b, loc, ivs[3],
-                                      index(b, kLanes * phases)));
-            Value columns = vector::TransferReadOp::create(
-                b, loc, columnsType, shape.input,
-                ValueRange{image, ivs[1], ivs[2], column}, f32Padding,
-                ArrayRef<bool>{false});
-            if (shape.strideW == 2)
-              columns =
-                  vector::DeinterleaveOp::create(b, loc, columns).getRes1();
-            auto halves = vector::DeinterleaveOp::create(b, loc, columns);
-            Value words =
-                buildPairWords(b, loc, halves.getRes1(), halves.getRes2());
-            Value word =
-                arith::MulIOp::create(b, loc, ivs[3], index(b, kLanes));
-            return SmallVector<Value>{
-                vector::TransferWriteOp::create(
-                    b, loc, words, carried[0],
-                    ValueRange{ivs[0], ivs[1], ivs[2], word},
-                    ArrayRef<bool>{true})
-                    .getResult()};
+      int64_t elements = phases * shape.channels * rows * chunks * kLanes;
+      pairWords = buildSliceNest(
+          builder, loc, pairWords, {phases, shape.channels},
+          parallel && elements >= kMinParallelIterations,
+          [&](OpBuilder &b, Location loc, ValueRange outer, Value slice) {
+            SmallVector<Value> lower(2, index(b, 0)), steps(2, index(b, 1));
+            SmallVector<Value> upper = {index(b, rows), index(b, chunks)};
+            scf::LoopNest nest = scf::buildLoopNest(
+                b, loc, lower, upper, steps, ValueRange{slice},
+                [&](OpBuilder &b, Location loc, ValueRange ivs,
+                    ValueRange carried) {
+                  Value column = arith::AddIOp::create(
+                      b, loc, outer[0],
+                      arith::MulIOp::create(b, loc, ivs[1],
+                                            index(b, kLanes * phases)));
+                  Value columns = vector::TransferReadOp::create(
+                      b, loc, columnsType, shape.input,
+                      ValueRange{image, outer[1], ivs[0], column}, f32Padding,
+                      ArrayRef<bool>{false});
+                  if (shape.strideW == 2)
+                    columns = vector::DeinterleaveOp::create(b, loc, columns)
+                                  .getRes1();
+                  auto halves = vector::DeinterleaveOp::create(b, loc, columns);
+                  Value words = buildPairWords(b, loc, halves.getRes1(),
+                                               halves.getRes2());
+                  Value word =
+                      arith::MulIOp::create(b, loc, ivs[1], index(b, kLanes));
+                  return SmallVector<Value>{
+                      vector::TransferWriteOp::create(
+                          b, loc, words, carried[0], ValueRange{ivs[0], word},
+                          ArrayRef<bool>{true})
+                          .getResult()};
+                });
+            return nest.results[0];
           });
-      pairWords = nest.results[0];
     }
     // B: per (panel, oh, pixel pair), the gradient's two rows of filters
     // made words; from the bf16 [N, F, OH, OW] gradient, per panel and 16

@@ -449,6 +449,65 @@ static Value buildGuard(OpBuilder &builder, Location loc, Value a, Value b,
   return guard;
 }
 
+Value bf16::buildSliceNest(
+    OpBuilder &builder, Location loc, Value dest, ArrayRef<int64_t> outer,
+    bool parallel,
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange, Value)> fill) {
+  auto type = cast<RankedTensorType>(dest.getType());
+  int64_t count = outer.size();
+  auto sliceType = RankedTensorType::get(type.getShape().drop_front(count),
+                                         type.getElementType());
+  SmallVector<OpFoldResult> sizes(count, builder.getIndexAttr(1));
+  for (int64_t size : sliceType.getShape())
+    sizes.push_back(builder.getIndexAttr(size));
+  SmallVector<OpFoldResult> strides(type.getRank(), builder.getIndexAttr(1));
+  auto offsetsOf = [&](OpBuilder &b, ValueRange ivs) {
+    SmallVector<OpFoldResult> offsets(ivs.begin(), ivs.end());
+    offsets.resize(type.getRank(), b.getIndexAttr(0));
+    return offsets;
+  };
+  auto fillSlice = [&](OpBuilder &b, Location loc, ValueRange ivs,
+                       Value whole, SmallVector<OpFoldResult> &offsets) {
+    offsets = offsetsOf(b, ivs);
+    Value slice = tensor::ExtractSliceOp::create(b, loc, sliceType, whole,
+                                                 offsets, sizes, strides);
+    return fill(b, loc, ivs, slice);
+  };
+  if (parallel && llvm::product_of(outer) >= 2) {
+    SmallVector<OpFoldResult> upper = llvm::map_to_vector(
+        outer, [&](int64_t v) -> OpFoldResult {
+          return builder.getIndexAttr(v);
+        });
+    auto forall = scf::ForallOp::create(
+        builder, loc, upper, ValueRange{dest}, std::nullopt,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          SmallVector<OpFoldResult> offsets;
+          Value filled =
+              fillSlice(b, loc, args.drop_back(), args.back(), offsets);
+          auto inParallel = scf::InParallelOp::create(b, loc);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(inParallel.getBody());
+          tensor::ParallelInsertSliceOp::create(b, loc, filled, args.back(),
+                                                offsets, sizes, strides);
+        });
+    return forall.getResult(0);
+  }
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(builder, loc, v).getResult();
+  };
+  SmallVector<Value> lower(count, index(0)), steps(count, index(1));
+  SmallVector<Value> upper = llvm::map_to_vector(outer, index);
+  scf::LoopNest nest = scf::buildLoopNest(
+      builder, loc, lower, upper, steps, ValueRange{dest},
+      [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
+        SmallVector<OpFoldResult> offsets;
+        Value filled = fillSlice(b, loc, ivs, carried[0], offsets);
+        return SmallVector<Value>{tensor::InsertSliceOp::create(
+            b, loc, filled, carried[0], offsets, sizes, strides)};
+      });
+  return nest.results[0];
+}
+
 Value bf16::readPackedRow(OpBuilder &builder, Location loc, Value packed,
                           Value panel, Value pair, int64_t column) {
   Value zero =
@@ -613,51 +672,12 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
     Value packed = tensor::EmptyOp::create(
         builder, loc, ArrayRef<int64_t>{shape.batch, panels, pairs, kLanes},
         i32);
-    SmallVector<OpFoldResult> sizes = {
-        builder.getIndexAttr(1), builder.getIndexAttr(1),
-        builder.getIndexAttr(pairs), builder.getIndexAttr(kLanes)};
-    SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
-    auto offsetsOf = [&](OpBuilder &b, Value batchIndex, Value panel) {
-      return SmallVector<OpFoldResult>{batchIndex, panel, b.getIndexAttr(0),
-                                       b.getIndexAttr(0)};
-    };
-    auto slice = [&](OpBuilder &b, Value whole,
-                     ArrayRef<OpFoldResult> offsets) -> Value {
-      return tensor::ExtractSliceOp::create(b, loc, panelType, whole, offsets,
-                                            sizes, strides);
-    };
-    if (parallel && shape.batch * panels >= 2 &&
-        elements >= kMinParallelIterations) {
-      auto forall = scf::ForallOp::create(
-          builder, loc,
-          ArrayRef<OpFoldResult>{builder.getIndexAttr(shape.batch),
-                                 builder.getIndexAttr(panels)},
-          ValueRange{packed}, std::nullopt,
-          [&](OpBuilder &b, Location loc, ValueRange args) {
-            SmallVector<OpFoldResult> offsets = offsetsOf(b, args[0], args[1]);
-            Value filled =
-                fillPanel(b, args[0], args[1], slice(b, args[2], offsets));
-            auto inParallel = scf::InParallelOp::create(b, loc);
-            OpBuilder::InsertionGuard guard(b);
-            b.setInsertionPointToStart(inParallel.getBody());
-            tensor::ParallelInsertSliceOp::create(b, loc, filled, args[2],
-                                                  offsets, sizes, strides);
-          });
-      return forall.getResult(0);
-    }
-    SmallVector<Value> lower(2, index(builder, 0)), steps(2, index(builder, 1));
-    SmallVector<Value> upper = {index(builder, shape.batch),
-                                index(builder, panels)};
-    scf::LoopNest nest = scf::buildLoopNest(
-        builder, loc, lower, upper, steps, ValueRange{packed},
-        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-          SmallVector<OpFoldResult> offsets = offsetsOf(b, ivs[0], ivs[1]);
-          Value filled =
-              fillPanel(b, ivs[0], ivs[1], slice(b, carried[0], offsets));
-          return SmallVector<Value>{tensor::InsertSliceOp::create(
-              b, loc, filled, carried[0], offsets, sizes, strides)};
+    return buildSliceNest(
+        builder, loc, packed, {shape.batch, panels},
+        parallel && elements >= kMinParallelIterations,
+        [&](OpBuilder &b, Location, ValueRange ivs, Value slice) {
+          return fillPanel(b, ivs[0], ivs[1], slice);
         });
-    return nest.results[0];
   };
 
   // A as [batch, M/16, K/2, 16]: per 16 rows and 16 K pairs, a 16 x 32

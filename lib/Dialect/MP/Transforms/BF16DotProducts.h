@@ -67,6 +67,17 @@ Value buildPackedTile(OpBuilder &builder, Location loc, WordOfA wordOfA,
                       int64_t tileRows, int64_t panelWidth,
                       bool accumulate = false);
 
+/// Fills `dest` slice by slice and returns it: the slices of size 1 in its
+/// leading dimensions of extents `outer` and whole in the others, each
+/// `fill(b, loc, ivs, slice)`'s new value of the slice (rank-reduced to the
+/// other dimensions; written in place). With `parallel` (and two slices or
+/// more) the slices are the iterations of an scf.forall, else of scf.for
+/// loops in order.
+Value buildSliceNest(
+    OpBuilder &builder, Location loc, Value dest, ArrayRef<int64_t> outer,
+    bool parallel,
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange, Value)> fill);
+
 /// The 16 words at [panel, pair, column .. column + 15] of a packed
 /// [panels, K/2, width] operand (B's layout).
 Value readPackedRow(OpBuilder &builder, Location loc, Value packed,
