@@ -135,7 +135,8 @@ def measure(name, mode, steps, cpu_options="", threads=1,
         ref_optimizer.step()
         return float(loss)
 
-    ours, theirs, worst = time_side_by_side(trainer, torch_step, batches, clock)
+    ours, theirs, worst = time_side_by_side(trainer, torch_step, batches, clock,
+                                            threads=threads)
     return ours, theirs, worst, compile_seconds
 
 

@@ -70,7 +70,8 @@ def bench(name, mode, steps, cpu_options, threads, opt_level):
         return models.torch_step(spec, reference, ref_optimizer, x, y, autocast)
 
     ours, theirs, _, ours_cpu, theirs_cpu = time_side_by_side(trainer, torch_step, batches,
-                                                              with_cpu=True)
+                                                              with_cpu=True,
+                                                              threads=threads)
     print(f"{name:20s} {mode:5s} {ours:9.2f} {theirs:9.2f} {theirs / ours:7.2f}x "
           f"{ours_cpu:9.2f} {theirs_cpu:9.2f} {theirs_cpu / ours_cpu:7.2f}x "
           f"{compile_seconds:9.1f} {compile_cpu:9.1f}  {os.getloadavg()[0]:.1f}", flush=True)
