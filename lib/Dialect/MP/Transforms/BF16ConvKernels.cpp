@@ -185,6 +185,20 @@ getImplicitProductExtents(linalg::GenericOp op, unsigned numLoops,
   return extents;
 }
 
+/// A ConvShape of the f32 operands `input` (the padded input) and `filter`
+/// with their bf16 sources (getBF16Source), its extents unset; nullopt
+/// where either is not a widened copy of bf16 data.
+static std::optional<ConvShape> getConvOperands(Value input, Value filter) {
+  ConvShape shape;
+  shape.input = input;
+  shape.filter = filter;
+  shape.inputBF16 = getBF16Source(input);
+  shape.filterBF16 = getBF16Source(filter);
+  if (!shape.inputBF16 || !shape.filterBF16)
+    return std::nullopt;
+  return shape;
+}
+
 /// Sets the kernel's tile and block of images of `shape` (whose loop
 /// extents are set) and says whether the conv kernel takes it: F a multiple
 /// of 16, C·KH·KW even, OW at most 64 (a row of pixels is one vector of the
@@ -223,13 +237,11 @@ std::optional<ConvShape> bf16::matchImplicitConv(linalg::GenericOp op) {
   if (width[2] != extents[3] || width[3] != 1)
     return std::nullopt;
 
-  ConvShape shape;
-  shape.input = op.getDpsInputs()[0];
-  shape.filter = op.getDpsInputs()[1];
-  shape.inputBF16 = getBF16Source(shape.input);
-  shape.filterBF16 = getBF16Source(shape.filter);
-  if (!shape.inputBF16 || !shape.filterBF16)
+  std::optional<ConvShape> operands =
+      getConvOperands(op.getDpsInputs()[0], op.getDpsInputs()[1]);
+  if (!operands)
     return std::nullopt;
+  ConvShape shape = *operands;
   shape.batch = extents[0];
   shape.outH = extents[1];
   shape.outW = extents[2] * extents[3];
@@ -303,13 +315,11 @@ std::optional<ConvShape> bf16::matchIm2colConv(linalg::LinalgOp op) {
   if ((strideW != 1 && strideW != 2) || width[2] != extents[6] * strideW)
     return std::nullopt;
 
-  ConvShape shape;
-  shape.input = im2col.getDpsInputs()[0];
-  shape.filter = op.getDpsInputs()[1];
-  shape.inputBF16 = getBF16Source(shape.input);
-  shape.filterBF16 = getBF16Source(shape.filter);
-  if (!shape.inputBF16 || !shape.filterBF16)
+  std::optional<ConvShape> operands =
+      getConvOperands(im2col.getDpsInputs()[0], op.getDpsInputs()[1]);
+  if (!operands)
     return std::nullopt;
+  ConvShape shape = *operands;
   shape.im2col = im2col;
   shape.batch = extents[0];
   shape.outH = outH;
