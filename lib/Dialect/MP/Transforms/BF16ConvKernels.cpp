@@ -998,38 +998,13 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
                              shape.tileRows, shape.panelWidth,
                              /*accumulate=*/true);
     };
-    SmallVector<int64_t> tripCounts = {panels, shape.m() / shape.tileRows};
-    if (parallel && panels * tripCounts[1] >= 2) {
-      SmallVector<OpFoldResult> upper =
-          llvm::map_to_vector(tripCounts, [&](int64_t v) -> OpFoldResult {
-            return builder.getIndexAttr(v);
-          });
-      auto forall = scf::ForallOp::create(
-          builder, loc, upper, ValueRange{output}, std::nullopt,
-          [&](OpBuilder &b, Location loc, ValueRange args) {
-            Value shared = args.back();
-            SmallVector<OpFoldResult> offsets;
-            Value tile = computeTile(b, args.take_front(2), shared, offsets);
-            auto inParallel = scf::InParallelOp::create(b, loc);
-            OpBuilder::InsertionGuard guard(b);
-            b.setInsertionPointToStart(inParallel.getBody());
-            tensor::ParallelInsertSliceOp::create(b, loc, tile, shared, offsets,
-                                                  sizes, strides);
-          });
-      return forall.getResult(0);
-    }
-    SmallVector<Value> lower(2, index(builder, 0)), steps(2, index(builder, 1));
-    SmallVector<Value> upper = llvm::map_to_vector(
-        tripCounts, [&](int64_t v) { return index(builder, v); });
-    scf::LoopNest nest = scf::buildLoopNest(
-        builder, loc, lower, upper, steps, ValueRange{output},
-        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-          SmallVector<OpFoldResult> offsets;
-          Value tile = computeTile(b, ivs, carried[0], offsets);
-          return SmallVector<Value>{tensor::InsertSliceOp::create(
-              b, loc, tile, carried[0], offsets, sizes, strides)};
+    return buildTileNest(
+        builder, loc, output, {panels, shape.m() / shape.tileRows}, sizes,
+        parallel,
+        [&](OpBuilder &b, Location, ValueRange ivs, Value whole,
+            SmallVector<OpFoldResult> &offsets) {
+          return computeTile(b, ivs, whole, offsets);
         });
-    return nest.results[0];
   };
 
   auto loop = scf::ForOp::create(

@@ -449,6 +449,49 @@ static Value buildGuard(OpBuilder &builder, Location loc, Value a, Value b,
   return guard;
 }
 
+Value bf16::buildTileNest(
+    OpBuilder &builder, Location loc, Value dest, ArrayRef<int64_t> tripCounts,
+    ArrayRef<OpFoldResult> sizes, bool parallel,
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange, Value,
+                             SmallVector<OpFoldResult> &)>
+        computeTile) {
+  SmallVector<OpFoldResult> strides(sizes.size(), builder.getIndexAttr(1));
+  if (parallel && llvm::product_of(tripCounts) >= 2) {
+    SmallVector<OpFoldResult> upper = llvm::map_to_vector(
+        tripCounts, [&](int64_t v) -> OpFoldResult {
+          return builder.getIndexAttr(v);
+        });
+    auto forall = scf::ForallOp::create(
+        builder, loc, upper, ValueRange{dest}, std::nullopt,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          SmallVector<OpFoldResult> offsets;
+          Value tile =
+              computeTile(b, loc, args.drop_back(), args.back(), offsets);
+          auto inParallel = scf::InParallelOp::create(b, loc);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(inParallel.getBody());
+          tensor::ParallelInsertSliceOp::create(b, loc, tile, args.back(),
+                                                offsets, sizes, strides);
+        });
+    return forall.getResult(0);
+  }
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(builder, loc, v).getResult();
+  };
+  SmallVector<Value> lower(tripCounts.size(), index(0)),
+      steps(tripCounts.size(), index(1));
+  SmallVector<Value> upper = llvm::map_to_vector(tripCounts, index);
+  scf::LoopNest nest = scf::buildLoopNest(
+      builder, loc, lower, upper, steps, ValueRange{dest},
+      [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
+        SmallVector<OpFoldResult> offsets;
+        Value tile = computeTile(b, loc, ivs, carried[0], offsets);
+        return SmallVector<Value>{tensor::InsertSliceOp::create(
+            b, loc, tile, carried[0], offsets, sizes, strides)};
+      });
+  return nest.results[0];
+}
+
 Value bf16::buildSliceNest(
     OpBuilder &builder, Location loc, Value dest, ArrayRef<int64_t> outer,
     bool parallel,
@@ -461,51 +504,16 @@ Value bf16::buildSliceNest(
   for (int64_t size : sliceType.getShape())
     sizes.push_back(builder.getIndexAttr(size));
   SmallVector<OpFoldResult> strides(type.getRank(), builder.getIndexAttr(1));
-  auto offsetsOf = [&](OpBuilder &b, ValueRange ivs) {
-    SmallVector<OpFoldResult> offsets(ivs.begin(), ivs.end());
-    offsets.resize(type.getRank(), b.getIndexAttr(0));
-    return offsets;
-  };
-  auto fillSlice = [&](OpBuilder &b, Location loc, ValueRange ivs,
-                       Value whole, SmallVector<OpFoldResult> &offsets) {
-    offsets = offsetsOf(b, ivs);
-    Value slice = tensor::ExtractSliceOp::create(b, loc, sliceType, whole,
-                                                 offsets, sizes, strides);
-    return fill(b, loc, ivs, slice);
-  };
-  if (parallel && llvm::product_of(outer) >= 2) {
-    SmallVector<OpFoldResult> upper = llvm::map_to_vector(
-        outer, [&](int64_t v) -> OpFoldResult {
-          return builder.getIndexAttr(v);
-        });
-    auto forall = scf::ForallOp::create(
-        builder, loc, upper, ValueRange{dest}, std::nullopt,
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          SmallVector<OpFoldResult> offsets;
-          Value filled =
-              fillSlice(b, loc, args.drop_back(), args.back(), offsets);
-          auto inParallel = scf::InParallelOp::create(b, loc);
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(inParallel.getBody());
-          tensor::ParallelInsertSliceOp::create(b, loc, filled, args.back(),
-                                                offsets, sizes, strides);
-        });
-    return forall.getResult(0);
-  }
-  auto index = [&](int64_t v) {
-    return arith::ConstantIndexOp::create(builder, loc, v).getResult();
-  };
-  SmallVector<Value> lower(count, index(0)), steps(count, index(1));
-  SmallVector<Value> upper = llvm::map_to_vector(outer, index);
-  scf::LoopNest nest = scf::buildLoopNest(
-      builder, loc, lower, upper, steps, ValueRange{dest},
-      [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-        SmallVector<OpFoldResult> offsets;
-        Value filled = fillSlice(b, loc, ivs, carried[0], offsets);
-        return SmallVector<Value>{tensor::InsertSliceOp::create(
-            b, loc, filled, carried[0], offsets, sizes, strides)};
+  return buildTileNest(
+      builder, loc, dest, outer, sizes, parallel,
+      [&](OpBuilder &b, Location loc, ValueRange ivs, Value whole,
+          SmallVector<OpFoldResult> &offsets) {
+        offsets.assign(ivs.begin(), ivs.end());
+        offsets.resize(type.getRank(), b.getIndexAttr(0));
+        Value slice = tensor::ExtractSliceOp::create(b, loc, sliceType, whole,
+                                                     offsets, sizes, strides);
+        return fill(b, loc, ivs, slice);
       });
-  return nest.results[0];
 }
 
 Value bf16::readPackedRow(OpBuilder &builder, Location loc, Value packed,
@@ -842,41 +850,14 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
                            ivs[1], pairs, kTileRows, kTileColumns);
   };
 
-  int64_t tiles = shape.batch * tripCounts[1] * tripCounts[2];
-  if (parallel && tiles >= 2 &&
-      shape.batch * shape.m * shape.n * shape.k >= kMinParallelIterations) {
-    SmallVector<OpFoldResult> upper = llvm::map_to_vector(
-        tripCounts, [&](int64_t v) -> OpFoldResult {
-          return builder.getIndexAttr(v);
-        });
-    auto forall = scf::ForallOp::create(
-        builder, loc, upper, ValueRange{init}, std::nullopt,
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          ValueRange ivs = args.take_front(3);
-          Value output = args.back();
-          SmallVector<OpFoldResult> offsets;
-          Value tile = computeTile(b, ivs, output, offsets);
-          auto inParallel = scf::InParallelOp::create(b, loc);
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(inParallel.getBody());
-          tensor::ParallelInsertSliceOp::create(b, loc, tile, output, offsets,
-                                                sizes, strides);
-        });
-    return expandResult(forall.getResult(0));
-  }
-  // One thread: the same loops as scf.for.
-  SmallVector<Value> lower(3, index(builder, 0)), steps(3, index(builder, 1));
-  SmallVector<Value> uppers = llvm::map_to_vector(
-      tripCounts, [&](int64_t v) { return index(builder, v); });
-  scf::LoopNest nest = scf::buildLoopNest(
-      builder, loc, lower, uppers, steps, ValueRange{init},
-      [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-        SmallVector<OpFoldResult> offsets;
-        Value tile = computeTile(b, ivs, carried[0], offsets);
-        return SmallVector<Value>{tensor::InsertSliceOp::create(
-            b, loc, tile, carried[0], offsets, sizes, strides)};
-      });
-  return expandResult(nest.results[0]);
+  return expandResult(buildTileNest(
+      builder, loc, init, tripCounts, sizes,
+      parallel &&
+          shape.batch * shape.m * shape.n * shape.k >= kMinParallelIterations,
+      [&](OpBuilder &b, Location, ValueRange ivs, Value output,
+          SmallVector<OpFoldResult> &offsets) {
+        return computeTile(b, ivs, output, offsets);
+      }));
 }
 
 /// Moves the producers of `fallback`'s operands that nothing else reads (its

@@ -67,6 +67,19 @@ Value buildPackedTile(OpBuilder &builder, Location loc, WordOfA wordOfA,
                       int64_t tileRows, int64_t panelWidth,
                       bool accumulate = false);
 
+/// Computes `dest` tile by tile and returns it: for each point `ivs` of the
+/// loops of extents `tripCounts`, `computeTile(b, loc, ivs, whole, offsets)`
+/// returns the tile's value and sets its `offsets` in `whole` (sizes
+/// `sizes`, unit strides; the tile may be rank-reduced). With `parallel`
+/// (and two tiles or more) the loops are an scf.forall (each tile written by
+/// tensor.parallel_insert_slice), else scf.for loops in order.
+Value buildTileNest(
+    OpBuilder &builder, Location loc, Value dest, ArrayRef<int64_t> tripCounts,
+    ArrayRef<OpFoldResult> sizes, bool parallel,
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange, Value,
+                             SmallVector<OpFoldResult> &)>
+        computeTile);
+
 /// Fills `dest` slice by slice and returns it: the slices of size 1 in its
 /// leading dimensions of extents `outer` and whole in the others, each
 /// `fill(b, loc, ivs, slice)`'s new value of the slice (rank-reduced to the
