@@ -1,13 +1,17 @@
 //===- BF16ConvKernels.cpp - bf16 convolutions on AVX512_BF16 -------------===//
 //
 // The convolution kernels of mp-bf16-dot-products: the implicit GEMM
-// convolutions (the forward product and the input gradient) and filter
-// gradients of convert-mp-to-linalg whose two f32 operands are widened copies
-// of bf16 tensors (getBF16Source), matched with their shapes and rebuilt on
-// vdpbf16ps: the operands packed into words of bf16 pairs (taken exactly
-// from the f32 elements' high halves), the tiles built by buildPackedTile,
+// convolutions (the forward product and the input gradient, also as slices
+// of a padded tensor: a strided input gradient's phases), the im2col form of
+// a width stride of 2, and the filter gradients of convert-mp-to-linalg whose
+// two f32 operands are widened copies of bf16 tensors (getBF16Source),
+// matched with their shapes and rebuilt on vdpbf16ps: the operands packed
+// into words of bf16 pairs (taken exactly from the f32 elements' high halves,
+// or read from the bf16 data itself), the tiles built by buildPackedTile,
 // each output element one chain of dot products over the K pairs in
-// ascending K, the contraction's order. Assumes linalg on tensors with
+// ascending K, the contraction's order. Convolutions whose users read them as
+// NCHW write that layout (matchChannelMajorUses); filter gradients broadcast
+// A from pair words of the input rows (no im2col copy). Assumes linalg on tensors with
 // static shapes after convert-mp-to-linalg; the pass puts each kernel behind
 // the guard on the bf16 sources, which proves that it gives the contraction's
 // bits (see BF16DotProducts.cpp).
