@@ -11,10 +11,10 @@
 // each output element one chain of dot products over the K pairs in
 // ascending K, the contraction's order. Convolutions whose users read them as
 // NCHW write that layout (matchChannelMajorUses); filter gradients broadcast
-// A from pair words of the input rows (no im2col copy). Assumes linalg on tensors with
-// static shapes after convert-mp-to-linalg; the pass puts each kernel behind
-// the guard on the bf16 sources, which proves that it gives the contraction's
-// bits (see BF16DotProducts.cpp).
+// A from pair words of the input rows (no im2col copy). Assumes linalg on
+// tensors with static shapes after convert-mp-to-linalg; the pass puts each
+// kernel behind the guard on the bf16 sources, which proves that it gives
+// the contraction's bits (see BF16DotProducts.cpp).
 //
 //===----------------------------------------------------------------------===//
 
