@@ -466,9 +466,10 @@ func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16
 // CHECK:             %[[ROWS:.*]] = tensor.collapse_shape %[[DY]] {{\[}}[0], [1], [2, 3]] : tensor<2x16x6x8xbf16> into tensor<2x16x48xbf16>
 // CHECK:             %[[PB:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EB]])
 // CHECK:               %[[BLOCK16:.*]] = vector.transfer_read %[[ROWS]][%[[N]], {{.*}}], %{{.*}} {in_bounds = [true, false]} : tensor<2x16x48xbf16>, vector<16x32xbf16>
+// CHECK-NEXT:          %[[ROTATE:.*]] = arith.constant dense<16> : vector<16x16xi32>
 // CHECK-NEXT:          %[[W16:.*]] = vector.bitcast %[[BLOCK16]] : vector<16x32xbf16> to vector<16x16xi32>
-// CHECK-NEXT:          %[[HI:.*]] = arith.shli %[[W16]], %{{.*}} : vector<16x16xi32>
-// CHECK-NEXT:          %[[LO:.*]] = arith.shrui %[[W16]], %{{.*}} : vector<16x16xi32>
+// CHECK-NEXT:          %[[HI:.*]] = arith.shli %[[W16]], %[[ROTATE]] : vector<16x16xi32>
+// CHECK-NEXT:          %[[LO:.*]] = arith.shrui %[[W16]], %[[ROTATE]] : vector<16x16xi32>
 // CHECK-NEXT:          %[[ROT:.*]] = arith.ori %[[HI]], %[[LO]] : vector<16x16xi32>
 // CHECK-NEXT:          %[[PAIRSB:.*]] = vector.transpose %[[ROT]], [1, 0] : vector<16x16xi32> to vector<16x16xi32>
 // CHECK:               vector.transfer_write %[[PAIRSB]], %{{.*}} {in_bounds = [false, true]} : vector<16x16xi32>, tensor<1x24x16xi32>

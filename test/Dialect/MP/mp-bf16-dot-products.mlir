@@ -40,8 +40,9 @@
 // CHECK:             scf.for %[[APANEL:[a-z0-9_]+]] = {{.*}} iter_args(%[[APACKED:.*]] = %{{.*}})
 // CHECK:               %[[ADEST:.*]] = tensor.extract_slice %[[APACKED]][%{{.*}}, %[[APANEL]], 0, 0] [1, 1, 4, 16] [1, 1, 1, 1] : tensor<1x1x4x16xi32> to tensor<4x16xi32>
 // CHECK:               %[[BLOCK:.*]] = vector.transfer_read %[[RA]][{{.*}}], %{{.*}} {in_bounds = [true, false]} : tensor<1x16x8xbf16>, vector<16x32xbf16>
+// CHECK-NEXT:          %[[SIXTEEN:.*]] = arith.constant dense<16> : vector<16x16xi32>
 // CHECK-NEXT:          %[[WORDS:.*]] = vector.bitcast %[[BLOCK]] : vector<16x32xbf16> to vector<16x16xi32>
-// CHECK-NEXT:          %[[HIGH:.*]] = arith.shli %[[WORDS]], %[[SIXTEEN:.*]] : vector<16x16xi32>
+// CHECK-NEXT:          %[[HIGH:.*]] = arith.shli %[[WORDS]], %[[SIXTEEN]] : vector<16x16xi32>
 // CHECK-NEXT:          %[[LOW:.*]] = arith.shrui %[[WORDS]], %[[SIXTEEN]] : vector<16x16xi32>
 // CHECK-NEXT:          %[[ROTATED:.*]] = arith.ori %[[HIGH]], %[[LOW]] : vector<16x16xi32>
 // CHECK-NEXT:          %[[COLUMNS:.*]] = vector.transpose %[[ROTATED]], [1, 0] : vector<16x16xi32> to vector<16x16xi32>

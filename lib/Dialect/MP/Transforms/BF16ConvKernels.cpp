@@ -878,10 +878,6 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
           builder, loc, builder.getFloatAttr(builder.getBF16Type(), 0.0));
       auto blockType =
           VectorType::get({kLanes, 2 * kLanes}, builder.getBF16Type());
-      auto wordsType = VectorType::get({kLanes, kLanes}, i32);
-      Value sixteen = arith::ConstantOp::create(
-          builder, loc,
-          DenseElementsAttr::get(wordsType, builder.getI32IntegerAttr(16)));
       SmallVector<Value> lower(2, index(builder, 0)),
           steps(2, index(builder, 1));
       SmallVector<Value> upper = {index(builder, panels),
@@ -898,12 +894,7 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
             Value block = vector::TransferReadOp::create(
                 b, loc, blockType, rows, ValueRange{image, filter, firstPixel},
                 zero, ArrayRef<bool>{true, false});
-            Value words = vector::BitCastOp::create(b, loc, wordsType, block);
-            Value rotated = arith::OrIOp::create(
-                b, loc, arith::ShLIOp::create(b, loc, words, sixteen),
-                arith::ShRUIOp::create(b, loc, words, sixteen));
-            Value transposed = vector::TransposeOp::create(
-                b, loc, rotated, ArrayRef<int64_t>{1, 0});
+            Value transposed = buildRotatedPairWords(b, loc, block);
             return SmallVector<Value>{vector::TransferWriteOp::create(
                                           b, loc, transposed, carried[0],
                                           ValueRange{ivs[0], firstPair,

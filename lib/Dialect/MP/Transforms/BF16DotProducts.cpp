@@ -516,6 +516,20 @@ Value bf16::buildSliceNest(
       });
 }
 
+Value bf16::buildRotatedPairWords(OpBuilder &builder, Location loc,
+                                  Value block) {
+  auto wordsType = VectorType::get({kLanes, kLanes}, builder.getI32Type());
+  Value sixteen = arith::ConstantOp::create(
+      builder, loc,
+      DenseElementsAttr::get(wordsType, builder.getI32IntegerAttr(16)));
+  Value words = vector::BitCastOp::create(builder, loc, wordsType, block);
+  Value rotated = arith::OrIOp::create(
+      builder, loc, arith::ShLIOp::create(builder, loc, words, sixteen),
+      arith::ShRUIOp::create(builder, loc, words, sixteen));
+  return vector::TransposeOp::create(builder, loc, rotated,
+                                     ArrayRef<int64_t>{1, 0});
+}
+
 Value bf16::readPackedRow(OpBuilder &builder, Location loc, Value packed,
                           Value panel, Value pair, int64_t column) {
   Value zero =
@@ -696,9 +710,6 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
       arith::ConstantOp::create(builder, loc, builder.getFloatAttr(bf16, 0.0));
   auto fillPanelOfA = [&](OpBuilder &b, Value batchIndex, Value panel,
                           Value dest) {
-    auto wordsType = VectorType::get({kLanes, kLanes}, b.getI32Type());
-    Value sixteen = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(wordsType, b.getI32IntegerAttr(16)));
     Value row = arith::MulIOp::create(b, loc, panel, index(b, kLanes));
     // The words of K pairs [first, first + count) into `dest`.
     auto packBlock = [&](OpBuilder &b, Value first, int64_t count,
@@ -708,12 +719,7 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
           b, loc, VectorType::get({kLanes, 2 * kLanes}, bf16), rowsOfA,
           ValueRange{batchIndex, row, column}, bf16Padding,
           ArrayRef<bool>{true, count == kLanes});
-      Value words = vector::BitCastOp::create(b, loc, wordsType, block);
-      Value rotated = arith::OrIOp::create(
-          b, loc, arith::ShLIOp::create(b, loc, words, sixteen),
-          arith::ShRUIOp::create(b, loc, words, sixteen));
-      Value transposed = vector::TransposeOp::create(
-          b, loc, rotated, ArrayRef<int64_t>{1, 0});
+      Value transposed = buildRotatedPairWords(b, loc, block);
       if (count < kLanes)
         transposed = vector::ExtractStridedSliceOp::create(
             b, loc, transposed, ArrayRef<int64_t>{0, 0},

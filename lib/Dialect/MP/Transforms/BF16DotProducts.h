@@ -91,6 +91,12 @@ Value buildSliceNest(
     bool parallel,
     llvm::function_ref<Value(OpBuilder &, Location, ValueRange, Value)> fill);
 
+/// The words of bf16 pairs of a 16 x 32 `block` of bf16 (16 rows of 16
+/// neighbouring pairs, K = 2p in the low half as stored) with each pair
+/// rotated (K = 2p into the high half, the element vdpbf16ps adds first) and
+/// the 16 x 16 words transposed: a K pair's 16 rows one vector.
+Value buildRotatedPairWords(OpBuilder &builder, Location loc, Value block);
+
 /// The 16 words at [panel, pair, column .. column + 15] of a packed
 /// [panels, K/2, width] operand (B's layout).
 Value readPackedRow(OpBuilder &builder, Location loc, Value packed,

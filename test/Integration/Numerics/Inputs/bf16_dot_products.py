@@ -137,11 +137,9 @@ def cases(rng):
             out_shape = (x_shape[0], w_shape[0],
                          (x_shape[2] - 1) // stride + 1,
                          (x_shape[3] - 1) // stride + 1)
-            strides = (f', strides = array<i64: {stride}, {stride}>'
-                       if stride != 1 else '')
             result.append((f'{name} {kind}', [(x, 'bf16'), (w, 'bf16')],
                            f'{{out0}} = mp.conv2d {{in0}}, {{in1}} acc(f32) '
-                           f'{{padding = array<i64: 1, 1>{strides}}} : '
+                           f'{conv_attributes(stride)} : '
                            f'({t(x_shape, "bf16")}, {t(w_shape, "bf16")}) -> '
                            f'{t(out_shape, "f32")}', convolve(x, w, stride),
                            out_shape))
@@ -185,11 +183,9 @@ def cases(rng):
                 # Channel 0 (tiny) times a tiny gradient everywhere:
                 # denormal sums of every filter's channel 0.
                 dy[...] = np.float32(2.0 ** -70)
-            strides = (f', strides = array<i64: {stride}, {stride}>'
-                       if stride != 1 else '')
             result.append((f'{name} {kind}', [(dy, 'bf16'), (x, 'bf16')],
                            f'{{out0}} = mp.conv2d_grad_filter {{in0}}, {{in1}} '
-                           f'acc(f32) {{padding = array<i64: 1, 1>{strides}}} : '
+                           f'acc(f32) {conv_attributes(stride)} : '
                            f'({t(dy_shape, "bf16")}, '
                            f'{t(x_shape, "bf16")}) -> '
                            f'{t((16, 16, 3, 3), "f32")}',
@@ -217,6 +213,14 @@ def filter_gradient(dy, x, stride=1):
                                window[None]).astype(np.float32)
                     acc = (acc + product).astype(np.float32)
     return acc
+
+
+def conv_attributes(stride):
+    """The attributes of the cases' convolutions: padding 1, strides
+    `stride` (omitted at 1)."""
+    strides = (f', strides = array<i64: {stride}, {stride}>'
+               if stride != 1 else '')
+    return f'{{padding = array<i64: 1, 1>{strides}}}'
 
 
 def input_gradient(dy, w, size, stride):
