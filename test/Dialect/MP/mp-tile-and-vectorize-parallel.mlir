@@ -88,6 +88,64 @@ func.func @implicit_grad_filter(%x: tensor<2x32x6x6xf32>, %dy: tensor<2x4x4x8xf3
 
 // -----
 
+// Batch norm's statistics of 16 channels (f64 sums per channel; one vector
+// of 16 outputs) are two iterations of 8 channels, one per thread, each
+// gathering its channels' values pixel by pixel in the order n, h, w (not
+// transposed, as on one thread: the input was just written by every
+// thread). 32 channels are already two tiles of 16.
+// CHECK-LABEL: func.func @channel_sums(
+// CHECK-NOT:   tensor.collapse_shape
+// CHECK:       scf.forall (%[[C:.*]]) = (0) to (16) step (8)
+// CHECK:         scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf64>)
+// CHECK:           scf.for %{{.*}} = %c0 to %c28 step %c1
+// CHECK:             scf.for %{{.*}} = %c0 to %c28 step %c1
+// CHECK:               vector.transfer_read %{{.*}}[%{{.*}}, %[[C]], %{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true], permutation_map = #{{.*}}} : tensor<4x16x28x28xf32>, vector<8xf32>
+// CHECK:               arith.extf %{{.*}} : vector<8xf32> to vector<8xf64>
+// CHECK-LABEL: func.func @channel_sums_32(
+// CHECK:       scf.forall (%{{.*}}) = (0) to (32) step (16)
+// CHECK:         -> (vector<16xf64>)
+func.func @channel_sums(%x: tensor<4x16x28x28xf32>) -> tensor<16xf32> {
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<16xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%e : tensor<16xf64>) -> tensor<16xf64>
+  %sum = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                          affine_map<(n, c, h, w) -> (c)>],
+                         iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<4x16x28x28xf32>) outs(%init : tensor<16xf64>) {
+  ^bb0(%in: f32, %acc: f64):
+    %w = arith.extf %in : f32 to f64
+    %s = arith.addf %acc, %w : f64
+    linalg.yield %s : f64
+  } -> tensor<16xf64>
+  %e32 = tensor.empty() : tensor<16xf32>
+  %mean = linalg.generic {indexing_maps = [affine_map<(c) -> (c)>, affine_map<(c) -> (c)>],
+                          iterator_types = ["parallel"]}
+      ins(%sum : tensor<16xf64>) outs(%e32 : tensor<16xf32>) {
+  ^bb0(%in: f64, %out: f32):
+    %t = arith.truncf %in : f64 to f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  return %mean : tensor<16xf32>
+}
+
+func.func @channel_sums_32(%x: tensor<4x32x14x14xf32>) -> tensor<32xf64> {
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<32xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%e : tensor<32xf64>) -> tensor<32xf64>
+  %sum = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                          affine_map<(n, c, h, w) -> (c)>],
+                         iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<4x32x14x14xf32>) outs(%init : tensor<32xf64>) {
+  ^bb0(%in: f32, %acc: f64):
+    %w = arith.extf %in : f32 to f64
+    %s = arith.addf %acc, %w : f64
+    linalg.yield %s : f64
+  } -> tensor<32xf64>
+  return %sum : tensor<32xf64>
+}
+
+// -----
+
 // Below 8192 iterations nothing changes: scf.for loops only.
 // CHECK-LABEL: func.func @small(
 // CHECK-NOT: scf.forall

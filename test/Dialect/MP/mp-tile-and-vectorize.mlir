@@ -249,7 +249,8 @@ func.func @lane_sums(%dy: tensor<4x16x98x8xf32>, %x: tensor<4x16x98x8xf32>,
 // vector addition advances them all), not along the contiguous W loop (an
 // ordered f64 vector.reduction: one chain of dependent additions), each
 // channel still summed in the order n, h, w. Each step gathers the 16
-// channels' values of one pixel.
+// channels' values of one pixel (the sums are returned here: a transposed
+// sum, @channel_statistics, would reshape its input).
 // CHECK: #[[$CHANNELS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @channel_sums(
 // CHECK:   %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (vector<16xf64>)
@@ -291,6 +292,113 @@ func.func @channel_sums_f32(%x: tensor<4x16x28x28xf32>, %init: tensor<16xf32>) -
     linalg.yield %s : f32
   } -> tensor<16xf32>
   return %r : tensor<16xf32>
+}
+
+// -----
+
+// Batch norm's statistics (f64 sums of f32 values per channel, the mean's
+// then the squared deviations') of an NCHW tensor whose 28x28 pixels are 49
+// rows of 16: transposed sums. The pixels' loops are one (a 4x16x784 view)
+// and the channels innermost; a tile reads 16 pixels of each of the 16
+// channels as rows, transposes them in registers (vector<16x16xf32>), widens
+// them and adds the 16 pixel rows to the 16 channels' sums one after the
+// other (row 0 first): each channel summed in the order n, h, w, as above,
+// without gathering a vector per pixel.
+// CHECK-LABEL: func.func @channel_statistics(
+// CHECK:   %[[X:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<4x16x28x28xf32> into tensor<4x16x784xf32>
+// CHECK:   %[[SUM:.*]] = scf.for %[[N:.*]] = %c0 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (vector<16xf64>)
+// CHECK:     scf.for %[[P:.*]] = %c0 to %c784 step %c16 iter_args(%[[S:.*]] = %{{.*}}) -> (vector<16xf64>)
+// CHECK:       %[[ROWS:.*]] = vector.transfer_read %[[X]][%[[N]], %c0, %[[P]]], %{{.*}} {in_bounds = [true, true]} : tensor<4x16x784xf32>, vector<16x16xf32>
+// CHECK:       %[[T:.*]] = vector.transpose %[[ROWS]], [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK:       %[[W:.*]] = arith.extf %[[T]] : vector<16x16xf32> to vector<16x16xf64>
+// CHECK:       %[[R0:.*]] = vector.extract %[[W]][0] : vector<16xf64> from vector<16x16xf64>
+// CHECK:       %[[S0:.*]] = arith.addf %[[R0]], %[[S]] : vector<16xf64>
+// CHECK:       %[[R1:.*]] = vector.extract %[[W]][1] : vector<16xf64> from vector<16x16xf64>
+// CHECK:       %[[S1:.*]] = arith.addf %[[R1]], %[[S0]] : vector<16xf64>
+// CHECK:       %[[R15:.*]] = vector.extract %[[W]][15] : vector<16xf64> from vector<16x16xf64>
+// CHECK:       %[[S15:.*]] = arith.addf %[[R15]], %{{.*}} : vector<16xf64>
+// CHECK:       scf.yield %[[S15]] : vector<16xf64>
+// The deviations: the mean broadcast across the pixel rows, subtracted and
+// squared in f32 before the widening.
+// CHECK:       %[[D:.*]] = vector.transpose %{{.*}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK:       %[[MEAN:.*]] = vector.broadcast %{{.*}} : vector<16xf32> to vector<16x16xf32>
+// CHECK:       %[[DEV:.*]] = arith.subf %[[D]], %[[MEAN]] : vector<16x16xf32>
+// CHECK:       %[[SQ:.*]] = arith.mulf %[[DEV]], %[[DEV]] : vector<16x16xf32>
+// CHECK:       arith.extf %[[SQ]] : vector<16x16xf32> to vector<16x16xf64>
+// CHECK-NOT: vector.reduction
+// CHECK-NOT: vector.multi_reduction
+// 14x14 pixels (196, no multiple of 16): gathered per pixel, as above.
+// CHECK-LABEL: func.func @channel_statistics_196(
+// CHECK-NOT:   tensor.collapse_shape
+// CHECK:       vector.transfer_read %{{.*}} {in_bounds = [true], permutation_map = #{{.*}}} : tensor<4x16x14x14xf32>, vector<16xf32>
+func.func @channel_statistics(%x: tensor<4x16x28x28xf32>) -> tensor<16xf32> {
+  %zero = arith.constant 0.0 : f64
+  %count = arith.constant 3136.0 : f64
+  %e = tensor.empty() : tensor<16xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%e : tensor<16xf64>) -> tensor<16xf64>
+  %sum = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                          affine_map<(n, c, h, w) -> (c)>],
+                         iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<4x16x28x28xf32>) outs(%init : tensor<16xf64>) {
+  ^bb0(%in: f32, %acc: f64):
+    %w = arith.extf %in : f32 to f64
+    %s = arith.addf %acc, %w : f64
+    linalg.yield %s : f64
+  } -> tensor<16xf64>
+  %e32 = tensor.empty() : tensor<16xf32>
+  %mean = linalg.generic {indexing_maps = [affine_map<(c) -> (c)>, affine_map<(c) -> (c)>],
+                          iterator_types = ["parallel"]}
+      ins(%sum : tensor<16xf64>) outs(%e32 : tensor<16xf32>) {
+  ^bb0(%in: f64, %out: f32):
+    %d = arith.divf %in, %count : f64
+    %t = arith.truncf %d : f64 to f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %squares = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                              affine_map<(n, c, h, w) -> (c)>,
+                                              affine_map<(n, c, h, w) -> (c)>],
+                             iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%x, %mean : tensor<4x16x28x28xf32>, tensor<16xf32>) outs(%init : tensor<16xf64>) {
+  ^bb0(%in: f32, %m: f32, %acc: f64):
+    %d = arith.subf %in, %m : f32
+    %q = arith.mulf %d, %d : f32
+    %w = arith.extf %q : f32 to f64
+    %s = arith.addf %acc, %w : f64
+    linalg.yield %s : f64
+  } -> tensor<16xf64>
+  %var = linalg.generic {indexing_maps = [affine_map<(c) -> (c)>, affine_map<(c) -> (c)>],
+                         iterator_types = ["parallel"]}
+      ins(%squares : tensor<16xf64>) outs(%e32 : tensor<16xf32>) {
+  ^bb0(%in: f64, %out: f32):
+    %d = arith.divf %in, %count : f64
+    %t = arith.truncf %d : f64 to f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  return %var : tensor<16xf32>
+}
+
+func.func @channel_statistics_196(%x: tensor<4x16x14x14xf32>) -> tensor<16xf32> {
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<16xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%e : tensor<16xf64>) -> tensor<16xf64>
+  %sum = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>,
+                                          affine_map<(n, c, h, w) -> (c)>],
+                         iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<4x16x14x14xf32>) outs(%init : tensor<16xf64>) {
+  ^bb0(%in: f32, %acc: f64):
+    %w = arith.extf %in : f32 to f64
+    %s = arith.addf %acc, %w : f64
+    linalg.yield %s : f64
+  } -> tensor<16xf64>
+  %e32 = tensor.empty() : tensor<16xf32>
+  %mean = linalg.generic {indexing_maps = [affine_map<(c) -> (c)>, affine_map<(c) -> (c)>],
+                          iterator_types = ["parallel"]}
+      ins(%sum : tensor<16xf64>) outs(%e32 : tensor<16xf32>) {
+  ^bb0(%in: f64, %out: f32):
+    %t = arith.truncf %in : f64 to f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  return %mean : tensor<16xf32>
 }
 
 // -----

@@ -120,6 +120,16 @@ int64_t tiling::chooseTileSize(int64_t extent, int64_t size) {
   return best;
 }
 
+bool tiling::isWideningSum(linalg::LinalgOp op) {
+  auto isF64 = [](OpOperand *operand) {
+    return getElementTypeOrSelf(operand->get().getType()).isF64();
+  };
+  return op.getNumReductionLoops() > 0 && op.getNumDpsInits() > 0 &&
+         llvm::all_of(op.getDpsInitsMutable(),
+                      [&](OpOperand &init) { return isF64(&init); }) &&
+         llvm::none_of(op.getDpsInputOperands(), isF64);
+}
+
 namespace {
 
 /// True when a value of `type` (or its elements) is an 8-bit or narrower
@@ -166,21 +176,6 @@ static bool gathersFromStridedSlice(linalg::LinalgOp op) {
     return WalkResult::advance();
   });
   return result.wasInterrupted();
-}
-
-/// True when `op` has reduction loops, f64 outputs and no f64 input: sums
-/// of narrower values in f64 (PyTorch's batch-norm statistics). Along the
-/// vector such a sum is one chain of dependent f64 additions (the ordered
-/// vector.reduction adds the lanes one by one); across its outputs each
-/// vector addition advances as many independent sums.
-static bool isWideningSum(linalg::LinalgOp op) {
-  auto isF64 = [](OpOperand *operand) {
-    return getElementTypeOrSelf(operand->get().getType()).isF64();
-  };
-  return op.getNumReductionLoops() > 0 && op.getNumDpsInits() > 0 &&
-         llvm::all_of(op.getDpsInitsMutable(),
-                      [&](OpOperand &init) { return isF64(&init); }) &&
-         llvm::none_of(op.getDpsInputOperands(), isF64);
 }
 
 /// The loop of `op` its tiles are vectors along: a parallel loop or the
@@ -311,6 +306,13 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
     tile(n, matmulTiles[1]);
     return sizes;
   }
+  // A transposed sum: blocks of its pixels and its channels.
+  if (std::optional<std::pair<unsigned, unsigned>> sum =
+          getTransposedSumLoops(op, innerTiles.back())) {
+    sizes[sum->first] = innerTiles.back();
+    sizes[sum->second] = innerTiles.back();
+    return sizes;
+  }
   // A transposing elementwise operation: blocks of both its source- and its
   // destination-contiguous loops, by the last size (16 x 16 by default),
   // unless one of them would be below 4 (then vectors along one loop).
@@ -359,6 +361,24 @@ TileAndVectorize::getTileSizes(linalg::LinalgOp op) const {
     if (rows >= 0 && sizes[rows] == 1)
       tile(rows, kReductionRows);
   }
+  // With `parallel`, a large widening sum whose outputs are one tile (the
+  // statistics of 16 channels) is two tiles of half the vector: one per
+  // thread, each summing its channels in order, where one tile would run
+  // on one thread while the others wait. (Without `parallel` such a sum
+  // reads its elements transposed instead, prepareTransposedSum, which is
+  // faster on one core but, its input just written by every thread, waits
+  // on the other cores' caches.)
+  int64_t iterations = 1;
+  for (int64_t extent : extents)
+    iterations *= extent;
+  if (parallel && isWideningSum(op) &&
+      iterators[vectorLoop] == utils::IteratorType::parallel &&
+      iterations >= kMinParallelIterations && sizes[vectorLoop] % 16 == 0 &&
+      llvm::all_of(llvm::seq(extents.size()), [&](size_t d) {
+        return iterators[d] != utils::IteratorType::parallel ||
+               extents[d] == sizes[d];
+      }))
+    sizes[vectorLoop] /= 2;
   return sizes;
 }
 
@@ -546,6 +566,16 @@ void TileAndVectorize::runOnOperation() {
     if (!isFill(op))
       collapseContiguousLoops(rewriter, op, innerTiles.back());
   }
+  // Widening sums across channels whose elements are contiguous along the
+  // pixels become transposed sums (on one thread; see getTileSizes).
+  SmallVector<linalg::GenericOp> sums;
+  function.walk([&](linalg::GenericOp op) {
+    if (op.hasPureTensorSemantics() && isWideningSum(op))
+      sums.push_back(op);
+  });
+  if (!parallel)
+    for (linalg::GenericOp op : sums)
+      prepareTransposedSum(rewriter, op, innerTiles.back());
 
   // Fills that only make accumulators come last: tiling their contractions
   // fuses them (fuseFilledDestinations); those left are tiled on their own.
@@ -649,7 +679,7 @@ void TileAndVectorize::runOnOperation() {
     RewritePatternSet patterns(context);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     patterns.add<TransposeOfBroadcastToStretch, ExtensionOfTranspose,
-                 InsertOverWrite>(context);
+                 OuterReductionToRows, InsertOverWrite>(context);
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, context);
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, context);

@@ -35,6 +35,13 @@ namespace mlir::mp::tiling {
 /// 16, then 8, 4 and 2 (whole SIMD registers) and then the largest.
 int64_t chooseTileSize(int64_t extent, int64_t size);
 
+/// True when `op` has reduction loops, f64 outputs and no f64 input: sums
+/// of narrower values in f64 (PyTorch's batch-norm statistics). Along the
+/// vector such a sum is one chain of dependent f64 additions (the ordered
+/// vector.reduction adds the lanes one by one); across its outputs each
+/// vector addition advances as many independent sums.
+bool isWideningSum(linalg::LinalgOp op);
+
 //===----------------------------------------------------------------------===//
 // Contractions and implicit convolutions (TileAndVectorizeContractions.cpp)
 //===----------------------------------------------------------------------===//
@@ -220,11 +227,47 @@ getTransposeLoops(linalg::LinalgOp op);
 void collapseContiguousLoops(RewriterBase &rewriter, linalg::GenericOp &op,
                              int64_t vectorSize);
 
+/// The loops (r, p) of a transposed widening sum (isWideningSum, in
+/// prepareTransposedSum's form): p, its last loop, a parallel loop every
+/// output has as its innermost dimension (the channels), and r, the loop
+/// before it, a reduction loop every input read along p has as its innermost
+/// dimension (the pixels), of 32-bit elements; both extents multiples of
+/// `vectorSize`. Tiled by a block of both (and by 1 elsewhere), a tile reads
+/// rows of its input along r, transposes them in registers and adds the rows
+/// along p, one after the other, to the sums.
+std::optional<std::pair<unsigned, unsigned>>
+getTransposedSumLoops(linalg::LinalgOp op, int64_t vectorSize);
+
+/// Makes the widening sum `op` (isWideningSum) across the outputs' innermost
+/// loop p of inputs contiguous along a reduction loop r (a batch norm's
+/// per-channel sums of an NCHW tensor) a transposed sum
+/// (getTransposedSumLoops): the run of reduction loops ending at r that every
+/// operand reads as consecutive dimensions (h, w) collapsed into one
+/// (linalg::collapseOpIterationDims), then p moved after every other loop
+/// (linalg::interchangeGenericOp; the reduction loops keep their order, so
+/// each sum adds its elements in the same order). Left as it is unless the
+/// collapsed run and p are multiples of `vectorSize`, and when its result is
+/// returned or an operand is a tensor.extract_slice.
+void prepareTransposedSum(RewriterBase &rewriter, linalg::GenericOp &op,
+                          int64_t vectorSize);
+
+/// vector.multi_reduction of a rows x N vector along its rows (a transposed
+/// sum's tile) as `rows` elementwise combinations into the accumulator, row
+/// 0 first: each lane adds its elements in order, as the ordered lowering
+/// that transposes the vector first would, without the transpose.
+struct OuterReductionToRows
+    : public OpRewritePattern<vector::MultiDimReductionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::MultiDimReductionOp reduction,
+                                PatternRewriter &rewriter) const override;
+};
+
 /// arith.extf(vector.transpose(x)) as vector.transpose(arith.extf(x)) where x
-/// is read as it is stored (a minor identity vector.transfer_read): a
-/// transposing block (getTransposeLoops) of 16-bit floats the payload extends
-/// to f32 is transposed as f32 lanes. The same values. (A transposed broadcast
-/// is left to TransposeOfBroadcastToStretch.)
+/// is read as it is stored (a minor identity vector.transfer_read) and the
+/// extension is to 32 bits: a transposing block (getTransposeLoops) of 16-bit
+/// floats the payload extends to f32 is transposed as f32 lanes. The same
+/// values. (A transposed broadcast is left to TransposeOfBroadcastToStretch.)
 struct ExtensionOfTranspose : public OpRewritePattern<arith::ExtFOp> {
   using OpRewritePattern::OpRewritePattern;
 

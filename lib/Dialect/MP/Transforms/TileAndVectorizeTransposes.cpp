@@ -1,15 +1,22 @@
 //===- TileAndVectorizeTransposes.cpp - Transposing elementwise ops -------===//
 //
-// The elementwise operations of mp-tile-and-vectorize whose operands are
-// contiguous along different loops (NCHW <-> N(HW)C around the convolutions):
+// The operations of mp-tile-and-vectorize whose operands are contiguous along
+// different loops. Elementwise ones (NCHW <-> N(HW)C around the convolutions):
 // inputs read at linearised loops are read through expanded views, runs of
 // loops consecutive in every operand are collapsed, a transposing operation's
 // source- and destination-contiguous loops are found (getTransposeLoops, which
 // the pass tiles by 16 x 16 blocks), and extensions move ahead of the blocks'
-// register transposes, so that they are transposed as 32-bit lanes. Assumes
-// elementwise linalg.generic operations on tensors with static shapes, not yet
-// tiled (ExtensionOfTranspose: the vectorised tiles). The same elements are
-// read and computed.
+// register transposes, so that they are transposed as 32-bit lanes. Widening
+// sums across channels of NCHW tensors (batch-norm statistics: one f64 sum per
+// channel, its elements contiguous along the pixels): the pixels' run is
+// collapsed and the channel loop made innermost (prepareTransposedSum), so
+// that a 16 x 16 tile reads 16 pixels of 16 channels as rows, transposes them
+// in registers and adds the pixel rows to the channels' sums one after the
+// other (OuterReductionToRows), where a vector along the channels would
+// gather its 16 lanes one by one. Assumes linalg.generic operations on
+// tensors with static shapes, not yet tiled (ExtensionOfTranspose and
+// OuterReductionToRows: the vectorised tiles). The same elements are read and
+// computed; every sum adds its elements in the scalar order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -197,6 +204,154 @@ void tiling::collapseContiguousLoops(RewriterBase &rewriter,
   op = cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
 }
 
+/// The innermost loop of the map of `operand` in `op`, if it has one.
+static std::optional<unsigned> getInnermostLoop(linalg::LinalgOp op,
+                                                OpOperand *operand) {
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  if (map.getNumResults() == 0)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!dim)
+    return std::nullopt;
+  return dim.getPosition();
+}
+
+/// The loops (r, p) of the widening sum `op` (isWideningSum) were it
+/// transposed: p the innermost loop of every output, a parallel loop, and r
+/// the reduction loop that is the innermost of every input read along p
+/// (32-bit elements), where there is one. Inputs read along p only (a
+/// channel's mean) are broadcast across r.
+static std::optional<std::pair<unsigned, unsigned>>
+findTransposedSumLoops(linalg::LinalgOp op) {
+  if (!isWideningSum(op) || op.getNumLoops() < 2 ||
+      ShapedType::isDynamicShape(op.getStaticLoopRanges()) ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  std::optional<unsigned> p;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    std::optional<unsigned> inner = getInnermostLoop(op, &init);
+    if (!inner || (p && *p != *inner))
+      return std::nullopt;
+    p = inner;
+  }
+  if (!p || iterators[*p] != utils::IteratorType::parallel)
+    return std::nullopt;
+  std::optional<unsigned> r;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map.getNumResults() == 0 ||
+        llvm::all_of(llvm::seq(op.getNumLoops()), [&](unsigned d) {
+          return iterators[d] == utils::IteratorType::parallel ||
+                 !map.isFunctionOfDim(d);
+        }))
+      continue; // A scalar, or a value per output (broadcast across r).
+    std::optional<unsigned> inner = getInnermostLoop(op, input);
+    Type element = getElementTypeOrSelf(input->get().getType());
+    if (!inner || !map.isFunctionOfDim(*p) ||
+        iterators[*inner] == utils::IteratorType::parallel ||
+        (r && *r != *inner) || !element.isIntOrFloat() ||
+        element.getIntOrFloatBitWidth() != 32)
+      return std::nullopt;
+    r = inner;
+  }
+  if (!r)
+    return std::nullopt;
+  return std::make_pair(*r, *p);
+}
+
+std::optional<std::pair<unsigned, unsigned>>
+tiling::getTransposedSumLoops(linalg::LinalgOp op, int64_t vectorSize) {
+  std::optional<std::pair<unsigned, unsigned>> loops =
+      findTransposedSumLoops(op);
+  unsigned numLoops = op.getNumLoops();
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (!loops || loops->second != numLoops - 1 || loops->first != numLoops - 2 ||
+      extents[loops->first] % vectorSize != 0 ||
+      extents[loops->second] % vectorSize != 0)
+    return std::nullopt;
+  return loops;
+}
+
+void tiling::prepareTransposedSum(RewriterBase &rewriter, linalg::GenericOp &op,
+                                  int64_t vectorSize) {
+  std::optional<std::pair<unsigned, unsigned>> loops =
+      findTransposedSumLoops(op);
+  if (!loops ||
+      llvm::any_of(op->getUsers(),
+                   [](Operation *user) { return isa<func::ReturnOp>(user); }) ||
+      llvm::any_of(op->getOperands(), [](Value operand) {
+        return operand.getDefiningOp<tensor::ExtractSliceOp>();
+      }))
+    return;
+  auto [r, p] = *loops;
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  // The run of reduction loops ending at r that every operand reads as
+  // consecutive dimensions (h, w).
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  ReassociationIndices run{static_cast<int64_t>(r)};
+  while (run.front() > 0 &&
+         iterators[run.front() - 1] != utils::IteratorType::parallel) {
+    ReassociationIndices longer{run.front() - 1};
+    llvm::append_range(longer, run);
+    if (!linalg::areDimSequencesPreserved(maps, longer))
+      break;
+    run = longer;
+  }
+  int64_t pixels = 1;
+  for (int64_t loop : run)
+    pixels *= extents[loop];
+  if (pixels % vectorSize != 0 || extents[p] % vectorSize != 0)
+    return;
+  rewriter.setInsertionPoint(op);
+  if (run.size() > 1) {
+    FailureOr<linalg::CollapseResult> collapsed =
+        linalg::collapseOpIterationDims(op, {run}, rewriter);
+    if (failed(collapsed))
+      return;
+    rewriter.replaceOp(op, collapsed->results);
+    op = cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+    loops = findTransposedSumLoops(op);
+    if (!loops)
+      return;
+    std::tie(r, p) = *loops;
+  }
+  // p innermost, the other loops in their order (the sums' order).
+  unsigned numLoops = op.getNumLoops();
+  if (p == numLoops - 1)
+    return;
+  SmallVector<unsigned> interchange;
+  for (unsigned loop = 0; loop < numLoops; ++loop)
+    if (loop != p)
+      interchange.push_back(loop);
+  interchange.push_back(p);
+  FailureOr<linalg::GenericOp> interchanged =
+      linalg::interchangeGenericOp(rewriter, op, interchange);
+  if (succeeded(interchanged))
+    op = *interchanged;
+}
+
+LogicalResult tiling::OuterReductionToRows::matchAndRewrite(
+    vector::MultiDimReductionOp reduction, PatternRewriter &rewriter) const {
+  VectorType type = reduction.getSourceVectorType();
+  if (type.getRank() != 2 || type.isScalable() ||
+      reduction.getReductionDims() != ArrayRef<int64_t>{0} ||
+      cast<vector::MaskableOpInterface>(reduction.getOperation()).isMasked())
+    return failure();
+  Location loc = reduction.getLoc();
+  Value sum = reduction.getAcc();
+  for (int64_t row = 0, rows = type.getDimSize(0); row < rows; ++row) {
+    Value value =
+        vector::ExtractOp::create(rewriter, loc, reduction.getSource(), row);
+    sum = vector::makeArithReduction(rewriter, loc, reduction.getKind(), value,
+                                     sum);
+  }
+  rewriter.replaceOp(reduction, sum);
+  return success();
+}
+
 LogicalResult
 tiling::ExtensionOfTranspose::matchAndRewrite(arith::ExtFOp extension,
                                               PatternRewriter &rewriter) const {
@@ -207,6 +362,10 @@ tiling::ExtensionOfTranspose::matchAndRewrite(arith::ExtFOp extension,
   if (!read || !read.getPermutationMap().isMinorIdentity())
     return failure();
   VectorType sourceType = transpose.getSourceVectorType();
+  // Transposed as 32-bit lanes; a wider extension (a sum's f32 values
+  // widened to f64) stays after the transpose.
+  if (getElementTypeOrSelf(extension.getType()).getIntOrFloatBitWidth() != 32)
+    return failure();
   auto wideType =
       VectorType::get(sourceType.getShape(),
                       cast<VectorType>(extension.getType()).getElementType());

@@ -334,6 +334,15 @@ def MPTileAndVectorize : Pass<"mp-tile-and-vectorize", "func::FuncOp"> {
     pixels: vectors of 16, not 4). Not for results that are returned or
     operands that are slices (either would be copied). Values are only
     moved.
+    Batch norm's statistics of NCHW tensors (f64 sums per channel of
+    values contiguous along the pixels) whose pixels (h and w collapsed
+    into one loop) and channels are multiples of the last `tile-sizes`
+    size are transposed sums: the channel loop is made innermost, and a
+    16 x 16 tile reads 16 pixels of 16 channels as rows, transposes them
+    in registers, widens them and adds the 16 pixel rows to the channels'
+    sums one after the other, each channel still summed in the order n,
+    h, w (not with `parallel`: there a sum of one vector of channels is
+    two tiles of half the vector instead, one per thread).
     The other operations are tiled by `tile-sizes`: the last size for the
     vector loop, the sizes before it for the parallel loops before it. A
     tile size that does not divide its loop's extent is lowered to the
