@@ -5,7 +5,7 @@ step times side by side with PyTorch, measured in one run.
     tools/bench/cpu_scale.py [--build DIR] [--layers 1,2,4,8,16]
         [--d-models 64,256] [--steps N] [--skip-scale] [--skip-steps]
         [--cpu-pipeline-options=OPTIONS] [--threads 1,2] [--modes FP32,BF16]
-        [--models mlp,block,conv] [--conv-cpu-time]
+        [--models mlp,block,conv] [--repeats 3] [--conv-cpu-time]
 
 Part 1, scale: for each d_model and N of the bench transformer of
 tools/bench/autocast_casts.py (N pre-LayerNorm blocks, batch 2, sequence
@@ -18,9 +18,9 @@ compile_cpu_seconds) in total and per op, vectorised and with
 vectorize=false; then the least-squares line compile = a + b·N and its R²
 per d_model. CPU seconds, not wall-clock ones: this machine is shared.
 
-Part 2, steps: ms/step of mp-run (the time in the compiled step: the mean
-of its JSON's per-step seconds after the first step, as PyTorch's first,
-warm-up step is not timed either) and of PyTorch eager (Debian's python3-torch, the same
+Part 2, steps: ms/step of mp-run (the time in the compiled step: the
+median of its JSON's per-step seconds after the first step, as PyTorch's
+first, warm-up step is not timed either) and of PyTorch eager (Debian's python3-torch, the same
 shapes and threads: machine.set_torch_threads, which bounds OpenBLAS's pool
 too) for the MLP of
 docs/examples/mlp_train_step.mlir (784-256-10, batch 64, Adam) and the bench
@@ -40,7 +40,12 @@ Python package of --build). --models picks the rows' models;
 
 With --threads 1,2 each row is run on each thread count (mp-run --threads,
 machine.set_torch_threads), and `vs 1` is our 1-thread ms/step over this one's
-(the speed-up of our threads); --modes picks the rows' modes. The last
+(the speed-up of our threads); --modes picks the rows' modes. The MLP and
+block rows are run --repeats times (default 3), the thread counts in turn
+(1, 2, 1, 2, ...), each run of ours followed by PyTorch's, and print the
+median step of all runs: on a machine shared with other tenants a neighbour's
+burst slows a two-thread step most (both cores must be ours), and the
+alternation spreads such bursts over every column. The last
 three columns are CPU milliseconds per step (mp-run's per-step
 cpu_seconds, of all its threads; PyTorch's: the calling thread's on one thread, since
 its pool threads of an earlier two-thread row may still spin, the process's
@@ -58,6 +63,7 @@ import json
 import os
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -114,16 +120,22 @@ def mp_run_json(mp_run, path, steps, options, tmp, extra=()):
         return json.load(f)
 
 
-def step_ms(run_json, count):
-    """Wall-clock and CPU ms per step of an mp-run --json trajectory, its
-    first step left out where mp-run timed each step (as PyTorch's warm-up
-    step is: the first touches every buffer)."""
+def step_times(run_json, count):
+    """Wall-clock and CPU seconds of each step of an mp-run --json
+    trajectory, its first step left out where mp-run timed each step (as
+    PyTorch's warm-up step is: the first touches every buffer); else the
+    mean step of the run, once."""
     timed = run_json["steps"][1:]
     if timed and all(step.get("seconds") is not None for step in timed):
-        return (sum(step["seconds"] for step in timed) / len(timed) * 1e3,
-                sum(step["cpu_seconds"] for step in timed) / len(timed) * 1e3)
-    return (run_json["compute_seconds"] / count * 1e3,
-            run_json["compute_cpu_seconds"] / count * 1e3)
+        return ([step["seconds"] for step in timed],
+                [step["cpu_seconds"] for step in timed])
+    return ([run_json["compute_seconds"] / count],
+            [run_json["compute_cpu_seconds"] / count])
+
+
+def median_ms(seconds):
+    """The median of `seconds`, in milliseconds."""
+    return statistics.median(seconds) * 1e3
 
 
 def fit(xs, ys):
@@ -209,10 +221,10 @@ def torch_block(torch, B, S, D, H, F, V):
     return Block()
 
 
-def torch_ms(torch, model, make_batch, loss_fn, optimizer, mode, steps):
-    """Wall-clock and CPU ms per step. The CPU time is this thread's on one
-    thread (PyTorch's idle pool threads of an earlier row may spin), the
-    process's otherwise."""
+def torch_times(torch, model, make_batch, loss_fn, optimizer, mode, steps):
+    """Wall-clock and CPU seconds of each step after a warm-up step. The CPU
+    time is this thread's on one thread (PyTorch's idle pool threads of an
+    earlier row may spin), the process's otherwise."""
     batches = [make_batch() for _ in range(steps + 1)]
     cpu_clock = (time.thread_time if torch.get_num_threads() == 1
                  else time.process_time)
@@ -228,11 +240,13 @@ def torch_ms(torch, model, make_batch, loss_fn, optimizer, mode, steps):
         optimizer.step()
 
     step(*batches[0])
-    start, cpu_start = time.perf_counter(), cpu_clock()
+    wall, cpu = [], []
     for x, y in batches[1:]:
+        start, cpu_start = time.perf_counter(), cpu_clock()
         step(x, y)
-    return ((time.perf_counter() - start) / steps * 1e3,
-            (cpu_clock() - cpu_start) / steps * 1e3)
+        wall.append(time.perf_counter() - start)
+        cpu.append(cpu_clock() - cpu_start)
+    return wall, cpu
 
 
 def steps(args, tmp):
@@ -263,19 +277,32 @@ def steps(args, tmp):
             mixed = os.path.join(tmp, "mixed.mlir")
             subprocess.run([mp_opt, source, "--mp-mixed-precision-pipeline="
                             "compute-type=" + compute, "-o", mixed], check=True)
+            # Per thread count: our and PyTorch's per-step wall and CPU
+            # seconds over every repeat.
+            times = {threads: ([], [], [], []) for threads in args.threads}
+            for _ in range(args.repeats):
+                for threads in args.threads:
+                    set_torch_threads(torch, threads)
+                    run_json = mp_run_json(mp_run, mixed, count,
+                                           args.cpu_pipeline_options, tmp,
+                                           extra=["--threads=%d" % threads])
+                    ours, ours_cpu, theirs, theirs_cpu = times[threads]
+                    wall, cpu = step_times(run_json, count)
+                    ours += wall
+                    ours_cpu += cpu
+                    if mode != "FP16":
+                        wall, cpu = torch_model_times(
+                            torch, source == block, mode, count,
+                            (B, S, D, H, F, V))
+                        theirs += wall
+                        theirs_cpu += cpu
             one = None
             for threads in args.threads:
-                set_torch_threads(torch, threads)
-                run_json = mp_run_json(mp_run, mixed, count,
-                                       args.cpu_pipeline_options, tmp,
-                                       extra=["--threads=%d" % threads])
-                ours, ours_cpu = step_ms(run_json, count)
+                ours, ours_cpu, theirs, theirs_cpu = (
+                    median_ms(seconds) if seconds else None
+                    for seconds in times[threads])
                 if threads == 1:
                     one = ours
-                theirs, theirs_cpu = (
-                    (None, None) if mode == "FP16" else
-                    torch_model_ms(torch, source == block, mode, count,
-                                   (B, S, D, H, F, V)))
                 print_row(name, mode, threads, ours, theirs, one, ours_cpu,
                           theirs_cpu)
     if "conv" in args.models:
@@ -320,8 +347,9 @@ def conv_steps(args):
                 print_row(name, mode, threads, ours, theirs, one)
 
 
-def torch_model_ms(torch, is_block, mode, count, dims):
-    """PyTorch's ms/step of the block (`is_block`) or the MLP."""
+def torch_model_times(torch, is_block, mode, count, dims):
+    """PyTorch's per-step wall-clock and CPU seconds (torch_times) of the
+    block (`is_block`) or the MLP."""
     B, S, D, H, F, V = dims
     torch.manual_seed(0)
     if is_block:
@@ -337,8 +365,9 @@ def torch_model_ms(torch, is_block, mode, count, dims):
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
         make_batch = lambda: (torch.randn(64, 784),
                               torch.randint(0, 10, (64,)))
-    return torch_ms(torch, model, make_batch,
-                    torch.nn.functional.cross_entropy, optimizer, mode, count)
+    return torch_times(torch, model, make_batch,
+                       torch.nn.functional.cross_entropy, optimizer, mode,
+                       count)
 
 
 def main():
@@ -363,6 +392,10 @@ def main():
     parser.add_argument("--threads", default="1",
                         type=lambda s: [int(x) for x in s.split(",")],
                         help="thread counts of Part 2's rows")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="runs of each MLP and block row, the thread "
+                             "counts alternating; the rows print medians of "
+                             "the steps of all runs")
     parser.add_argument("--modes", default="FP32,BF16,FP16",
                         type=lambda s: s.split(","))
     parser.add_argument("--models", default="mlp,block,conv",
