@@ -428,17 +428,18 @@ func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16
 
 // The implicit filter gradient of bf16 data (loops (kh, kw, c, f, n, oh,
 // ow), summed over (n, oh, ow)): the guard reduces the bf16 input and
-// gradient; for each image in order, the pair words of its padded input
-// [2 phases, 16 channels, 8 rows, 16 words] (phase k's word j: columns
-// 2j + k and 2j + k + 1, one vector of 32 columns a row split into even and
-// odd columns, made words), B [1, 24, 16] words of the gradient's
-// neighbouring pixels (read from the bf16 gradient dY [N, F, OH, OW] as
-// 16 filters x 32 pixels, words rotated and transposed; its widened
-// transpose, the fusion barrier, is only the fallback's and moves into the
-// else branch), then the 9 tiles of 16 (kh, kw, c) rows x 16
-// filters, each continuing its sums (read from the result, which starts as
-// the op's zero fill) over the image's 24 pairs, the word of a row at pair
-// p being [kw mod 2, c, p / 4 + kh, p mod 4 + kw / 2].
+// gradient; B of every image first, [2 images, 1 panel, 24 pairs, 16]
+// words of the gradient's neighbouring pixels (read from the bf16 gradient
+// dY [N, F, OH, OW] as 16 filters x 32 pixels, words rotated and
+// transposed; its widened transpose, the fusion barrier, is only the
+// fallback's and moves into the else branch); then for each image in
+// order, the pair words of its padded input [2 phases, 16 channels, 8 rows,
+// 16 words] (phase k's word j: columns 2j + k and 2j + k + 1, one vector of
+// 32 columns a row split into even and odd columns, made words), and the 9
+// tiles of 16 (kh, kw, c) rows x 16 filters, each continuing its sums (read
+// from the result, which starts as the op's zero fill) over the image's 24
+// pairs, the word of a row at pair p being [kw mod 2, c, p / 4 + kh, p mod
+// 4 + kw / 2], its B row the image's slice of B.
 // CHECK-LABEL: func.func @grad_filter(
 // CHECK-SAME:      %[[DY:.*]]: tensor<2x16x6x8xbf16>, %[[X:.*]]: tensor<2x16x6x8xbf16>
 // CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x16x6x8xbf16>) outs(%{{.*}} : tensor<2x16x8x10xf32>)
@@ -448,6 +449,19 @@ func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16
 // CHECK:         tensor.collapse_shape %[[DY]] {{\[}}[0, 1, 2, 3]] : tensor<2x16x6x8xbf16> into tensor<1536xbf16>
 // CHECK:         %[[R:.*]] = scf.if %{{.*}} -> (tensor<3x3x16x16xf32>) {
 // CHECK:           %[[INIT:.*]] = tensor.collapse_shape %[[FILL]] {{\[}}[0, 1, 2], [3]] : tensor<3x3x16x16xf32> into tensor<144x16xf32>
+// CHECK:           %[[EB:.*]] = tensor.empty() : tensor<2x1x24x16xi32>
+// CHECK:           %[[ROWS:.*]] = tensor.collapse_shape %[[DY]] {{\[}}[0], [1], [2, 3]] : tensor<2x16x6x8xbf16> into tensor<2x16x48xbf16>
+// CHECK:           %[[PB:.*]] = scf.for %[[BN:[a-z0-9_]+]] = {{.*}} to %c2{{.*}} iter_args(%{{.*}} = %[[EB]])
+// CHECK:             scf.for %[[PANEL:[a-z0-9_]+]] = {{.*}} to %c1
+// CHECK:               tensor.extract_slice %{{.*}}[%[[BN]], %[[PANEL]], 0, 0] [1, 1, 24, 16] [1, 1, 1, 1] : tensor<2x1x24x16xi32> to tensor<24x16xi32>
+// CHECK:               %[[BLOCK16:.*]] = vector.transfer_read %[[ROWS]][%[[BN]], {{.*}}], %{{.*}} {in_bounds = [true, false]} : tensor<2x16x48xbf16>, vector<16x32xbf16>
+// CHECK-NEXT:          %[[ROTATE:.*]] = arith.constant dense<16> : vector<16x16xi32>
+// CHECK-NEXT:          %[[W16:.*]] = vector.bitcast %[[BLOCK16]] : vector<16x32xbf16> to vector<16x16xi32>
+// CHECK-NEXT:          %[[HI:.*]] = arith.shli %[[W16]], %[[ROTATE]] : vector<16x16xi32>
+// CHECK-NEXT:          %[[LO:.*]] = arith.shrui %[[W16]], %[[ROTATE]] : vector<16x16xi32>
+// CHECK-NEXT:          %[[ROT:.*]] = arith.ori %[[HI]], %[[LO]] : vector<16x16xi32>
+// CHECK-NEXT:          %[[PAIRSB:.*]] = vector.transpose %[[ROT]], [1, 0] : vector<16x16xi32> to vector<16x16xi32>
+// CHECK:               vector.transfer_write %[[PAIRSB]], %{{.*}} {in_bounds = [false, true]} : vector<16x16xi32>, tensor<24x16xi32>
 // CHECK:           %[[IMAGES:.*]] = scf.for %[[N:[a-z0-9_]+]] = %{{.*}} to %c2{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (tensor<144x16xf32>)
 // CHECK:             %[[EA:.*]] = tensor.empty() : tensor<2x16x8x16xi32>
 // CHECK:             %[[PA:.*]] = scf.for %[[K:[a-z0-9_]+]] = {{.*}} iter_args(%{{.*}} = %[[EA]])
@@ -462,17 +476,7 @@ func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16
 // CHECK:                   %[[WORDS:.*]] = arith.ori
 // CHECK:                   vector.transfer_write %[[WORDS]], %{{.*}}[%[[H]], %{{.*}}] {in_bounds = [true]} : vector<16xi32>, tensor<8x16xi32>
 // CHECK:                 tensor.insert_slice %{{.*}} into %{{.*}}[%[[K]], %[[C]], 0, 0] [1, 1, 8, 16] [1, 1, 1, 1] : tensor<8x16xi32> into tensor<2x16x8x16xi32>
-// CHECK:             %[[EB:.*]] = tensor.empty() : tensor<1x24x16xi32>
-// CHECK:             %[[ROWS:.*]] = tensor.collapse_shape %[[DY]] {{\[}}[0], [1], [2, 3]] : tensor<2x16x6x8xbf16> into tensor<2x16x48xbf16>
-// CHECK:             %[[PB:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EB]])
-// CHECK:               %[[BLOCK16:.*]] = vector.transfer_read %[[ROWS]][%[[N]], {{.*}}], %{{.*}} {in_bounds = [true, false]} : tensor<2x16x48xbf16>, vector<16x32xbf16>
-// CHECK-NEXT:          %[[ROTATE:.*]] = arith.constant dense<16> : vector<16x16xi32>
-// CHECK-NEXT:          %[[W16:.*]] = vector.bitcast %[[BLOCK16]] : vector<16x32xbf16> to vector<16x16xi32>
-// CHECK-NEXT:          %[[HI:.*]] = arith.shli %[[W16]], %[[ROTATE]] : vector<16x16xi32>
-// CHECK-NEXT:          %[[LO:.*]] = arith.shrui %[[W16]], %[[ROTATE]] : vector<16x16xi32>
-// CHECK-NEXT:          %[[ROT:.*]] = arith.ori %[[HI]], %[[LO]] : vector<16x16xi32>
-// CHECK-NEXT:          %[[PAIRSB:.*]] = vector.transpose %[[ROT]], [1, 0] : vector<16x16xi32> to vector<16x16xi32>
-// CHECK:               vector.transfer_write %[[PAIRSB]], %{{.*}} {in_bounds = [false, true]} : vector<16x16xi32>, tensor<1x24x16xi32>
+// CHECK:             %[[IMAGEB:.*]] = tensor.extract_slice %[[PB]][%[[N]], 0, 0, 0] [1, 1, 24, 16] [1, 1, 1, 1] : tensor<2x1x24x16xi32> to tensor<1x24x16xi32>
 // CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]])
 // CHECK:               scf.for {{.*}} to %c9
 // CHECK:                 %[[TILE:.*]] = tensor.extract_slice {{.*}} [16, 16] [1, 1] : tensor<144x16xf32> to tensor<16x16xf32>
@@ -481,7 +485,7 @@ func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16
 // CHECK:                 %[[FIRST:.*]] = vector.transfer_read %[[TILE]]{{.*}} : tensor<16x16xf32>, vector<16xf32>
 // CHECK-COUNT-15:        vector.transfer_read %[[TILE]]{{.*}} : tensor<16x16xf32>, vector<16xf32>
 // CHECK:                 %{{.*}}:16 = scf.for %[[PAIR:[a-z0-9_]+]] = {{.*}} to %c24 {{.*}} iter_args(%{{.*}} = %[[FIRST]],
-// CHECK:                   vector.transfer_read %[[PB]][%{{.*}}, %[[PAIR]], %{{.*}}], {{.*}} : tensor<1x24x16xi32>, vector<16xi32>
+// CHECK:                   vector.transfer_read %[[IMAGEB]][%{{.*}}, %[[PAIR]], %{{.*}}], {{.*}} : tensor<1x24x16xi32>, vector<16xi32>
 // CHECK:                   arith.divui %[[PAIR]], %c4{{.*}} : index
 // CHECK:                   arith.remui %[[PAIR]], %c4{{.*}} : index
 // CHECK:                   tensor.extract %[[PA]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : tensor<2x16x8x16xi32>
@@ -604,10 +608,10 @@ func.func @grad_filter_strided(%arg0: tensor<2x16x3x4xbf16>, %arg1: tensor<2x16x
 // CHECK-LABEL: func.func @grad_filter_rows(
 // CHECK:         %[[G:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x6x8x16xbf16>) outs(%{{.*}} : tensor<2x6x8x16xf32>)
 // CHECK:         scf.if
-// CHECK:           tensor.empty() : tensor<1x24x16xi32>
-// CHECK:             vector.transfer_read %[[G]]{{.*}} : tensor<2x6x8x16xf32>, vector<16xf32>
-// CHECK:             vector.transfer_read %[[G]]{{.*}} : tensor<2x6x8x16xf32>, vector<16xf32>
-// CHECK:             vector.transfer_write {{.*}} : vector<16xi32>, tensor<1x24x16xi32>
+// CHECK:           tensor.empty() : tensor<2x1x24x16xi32>
+// CHECK:                 vector.transfer_read %[[G]]{{.*}} : tensor<2x6x8x16xf32>, vector<16xf32>
+// CHECK:                 vector.transfer_read %[[G]]{{.*}} : tensor<2x6x8x16xf32>, vector<16xf32>
+// CHECK:                 vector.transfer_write {{.*}} : vector<16xi32>, tensor<24x16xi32>
 // CHECK:           x86vector.avx512.dot
 // CHECK:         } else {
 func.func @grad_filter_rows(%arg0: tensor<2x6x8x16xbf16>, %arg1: tensor<2x16x6x8xbf16>) -> tensor<3x3x16x16xf32> {

@@ -11,10 +11,12 @@
 // each output element one chain of dot products over the K pairs in
 // ascending K, the contraction's order. Convolutions whose users read them as
 // NCHW write that layout (matchChannelMajorUses); filter gradients broadcast
-// A from pair words of the input rows (no im2col copy). Assumes linalg on
-// tensors with static shapes after convert-mp-to-linalg; the pass puts each
-// kernel behind the guard on the bf16 sources, which proves that it gives
-// the contraction's bits (see BF16DotProducts.cpp).
+// A from pair words of the input rows (no im2col copy) and pack B, the output
+// gradient's words, for every image before the first (one parallel loop, not
+// a serial step per image). Assumes linalg on tensors with static shapes
+// after convert-mp-to-linalg; the pass puts each kernel behind the guard on
+// the bf16 sources, which proves that it gives the contraction's bits (see
+// BF16DotProducts.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -300,8 +302,7 @@ std::optional<ConvShape> bf16::matchIm2colConv(linalg::LinalgOp op) {
       inputMap.getResult(1) != d(3))
     return std::nullopt;
   auto expect = [&](AffineExpr expr, ArrayRef<int64_t> coefficients) {
-    std::optional<SmallVector<int64_t>> actual =
-        getLinearCoefficients(expr, 7);
+    std::optional<SmallVector<int64_t>> actual = getLinearCoefficients(expr, 7);
     return actual && ArrayRef<int64_t>(*actual) == coefficients;
   };
   int64_t outH = extents[1], widthBlocks = extents[2], kernelH = extents[4],
@@ -375,11 +376,11 @@ bf16::matchChannelMajorUses(linalg::LinalgOp op, const ConvShape &shape) {
       int64_t coefficient = (*coefficients)[i];
       if (coefficient == 0)
         continue;
-      std::optional<unsigned> *loop =
-          coefficient == shape.outH * shape.outW ? &imageLoop
-          : coefficient == shape.outW            ? &rowLoop
-          : coefficient == 1                     ? &columnLoop
-                                                 : nullptr;
+      std::optional<unsigned> *loop = coefficient == shape.outH * shape.outW
+                                          ? &imageLoop
+                                      : coefficient == shape.outW ? &rowLoop
+                                      : coefficient == 1          ? &columnLoop
+                                                                  : nullptr;
       if (!loop || loop->has_value())
         return std::nullopt;
       *loop = i;
@@ -390,12 +391,12 @@ bf16::matchChannelMajorUses(linalg::LinalgOp op, const ConvShape &shape) {
         ranges[*rowLoop] > shape.outH || ranges[*columnLoop] > shape.outW)
       return std::nullopt;
     uses.push_back(
-        {&use, AffineMap::get(numLoops, 0,
-                              {getAffineDimExpr(*imageLoop, context),
-                               map.getResult(1),
-                               getAffineDimExpr(*rowLoop, context),
-                               getAffineDimExpr(*columnLoop, context)},
-                              context)});
+        {&use,
+         AffineMap::get(numLoops, 0,
+                        {getAffineDimExpr(*imageLoop, context),
+                         map.getResult(1), getAffineDimExpr(*rowLoop, context),
+                         getAffineDimExpr(*columnLoop, context)},
+                        context)});
   }
   if (uses.empty())
     return std::nullopt;
@@ -614,7 +615,7 @@ Value bf16::buildConvKernel(OpBuilder &builder, Location loc,
           Value tile = tensor::ExtractSliceOp::create(
               b, loc, tileType, carried[0], offsets, tileSizes, unitStrides);
           tile = buildPackedTile(b, loc, packedA, packedB, tile, row, ivs[0],
-                               pairs, shape.tileRows, shape.panelWidth);
+                                 pairs, shape.tileRows, shape.panelWidth);
           return SmallVector<Value>{tensor::InsertSliceOp::create(
               b, loc, tile, carried[0], offsets, tileSizes, unitStrides)};
         });
@@ -633,15 +634,16 @@ Value bf16::buildConvKernel(OpBuilder &builder, Location loc,
     blockShape = {1, shape.filters, pixels};
   }
   Value init = tensor::EmptyOp::create(builder, loc, resultShape, f32);
-  SmallVector<OpFoldResult> blockSizes = llvm::map_to_vector(
-      blockShape,
-      [&](int64_t size) -> OpFoldResult { return builder.getIndexAttr(size); });
+  SmallVector<OpFoldResult> blockSizes =
+      llvm::map_to_vector(blockShape, [&](int64_t size) -> OpFoldResult {
+        return builder.getIndexAttr(size);
+      });
   auto blockOffsets = [&](OpBuilder &b, Value block) {
     SmallVector<OpFoldResult> offsets(blockShape.size(), b.getIndexAttr(0));
     offsets[0] = shape.channelMajor
                      ? OpFoldResult(block)
-                     : OpFoldResult(arith::MulIOp::create(
-                                        b, loc, block, index(b, blockRows))
+                     : OpFoldResult(arith::MulIOp::create(b, loc, block,
+                                                          index(b, blockRows))
                                         .getResult());
     return offsets;
   };
@@ -680,21 +682,19 @@ Value bf16::buildConvKernel(OpBuilder &builder, Location loc,
           SmallVector<OpFoldResult> offsets = blockOffsets(b, block);
           Value blockResult =
               computeBlock(b, block, blockSlice(b, carried[0], offsets));
-          scf::YieldOp::create(
-              b, loc,
-              tensor::InsertSliceOp::create(b, loc, blockResult, carried[0],
-                                            offsets, blockSizes,
-                                            unitBlockStrides)
-                  .getResult());
+          scf::YieldOp::create(b, loc,
+                               tensor::InsertSliceOp::create(
+                                   b, loc, blockResult, carried[0], offsets,
+                                   blockSizes, unitBlockStrides)
+                                   .getResult());
         });
     result = loop.getResult(0);
   }
   if (shape.channelMajor)
     return tensor::ExpandShapeOp::create(
                builder, loc,
-               RankedTensorType::get({shape.batch, shape.filters, shape.outH,
-                                      shape.outW},
-                                     f32),
+               RankedTensorType::get(
+                   {shape.batch, shape.filters, shape.outH, shape.outW}, f32),
                result, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}})
         .getResult();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
@@ -702,8 +702,7 @@ Value bf16::buildConvKernel(OpBuilder &builder, Location loc,
   std::iota(rows.begin(), rows.end(), 0);
   return tensor::ExpandShapeOp::create(
              builder, loc, resultType, result,
-             ArrayRef<ReassociationIndices>{
-                 rows, {resultType.getRank() - 1}})
+             ArrayRef<ReassociationIndices>{rows, {resultType.getRank() - 1}})
       .getResult();
 }
 
@@ -715,11 +714,12 @@ Value bf16::buildConvKernel(OpBuilder &builder, Location loc,
 /// its fusion barrier. Null otherwise.
 static Value getChannelMajorGradient(Value gradient) {
   auto barrier = gradient.getDefiningOp<bufferization::AllocTensorOp>();
-  auto collapse = barrier && barrier.getCopy()
-                      ? barrier.getCopy().getDefiningOp<tensor::CollapseShapeOp>()
-                      : nullptr;
-  auto copy = collapse ? collapse.getSrc().getDefiningOp<linalg::GenericOp>()
-                       : nullptr;
+  auto collapse =
+      barrier && barrier.getCopy()
+          ? barrier.getCopy().getDefiningOp<tensor::CollapseShapeOp>()
+          : nullptr;
+  auto copy =
+      collapse ? collapse.getSrc().getDefiningOp<linalg::GenericOp>() : nullptr;
   if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumLoops() != 5 ||
       copy.getStaticLoopRanges()[0] != 1 ||
       getBF16Source(barrier.getCopy()) != copy.getDpsInputs()[0] ||
@@ -807,6 +807,89 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
       builder, loc, op.getDpsInits()[0],
       ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
 
+  // B, every image's before the first: per (image, panel, oh, pixel pair),
+  // the gradient's two rows of filters made words; from the bf16 [N, F, OH,
+  // OW] gradient, per panel and 16 pixel pairs, the 16 filters' rows of 32
+  // pixels read as words (pixel 2j in the low half), rotated (K = 2j to the
+  // high half) and transposed. With `parallel`, one (image, panel) an
+  // iteration: packed image by image, it would be a serial step between
+  // each image's parallel loops.
+  Value packedB = tensor::EmptyOp::create(
+      builder, loc,
+      ArrayRef<int64_t>{shape.batch, panels, pairs, shape.panelWidth}, i32);
+  {
+    Value gradientRows;
+    if (shape.gradientChannelMajor)
+      gradientRows = tensor::CollapseShapeOp::create(
+          builder, loc, shape.gradientChannelMajor,
+          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    int64_t elements = shape.batch * panels * pairs * shape.panelWidth;
+    packedB = buildSliceNest(
+        builder, loc, packedB, {shape.batch, panels},
+        parallel && elements >= kMinParallelIterations,
+        [&](OpBuilder &b, Location loc, ValueRange outer, Value slice) {
+          Value image = outer[0];
+          Value filter = arith::MulIOp::create(b, loc, outer[1],
+                                               index(b, shape.panelWidth));
+          if (gradientRows) {
+            Value zero = arith::ConstantOp::create(
+                b, loc, b.getFloatAttr(b.getBF16Type(), 0.0));
+            auto blockType =
+                VectorType::get({kLanes, 2 * kLanes}, b.getBF16Type());
+            auto loop = scf::ForOp::create(
+                b, loc, index(b, 0), index(b, llvm::divideCeil(pairs, kLanes)),
+                index(b, 1), ValueRange{slice},
+                [&](OpBuilder &b, Location loc, Value chunk,
+                    ValueRange carried) {
+                  Value firstPair =
+                      arith::MulIOp::create(b, loc, chunk, index(b, kLanes));
+                  Value firstPixel =
+                      arith::MulIOp::create(b, loc, firstPair, index(b, 2));
+                  Value block = vector::TransferReadOp::create(
+                      b, loc, blockType, gradientRows,
+                      ValueRange{image, filter, firstPixel}, zero,
+                      ArrayRef<bool>{true, false});
+                  Value transposed = buildRotatedPairWords(b, loc, block);
+                  scf::YieldOp::create(b, loc,
+                                       vector::TransferWriteOp::create(
+                                           b, loc, transposed, carried[0],
+                                           ValueRange{firstPair, index(b, 0)},
+                                           ArrayRef<bool>{false, true})
+                                           .getResult());
+                });
+            return loop.getResult(0);
+          }
+          auto rowType = VectorType::get({shape.panelWidth}, f32);
+          SmallVector<Value> lower(2, index(b, 0)), steps(2, index(b, 1));
+          SmallVector<Value> upper = {index(b, shape.outH), index(b, rowPairs)};
+          scf::LoopNest nest = scf::buildLoopNest(
+              b, loc, lower, upper, steps, ValueRange{slice},
+              [&](OpBuilder &b, Location loc, ValueRange ivs,
+                  ValueRange carried) {
+                Value even = arith::MulIOp::create(b, loc, ivs[1], index(b, 2));
+                Value odd = arith::AddIOp::create(b, loc, even, index(b, 1));
+                auto row = [&](Value pixel) {
+                  return vector::TransferReadOp::create(
+                             b, loc, rowType, shape.gradient,
+                             ValueRange{image, ivs[0], pixel, filter},
+                             f32Padding, ArrayRef<bool>{true})
+                      .getResult();
+                };
+                Value words = buildPairWords(b, loc, row(even), row(odd));
+                Value pair = arith::AddIOp::create(
+                    b, loc,
+                    arith::MulIOp::create(b, loc, ivs[0], index(b, rowPairs)),
+                    ivs[1]);
+                return SmallVector<Value>{vector::TransferWriteOp::create(
+                                              b, loc, words, carried[0],
+                                              ValueRange{pair, index(b, 0)},
+                                              ArrayRef<bool>{true})
+                                              .getResult()};
+              });
+          return nest.results[0];
+        });
+  }
+
   auto computeImage = [&](OpBuilder &builder, Value image, Value output) {
     // A's pair words: for each phase k < 2·sw, channel c and input row h,
     // word j holds input columns 2·sw·j + k (high half, the pair's first
@@ -819,8 +902,8 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
     int64_t phases = 2 * shape.strideW;
     int64_t rows = (shape.outH - 1) * shape.strideH +
                    (shape.kernelH - 1) * shape.dilationH + 1;
-    int64_t wordsPerRow = rowPairs + (shape.kernelW - 1) * shape.dilationW /
-                                         phases + 1;
+    int64_t wordsPerRow =
+        rowPairs + (shape.kernelW - 1) * shape.dilationW / phases + 1;
     int64_t chunks = llvm::divideCeil(wordsPerRow, kLanes);
     Value pairWords = tensor::EmptyOp::create(
         builder, loc,
@@ -856,87 +939,27 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
                   Value word =
                       arith::MulIOp::create(b, loc, ivs[1], index(b, kLanes));
                   return SmallVector<Value>{
-                      vector::TransferWriteOp::create(
-                          b, loc, words, carried[0], ValueRange{ivs[0], word},
-                          ArrayRef<bool>{true})
+                      vector::TransferWriteOp::create(b, loc, words, carried[0],
+                                                      ValueRange{ivs[0], word},
+                                                      ArrayRef<bool>{true})
                           .getResult()};
                 });
             return nest.results[0];
           });
     }
-    // B: per (panel, oh, pixel pair), the gradient's two rows of filters
-    // made words; from the bf16 [N, F, OH, OW] gradient, per panel and 16
-    // pixel pairs, the 16 filters' rows of 32 pixels read as words (pixel 2j
-    // in the low half), rotated (K = 2j to the high half) and transposed.
-    Value packedB = tensor::EmptyOp::create(
-        builder, loc, ArrayRef<int64_t>{panels, pairs, shape.panelWidth}, i32);
-    if (shape.gradientChannelMajor) {
-      Value rows = tensor::CollapseShapeOp::create(
-          builder, loc, shape.gradientChannelMajor,
-          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-      Value zero = arith::ConstantOp::create(
-          builder, loc, builder.getFloatAttr(builder.getBF16Type(), 0.0));
-      auto blockType =
-          VectorType::get({kLanes, 2 * kLanes}, builder.getBF16Type());
-      SmallVector<Value> lower(2, index(builder, 0)),
-          steps(2, index(builder, 1));
-      SmallVector<Value> upper = {index(builder, panels),
-                                  index(builder, llvm::divideCeil(pairs, kLanes))};
-      scf::LoopNest nest = scf::buildLoopNest(
-          builder, loc, lower, upper, steps, ValueRange{packedB},
-          [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-            Value filter = arith::MulIOp::create(b, loc, ivs[0],
-                                                 index(b, shape.panelWidth));
-            Value firstPair =
-                arith::MulIOp::create(b, loc, ivs[1], index(b, kLanes));
-            Value firstPixel =
-                arith::MulIOp::create(b, loc, firstPair, index(b, 2));
-            Value block = vector::TransferReadOp::create(
-                b, loc, blockType, rows, ValueRange{image, filter, firstPixel},
-                zero, ArrayRef<bool>{true, false});
-            Value transposed = buildRotatedPairWords(b, loc, block);
-            return SmallVector<Value>{vector::TransferWriteOp::create(
-                                          b, loc, transposed, carried[0],
-                                          ValueRange{ivs[0], firstPair,
-                                                     index(b, 0)},
-                                          ArrayRef<bool>{false, true})
-                                          .getResult()};
-          });
-      packedB = nest.results[0];
-    } else {
-      auto rowType = VectorType::get({shape.panelWidth}, f32);
-      SmallVector<Value> lower(3, index(builder, 0)),
-          steps(3, index(builder, 1));
-      SmallVector<Value> upper = {index(builder, panels),
-                                  index(builder, shape.outH),
-                                  index(builder, rowPairs)};
-      scf::LoopNest nest = scf::buildLoopNest(
-          builder, loc, lower, upper, steps, ValueRange{packedB},
-          [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) {
-            Value column = arith::MulIOp::create(b, loc, ivs[0],
-                                                 index(b, shape.panelWidth));
-            Value even = arith::MulIOp::create(b, loc, ivs[2], index(b, 2));
-            Value odd = arith::AddIOp::create(b, loc, even, index(b, 1));
-            auto row = [&](Value pixel) {
-              return vector::TransferReadOp::create(
-                         b, loc, rowType, shape.gradient,
-                         ValueRange{image, ivs[1], pixel, column}, f32Padding,
-                         ArrayRef<bool>{true})
-                  .getResult();
-            };
-            Value words = buildPairWords(b, loc, row(even), row(odd));
-            Value pair = arith::AddIOp::create(
-                b, loc,
-                arith::MulIOp::create(b, loc, ivs[1], index(b, rowPairs)),
-                ivs[2]);
-            return SmallVector<Value>{vector::TransferWriteOp::create(
-                                          b, loc, words, carried[0],
-                                          ValueRange{ivs[0], pair, index(b, 0)},
-                                          ArrayRef<bool>{true})
-                                          .getResult()};
-          });
-      packedB = nest.results[0];
-    }
+    // B: this image's words (packedB above).
+    Value imageB = tensor::ExtractSliceOp::create(
+        builder, loc,
+        RankedTensorType::get({panels, pairs, shape.panelWidth}, i32), packedB,
+        ArrayRef<OpFoldResult>{image, builder.getIndexAttr(0),
+                               builder.getIndexAttr(0),
+                               builder.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{builder.getIndexAttr(1),
+                               builder.getIndexAttr(panels),
+                               builder.getIndexAttr(pairs),
+                               builder.getIndexAttr(shape.panelWidth)},
+        ArrayRef<OpFoldResult>(
+            SmallVector<OpFoldResult>(4, builder.getIndexAttr(1))));
     // The tiles, each continuing its sums over the image's pairs.
     SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(shape.tileRows),
                                        builder.getIndexAttr(shape.panelWidth)};
@@ -968,8 +991,7 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
           scaled(remainder(window, shape.kernelW), shape.dilationW);
       Value phase = remainder(kernelColumn, phases);
       Value wordOffset = divide(kernelColumn, phases);
-      Value rowOffset =
-          scaled(divide(window, shape.kernelW), shape.dilationH);
+      Value rowOffset = scaled(divide(window, shape.kernelW), shape.dilationH);
       auto wordOfA = [&](OpBuilder &b, Location loc, Value pair, int64_t r) {
         Value h = arith::AddIOp::create(
             b, loc,
@@ -981,25 +1003,24 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
             wordOffset);
         Value channel =
             arith::AddIOp::create(b, loc, firstChannel, index(b, r));
-        return tensor::ExtractOp::create(
-                   b, loc, pairWords, ValueRange{phase, channel, h, word})
+        return tensor::ExtractOp::create(b, loc, pairWords,
+                                         ValueRange{phase, channel, h, word})
             .getResult();
       };
       auto rowOfB = [&](OpBuilder &b, Location loc, Value pair,
                         int64_t column) {
-        return readPackedRow(b, loc, packedB, ivs[0], pair, column);
+        return readPackedRow(b, loc, imageB, ivs[0], pair, column);
       };
       return buildPackedTile(b, loc, wordOfA, rowOfB, tile, pairs,
                              shape.tileRows, shape.panelWidth,
                              /*accumulate=*/true);
     };
-    return buildTileNest(
-        builder, loc, output, {panels, shape.m() / shape.tileRows}, sizes,
-        parallel,
-        [&](OpBuilder &b, Location, ValueRange ivs, Value whole,
-            SmallVector<OpFoldResult> &offsets) {
-          return computeTile(b, ivs, whole, offsets);
-        });
+    return buildTileNest(builder, loc, output,
+                         {panels, shape.m() / shape.tileRows}, sizes, parallel,
+                         [&](OpBuilder &b, Location, ValueRange ivs,
+                             Value whole, SmallVector<OpFoldResult> &offsets) {
+                           return computeTile(b, ivs, whole, offsets);
+                         });
   };
 
   auto loop = scf::ForOp::create(

@@ -169,12 +169,14 @@ def cases(rng):
         # with strides 2 (a ResNet's downsampling layer) their input columns
         # are 2 apart. The wide ones have more than 16 pair words a row
         # (two vectors of them); the large one enough pair words for two
-        # threads to make them (one phase and channel an iteration).
+        # threads to make them (one phase and channel an iteration) and
+        # enough images for two threads to pack B (one image and panel an
+        # iteration).
         for name, dy_shape, x_shape, stride in (
                 ('conv2d_grad_filter', (2, 16, 6, 8), (2, 16, 6, 8), 1),
                 ('conv2d_grad_filter strided', (2, 16, 3, 4), (2, 16, 6, 8), 2),
                 ('conv2d_grad_filter wide', (1, 16, 2, 40), (1, 16, 2, 40), 1),
-                ('conv2d_grad_filter large', (1, 16, 16, 16), (1, 16, 16, 16),
+                ('conv2d_grad_filter large', (4, 16, 16, 16), (4, 16, 16, 16),
                  1),
                 ('conv2d_grad_filter wide strided', (1, 16, 1, 36),
                  (1, 16, 2, 72), 2)):

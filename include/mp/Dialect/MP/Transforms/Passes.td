@@ -248,15 +248,17 @@ def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
     branch. An operand may be a `tensor.extract_slice` of a widened copy
     (a strided input gradient's phases), guarded on its whole source. Implicit filter
     gradients (loops (kh, kw, c, f, n, oh, ow), summed over (n, oh, ow);
-    C and F multiples of 16, a width stride of 1 or 2, OW even) pack, per
-    image, each input row's words of two columns sw apart once per phase
-    (what every (kh, kw) then broadcasts: a K pair is two neighbouring
-    pixels) and the gradient's pairs as words (read from the bf16 gradient
-    [N, F, OH, OW] itself, 16 filters x 32 pixels rotated and transposed,
-    where the f32 operand is its widened transpose, which then only the
-    fallback computes), and each tile continues its
-    sums image after image (from the op's zero fill); with `parallel` an
-    image's tiles are an `scf.forall`.
+    C and F multiples of 16, a width stride of 1 or 2, OW even) pack the
+    gradient's pairs as words for every image first (read from the bf16
+    gradient [N, F, OH, OW] itself, 16 filters x 32 pixels rotated and
+    transposed, where the f32 operand is its widened transpose, which then
+    only the fallback computes), then per image each input row's words of
+    two columns sw apart once per phase (what every (kh, kw) then
+    broadcasts: a K pair is two neighbouring pixels), and each tile
+    continues its sums image after image (from the op's zero fill); with
+    `parallel` the gradient's words (one image and panel an iteration), an
+    image's pair words (one phase and channel) and its tiles are each an
+    `scf.forall` where they are large enough.
 
     It runs before mp-tile-and-vectorize, on a target with AVX512_BF16:
     mp-cpu-pipeline adds it where `bf16-dot-products` is on (by default
