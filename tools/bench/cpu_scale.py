@@ -36,16 +36,18 @@ in process (mp-cpu-pipeline with threads=N) alternately with PyTorch eager,
 from the same initial weights on the same batches (conv_nets.measure; the
 Python package of --build). --models picks the rows' models;
 --conv-cpu-time times the conv net's rows by the process's CPU time only
-(the CPU columns; the wall-clock ones are then "-").
+(the CPU columns; the wall-clock ones are then "-"); its rows print the
+median over --repeats runs (thread counts in turn) of each run's mean step.
 
 With --threads 1,2 each row is run on each thread count (mp-run --threads,
 machine.set_torch_threads), and `vs 1` is our 1-thread ms/step over this one's
-(the speed-up of our threads); --modes picks the rows' modes. The MLP and
-block rows are run --repeats times (default 3), the thread counts in turn
-(1, 2, 1, 2, ...), each run of ours followed by PyTorch's, and print the
-median step of all runs: on a machine shared with other tenants a neighbour's
-burst slows a two-thread step most (both cores must be ours), and the
-alternation spreads such bursts over every column. The last
+(the speed-up of our threads); --modes picks the rows' modes. Every row
+is run --repeats times (default 3), the thread counts in turn (1, 2, 1,
+2, ...), each run of ours followed by PyTorch's, and prints medians (MLP
+and block: of the steps of all runs; conv net: of the runs' mean steps):
+on a machine shared with other tenants a neighbour's burst slows a
+two-thread step most (both cores must be ours), and the alternation
+spreads such bursts over every column. The last
 three columns are CPU milliseconds per step (mp-run's per-step
 cpu_seconds, of all its threads; PyTorch's: the calling thread's on one thread, since
 its pool threads of an earlier two-thread row may still spin, the process's
@@ -334,11 +336,20 @@ def conv_steps(args):
     name = "resnet conv-BN-ReLU b32 Adam"
     clock = time.process_time if args.conv_cpu_time else time.perf_counter
     for mode in args.modes:
+        # Per thread count: our and PyTorch's ms/step of each repeat.
+        runs = {threads: ([], []) for threads in args.threads}
+        for _ in range(args.repeats):
+            for threads in args.threads:
+                ours, theirs, _, _ = conv_nets.measure(
+                    "resnet", mode.lower(), args.steps,
+                    args.cpu_pipeline_options, threads, clock=clock)
+                runs[threads][0].append(ours)
+                if theirs is not None:
+                    runs[threads][1].append(theirs)
         one = None
         for threads in args.threads:
-            ours, theirs, _, _ = conv_nets.measure(
-                "resnet", mode.lower(), args.steps, args.cpu_pipeline_options,
-                threads, clock=clock)
+            ours, theirs = (statistics.median(ms) if ms else None
+                            for ms in runs[threads])
             if threads == 1:
                 one = ours
             if args.conv_cpu_time:
@@ -393,9 +404,9 @@ def main():
                         type=lambda s: [int(x) for x in s.split(",")],
                         help="thread counts of Part 2's rows")
     parser.add_argument("--repeats", type=int, default=3,
-                        help="runs of each MLP and block row, the thread "
-                             "counts alternating; the rows print medians of "
-                             "the steps of all runs")
+                        help="runs of each row, the thread counts in turn; "
+                             "the rows print medians (of the steps of all "
+                             "runs; the conv net's: of the runs' means)")
     parser.add_argument("--modes", default="FP32,BF16,FP16",
                         type=lambda s: s.split(","))
     parser.add_argument("--models", default="mlp,block,conv",
