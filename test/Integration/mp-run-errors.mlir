@@ -2,7 +2,7 @@
 // and nothing half-written: --json and --save outputs are absent after an
 // error.
 
-// RUN: rm -rf %t && mkdir -p %t/empty %t/bad %t/wrongtype %t/corrupt %t/fmnist %t/data
+// RUN: rm -rf %t && mkdir -p %t/empty %t/bad %t/wrongtype %t/corrupt %t/fmnist %t/data %t/labels
 // RUN: %python -c "import struct; open('%t/bad/arg0.npy', 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', 118) + b\"{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }\".ljust(117) + b'\n' + bytes(12))"
 // RUN: %python -c "import struct; open('%t/wrongtype/arg0.npy', 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', 118) + b\"{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }\".ljust(117) + b'\n' + bytes(16))"
 // RUN: %python -c "open('%t/corrupt/arg0.npy', 'wb').write(b'not a numpy file')"
@@ -32,6 +32,19 @@
 
 // RUN: not mp-run %s --function=step --data=npy:%t/data 2>&1 | FileCheck %s --check-prefix=SAMPLES
 // SAMPLES: mp-run: error: '{{.*}}arg1.npy' holds tensor<8x3xf32>, but data argument 1 of '@step' (tensor<4x2xf32>) needs samples stacked along dimension 0: tensor<-1x2xf32>
+
+// Labels the step would read outside its logits: an explicit --num-classes
+// above the step's 4 classes, and sampled labels beyond them, are errors;
+// the default 10 draws below 4.
+// RUN: not mp-run %s --function=few_classes --num-classes=5 --json %t/classes.json 2>&1 | FileCheck %s --check-prefix=CLASSES
+// CLASSES: mp-run: error: --num-classes=5 draws labels beyond the step's: data argument 2 of '@few_classes' indexes 4 classes of mp.cross_entropy at {{.*}}mp-run-errors.mlir:{{[0-9]+}}:11 (give --num-classes=4 or fewer)
+// RUN: test ! -e %t/classes.json
+// RUN: mp-run %s --function=few_classes --steps 2 --print-every 0 | FileCheck %s --check-prefix=FEW
+// FEW: final: loss {{[0-9.]+}}  skipped 0/2
+// RUN: %python -c "import struct; open('%t/labels/arg1.npy', 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', 118) + b\"{'descr': '<f4', 'fortran_order': False, 'shape': (3, 3), }\".ljust(117) + b'\n' + bytes(36))"
+// RUN: %python -c "import struct; open('%t/labels/arg2.npy', 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', 118) + b\"{'descr': '<i8', 'fortran_order': False, 'shape': (3, 1), }\".ljust(117) + b'\n' + struct.pack('<3q', 3, 7, -100))"
+// RUN: not mp-run %s --function=few_classes --data=npy:%t/labels 2>&1 | FileCheck %s --check-prefix=LABELS
+// LABELS: mp-run: error: the data of argument 2 (--data=npy:{{.*}}labels) holds 7 at element 1, outside [0, 4): data argument 2 of '@few_classes' indexes 4 classes of mp.cross_entropy at {{.*}}mp-run-errors.mlir:{{[0-9]+}}:11
 
 // RUN: not mp-run %s --function=step --data=fashion-mnist:%t/nowhere 2>&1 | FileCheck %s --check-prefix=NO-DATA
 // NO-DATA: mp-run: error: '@step' does not take classifier data: expected one float argument [batch, ...] with 784 values per sample and one integer label argument [batch] besides its mp.param and mp.state arguments
@@ -138,6 +151,17 @@ func.func @classifier(%w: tensor<10x784xf32> {mp.param}, %x: tensor<2x784xf32>,
   %logits = mp.linear %x, %w acc(f32)
       : (tensor<2x784xf32>, tensor<10x784xf32>) -> tensor<2x10xf32>
   %loss = mp.cross_entropy %logits, %labels : tensor<2x10xf32>, tensor<2xi64>
+  return %loss : tensor<f32>
+}
+
+// Labels of 4 classes, given as [2, 1] and reshaped (the bound is found
+// through mp.reshape).
+func.func @few_classes(%w: tensor<4x3xf32> {mp.param}, %x: tensor<2x3xf32>,
+                       %labels: tensor<2x1xi64>) -> (tensor<f32> {mp.loss}) {
+  %logits = mp.linear %x, %w acc(f32)
+      : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
+  %flat = mp.reshape %labels : tensor<2x1xi64> to tensor<2xi64>
+  %loss = mp.cross_entropy %logits, %flat : tensor<2x4xf32>, tensor<2xi64>
   return %loss : tensor<f32>
 }
 

@@ -111,10 +111,13 @@ def count_ops(mp_opt, path):
     return total
 
 
-def mp_run_json(mp_run, path, steps, options, tmp, extra=()):
+def mp_run_json(mp_run, path, steps, options, tmp, extra=(), classes=512):
+    """mp-run's --json trajectory of `steps` steps of `path` on random data,
+    its labels in [0, `classes`) (the bench transformer's vocabulary)."""
     trajectory = os.path.join(tmp, "run.json")
     command = [mp_run, path, "--pipeline=none", "--steps=%d" % steps,
-               "--print-every=0", "--num-classes=512", "--json=" + trajectory]
+               "--print-every=0", "--num-classes=%d" % classes,
+               "--json=" + trajectory]
     if options:
         command.append("--cpu-pipeline-options=" + options)
     subprocess.run(command + list(extra), check=True, stdout=subprocess.DEVNULL)
@@ -285,9 +288,10 @@ def steps(args, tmp):
             for _ in range(args.repeats):
                 for threads in args.threads:
                     set_torch_threads(torch, threads)
-                    run_json = mp_run_json(mp_run, mixed, count,
-                                           args.cpu_pipeline_options, tmp,
-                                           extra=["--threads=%d" % threads])
+                    run_json = mp_run_json(
+                        mp_run, mixed, count, args.cpu_pipeline_options, tmp,
+                        extra=["--threads=%d" % threads],
+                        classes=512 if key == "block" else 10)
                     ours, ours_cpu, theirs, theirs_cpu = times[threads]
                     wall, cpu = step_times(run_json, count)
                     ours += wall

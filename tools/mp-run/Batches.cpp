@@ -18,17 +18,18 @@ using namespace mp_run;
 
 namespace mp_run {
 
-/// Seeded N(0, 1) floats and integers in [0, --num-classes).
+/// Seeded N(0, 1) floats and integers in [0, bound), the bound of each
+/// integer argument given (--num-classes, or fewer where the step indexes
+/// fewer; i1: 2).
 class RandomData : public DataSource {
 public:
-  RandomData(SmallVector<unsigned> dataArguments)
-      : dataArguments(std::move(dataArguments)), random(seed, kDataStream) {}
+  RandomData(SmallVector<unsigned> dataArguments, SmallVector<int64_t> bounds)
+      : dataArguments(std::move(dataArguments)), bounds(std::move(bounds)),
+        random(seed, kDataStream) {}
   void fill(Invocation &call) override {
-    for (unsigned i : dataArguments) {
+    for (auto [i, bound] : llvm::zip(dataArguments, bounds)) {
       HostTensor &tensor = call.argument(i);
       bool isFloat = isFloatKind(tensor.getSpec().kind);
-      uint64_t bound =
-          tensor.getSpec().kind == ElementKind::I1 ? 2 : numClasses;
       // Under mpirun: the values of the global batch, this rank's block.
       int64_t e = tensor.getNumElements(), first = processGroup.rank * e;
       for (int64_t j = 0; j < processGroup.size * e; ++j) {
@@ -42,6 +43,7 @@ public:
 
 private:
   SmallVector<unsigned> dataArguments;
+  SmallVector<int64_t> bounds;
   Random random;
 };
 
@@ -87,28 +89,115 @@ static llvm::Expected<int64_t> getBatchSize(const EntryPoint &entry,
   return batch.value_or(1);
 }
 
-/// The vocabulary of each function with a data argument that indexes an
-/// mp.embedding (the table's first dimension), recorded before lowering.
-static llvm::StringMap<int64_t> embeddingVocabularies;
+namespace {
+/// What the values of an integer data argument index: the bound they must
+/// stay below, and the op that indexes with them (for diagnostics; a label
+/// equal to its ignore_index is allowed too).
+struct IndexBound {
+  int64_t bound;
+  std::string op, location;
+  std::optional<int64_t> ignoreIndex;
+};
+} // namespace
 
-void recordEmbeddingVocabularies(ModuleOp module) {
-  module.walk([](mp::EmbeddingOp embedding) {
-    auto argument = dyn_cast<BlockArgument>(embedding.getIndices());
-    auto function =
-        argument ? dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp())
-                 : func::FuncOp();
-    if (!function ||
-        function.getArgAttr(argument.getArgNumber(),
-                            mp::MPDialect::kParamAttrName) ||
-        function.getArgAttr(argument.getArgNumber(),
-                            mp::MPDialect::kStateAttrName))
+/// Per function and data argument, the tightest IndexBound its values meet
+/// in the mp ops that read them (through mp.reshape), recorded before
+/// lowering.
+static llvm::StringMap<llvm::DenseMap<unsigned, IndexBound>> indexBounds;
+
+/// The data argument of a function that `value` is (through mp.reshape), if
+/// any.
+static std::optional<std::pair<func::FuncOp, unsigned>>
+getDataArgument(Value value) {
+  while (auto reshape = value.getDefiningOp<mp::ReshapeOp>())
+    value = reshape.getInput();
+  auto argument = dyn_cast<BlockArgument>(value);
+  auto function =
+      argument ? dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp())
+               : func::FuncOp();
+  if (!function ||
+      function.getArgAttr(argument.getArgNumber(),
+                          mp::MPDialect::kParamAttrName) ||
+      function.getArgAttr(argument.getArgNumber(),
+                          mp::MPDialect::kStateAttrName))
+    return std::nullopt;
+  return std::make_pair(function, argument.getArgNumber());
+}
+
+void recordIndexBounds(ModuleOp module) {
+  auto record = [](Operation *op, Value indices, int64_t bound,
+                   std::optional<int64_t> ignoreIndex) {
+    std::optional<std::pair<func::FuncOp, unsigned>> argument =
+        getDataArgument(indices);
+    if (!argument || ShapedType::isDynamic(bound))
       return;
-    int64_t size = embedding.getTable().getType().getDimSize(0);
-    auto [it, inserted] =
-        embeddingVocabularies.try_emplace(function.getName(), size);
-    if (!inserted)
-      it->second = std::min(it->second, size);
+    std::string location;
+    llvm::raw_string_ostream os(location);
+    if (auto file = dyn_cast<FileLineColLoc>(op->getLoc()))
+      os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+         << file.getColumn();
+    else
+      op->getLoc().print(os);
+    auto &bounds = indexBounds[argument->first.getName()];
+    auto it = bounds.find(argument->second);
+    if (it == bounds.end() || bound < it->second.bound)
+      bounds[argument->second] = IndexBound{
+          bound, op->getName().getStringRef().str(), location, ignoreIndex};
+  };
+  module.walk([&](Operation *op) {
+    if (auto embedding = dyn_cast<mp::EmbeddingOp>(op))
+      record(op, embedding.getIndices(),
+             embedding.getTable().getType().getDimSize(0), std::nullopt);
+    else if (auto loss = dyn_cast<mp::CrossEntropyOp>(op))
+      record(op, loss.getLabels(),
+             cast<ShapedType>(loss.getLogits().getType()).getDimSize(1),
+             loss.getIgnoreIndex());
+    else if (auto loss = dyn_cast<mp::NLLLossOp>(op))
+      record(op, loss.getTargets(),
+             cast<ShapedType>(loss.getInput().getType()).getDimSize(1),
+             loss.getIgnoreIndex());
   });
+}
+
+/// The IndexBound of data argument `argument` of `entry`, if recorded.
+static const IndexBound *getIndexBound(const EntryPoint &entry,
+                                       unsigned argument) {
+  auto bounds = indexBounds.find(entry.name);
+  if (bounds == indexBounds.end())
+    return nullptr;
+  auto it = bounds->second.find(argument);
+  return it == bounds->second.end() ? nullptr : &it->second;
+}
+
+/// What `bound` says about data argument `argument` of `entry`, for
+/// diagnostics: "data argument 9 of '@f' indexes the 10 classes of
+/// mp.cross_entropy at loc(...)".
+static std::string describeBound(const EntryPoint &entry, unsigned argument,
+                                 const IndexBound &bound) {
+  return "data argument " + std::to_string(argument) + " of '@" + entry.name +
+         "' indexes " + std::to_string(bound.bound) +
+         (bound.op == "mp.embedding" ? " rows of " : " classes of ") +
+         bound.op + " at " + bound.location;
+}
+
+/// Checks that the integer values of `samples` (the samples of data argument
+/// `argument` of `entry`, from `source`) stay below their IndexBound.
+static llvm::Error checkIndexBound(const EntryPoint &entry, unsigned argument,
+                                   const HostTensor &samples,
+                                   StringRef source) {
+  const IndexBound *bound = getIndexBound(entry, argument);
+  if (!bound || isFloatKind(samples.getSpec().kind))
+    return llvm::Error::success();
+  for (int64_t i = 0, e = samples.getNumElements(); i < e; ++i) {
+    auto value = static_cast<int64_t>(samples.get(i));
+    if ((value >= 0 && value < bound->bound) || value == bound->ignoreIndex)
+      continue;
+    return llvm::createStringError(
+        source + " holds " + std::to_string(value) + " at element " +
+        std::to_string(i) + ", outside [0, " + std::to_string(bound->bound) +
+        "): " + describeBound(entry, argument, *bound));
+  }
+  return llvm::Error::success();
 }
 
 std::optional<std::string> getFashionMNISTDir() {
@@ -159,8 +248,28 @@ createDataSource(const EntryPoint &entry) {
     return batchSize.takeError();
 
   StringRef spec = dataSpec;
-  if (spec == "random")
-    return std::make_unique<RandomData>(dataArguments);
+  if (spec == "random") {
+    // --num-classes, checked against what each integer argument indexes;
+    // by default 10, or fewer where the step indexes fewer.
+    SmallVector<int64_t> bounds;
+    for (unsigned i : dataArguments) {
+      const IndexBound *bound = getIndexBound(entry, i);
+      int64_t classes = numClasses;
+      if (entry.arguments[i].spec.kind == ElementKind::I1)
+        classes = 2;
+      else if (bound && numClasses > bound->bound) {
+        if (numClasses.getNumOccurrences())
+          return llvm::createStringError(
+              "--num-classes=" + std::to_string(numClasses) +
+              " draws labels beyond the step's: " +
+              describeBound(entry, i, *bound) + " (give --num-classes=" +
+              std::to_string(bound->bound) + " or fewer)");
+        classes = bound->bound;
+      }
+      bounds.push_back(classes);
+    }
+    return std::make_unique<RandomData>(dataArguments, std::move(bounds));
+  }
   if (dataArguments.empty())
     return llvm::createStringError(
         "'@" + entry.name + "' has no data arguments for --data=" + dataSpec);
@@ -220,14 +329,14 @@ createDataSource(const EntryPoint &entry) {
           "'@" + entry.name + "' does not take language-model data: " +
           "--data=text expects two integer data arguments [batch, tokens] "
           "of one shape (token ids, then next-token labels)");
-    auto vocab = embeddingVocabularies.find(entry.name);
-    if (vocab == embeddingVocabularies.end())
+    const IndexBound *vocab = getIndexBound(entry, dataArguments.front());
+    if (!vocab || vocab->op != "mp.embedding")
       return llvm::createStringError(
           "--data=text: no mp.embedding of '@" + entry.name +
           "' reads a data argument, so its vocabulary is unknown (give the "
           "mp-level step, not a lowered one)");
     llvm::Expected<LabelledData> text =
-        loadTextWindows(spec, ids.shape[1], vocab->second);
+        loadTextWindows(spec, ids.shape[1], vocab->bound);
     if (!text)
       return text.takeError();
     samples.push_back(std::move(text->inputs));
@@ -237,6 +346,13 @@ createDataSource(const EntryPoint &entry) {
         "unknown --data '" + dataSpec +
         "' (expected random, npy:DIR, fashion-mnist[:DIR] or text:FILE)");
   }
+  // Labels and ids the step would read out of bounds.
+  for (auto [i, argument] : llvm::enumerate(dataArguments))
+    if (llvm::Error error =
+            checkIndexBound(entry, argument, samples[i],
+                            "the data of argument " + std::to_string(argument) +
+                                " (--data=" + dataSpec + ")"))
+      return std::move(error);
   int64_t available = samples.front().getSpec().shape.front();
   if (available < *batchSize)
     return llvm::createStringError(

@@ -23,9 +23,13 @@ public:
   virtual void fill(Invocation &call) = 0;
 };
 
-/// Records, before lowering, the vocabulary of each function with a data
-/// argument that indexes an mp.embedding (--data=text needs it).
-void recordEmbeddingVocabularies(mlir::ModuleOp module);
+/// Records, before lowering, what the values of each function's integer data
+/// arguments index (through mp.reshape): an mp.embedding's rows, the classes
+/// of an mp.cross_entropy's or mp.nll_loss's labels. --data=random draws
+/// them below that bound (an explicit --num-classes above it is an error),
+/// sampled data must stay below it, and --data=text takes the embedding's
+/// rows as its vocabulary.
+void recordIndexBounds(mlir::ModuleOp module);
 
 /// The Fashion-MNIST directory of --data, or nothing when another source.
 std::optional<std::string> getFashionMNISTDir();

@@ -65,7 +65,9 @@ cl::opt<bool>
             cl::init(true), cl::cat(runCategory));
 cl::opt<int64_t>
     numClasses("num-classes",
-               cl::desc("Integer data of --data=random is in [0, N)"),
+               cl::desc("Integer data of --data=random is in [0, N) (at "
+                        "most the rows or classes the step indexes with it; "
+                        "by default 10, or that count where it is fewer)"),
                cl::init(10), cl::cat(runCategory));
 cl::opt<std::string>
     jsonFile("json", cl::desc("Write the whole trajectory as JSON to FILE"),

@@ -225,7 +225,7 @@ static llvm::Error run(MLIRContext &context) {
     return llvm::createStringError("cannot parse '" + inputFilename + "'");
 
   auto compileStart = std::chrono::steady_clock::now();
-  recordEmbeddingVocabularies(*module);
+  recordIndexBounds(*module);
   std::clock_t compileCPUStart = std::clock();
   if (mp::needsHostLowering(*module))
     if (llvm::Error error = lowerModule(*module))
