@@ -9,7 +9,10 @@
 // Each operation is vectorised along its most contiguous loop (a parallel
 // loop, or its last reduction loop; f64 sums of narrower values along the
 // parallel loop of their outputs instead, as many independent sums per
-// vector addition); contractions along their N loop are M
+// vector addition, read transposed in 16 x 16 blocks where their inputs
+// are contiguous along a reduction (prepareTransposedSum), or, with
+// `parallel` and one tile of outputs, two tiles of half the vector);
+// contractions along their N loop are M
 // rows of N-vectors accumulated over K one step at a time, their N operand
 // packed first into contiguous panels of N-tile columns and their M operand,
 // unless its rows are contiguous along K (then read in place, widened where
