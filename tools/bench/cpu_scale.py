@@ -15,8 +15,9 @@ dynamic loss scaling, autodiff), prints the ops of the input, the bytes of
 LLVM dialect mp-cpu-pipeline writes per input op, mp-cpu-pipeline's CPU
 seconds, and mp-run's compile CPU seconds (lowering and JIT, its JSON's
 compile_cpu_seconds) in total and per op, vectorised and with
-vectorize=false; then the least-squares line compile = a + b·N and its R²
-per d_model. CPU seconds, not wall-clock ones: this machine is shared.
+vectorize=false, each the median of --repeats runs; then the least-squares
+line compile = a + b·N and its R² per d_model. CPU seconds, not wall-clock
+ones: this machine is shared.
 
 Part 2, steps: ms/step of mp-run (the time in the compiled step: the
 median of its JSON's per-step seconds after the first step, as PyTorch's
@@ -179,14 +180,21 @@ def scale(args, tmp):
             ops = count_ops(mp_opt, mixed)
             lowered = os.path.join(tmp, "lowered.mlir")
             pipeline = "--mp-cpu-pipeline" + ("=" + base if base else "")
-            seconds = run([mp_opt, mixed, pipeline, "-o", lowered])
+            # Each time the median of --repeats runs (a neighbour's burst
+            # inflates CPU seconds too).
+            seconds = statistics.median(
+                run([mp_opt, mixed, pipeline, "-o", lowered])
+                for _ in range(args.repeats))
             size = os.path.getsize(lowered)
-            compile_cpu = mp_run_json(mp_run, mixed, 1, base,
-                                      tmp)["compile_cpu_seconds"]
+            compile_cpu = statistics.median(
+                mp_run_json(mp_run, mixed, 1, base, tmp)["compile_cpu_seconds"]
+                for _ in range(args.repeats))
             scalar_cpu = None
             if n == args.layers[0] or args.scalar_all:
-                scalar_cpu = mp_run_json(mp_run, mixed, 1, scalar,
-                                         tmp)["compile_cpu_seconds"]
+                scalar_cpu = statistics.median(
+                    mp_run_json(mp_run, mixed, 1, scalar,
+                                tmp)["compile_cpu_seconds"]
+                    for _ in range(args.repeats))
             layers.append(n)
             compiles.append(compile_cpu)
             print("%6d %3d %6d %10.0f %9.2f %9.2f %10.2f %9.2f %10s %9s" % (
