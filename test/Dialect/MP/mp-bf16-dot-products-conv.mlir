@@ -435,8 +435,8 @@ func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16
 // fallback's and moves into the else branch); then for each image in
 // order, the pair words of its padded input [2 phases, 16 channels, 8 rows,
 // 16 words] (phase k's word j: columns 2j + k and 2j + k + 1, one vector of
-// 32 columns a row split into even and odd columns, made words), and the 9
-// tiles of 16 (kh, kw, c) rows x 16 filters, each continuing its sums (read
+// 32 columns a row split into even and odd columns, made words), and the 18
+// tiles of 8 (kh, kw, c) rows x 16 filters, each continuing its sums (read
 // from the result, which starts as the op's zero fill) over the image's 24
 // pairs, the word of a row at pair p being [kw mod 2, c, p / 4 + kh, p mod
 // 4 + kw / 2], its B row the image's slice of B.
@@ -478,13 +478,13 @@ func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16
 // CHECK:                 tensor.insert_slice %{{.*}} into %{{.*}}[%[[K]], %[[C]], 0, 0] [1, 1, 8, 16] [1, 1, 1, 1] : tensor<8x16xi32> into tensor<2x16x8x16xi32>
 // CHECK:             %[[IMAGEB:.*]] = tensor.extract_slice %[[PB]][%[[N]], 0, 0, 0] [1, 1, 24, 16] [1, 1, 1, 1] : tensor<2x1x24x16xi32> to tensor<1x24x16xi32>
 // CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]])
-// CHECK:               scf.for {{.*}} to %c9
-// CHECK:                 %[[TILE:.*]] = tensor.extract_slice {{.*}} [16, 16] [1, 1] : tensor<144x16xf32> to tensor<16x16xf32>
+// CHECK:               scf.for {{.*}} to %c18
+// CHECK:                 %[[TILE:.*]] = tensor.extract_slice {{.*}} [8, 16] [1, 1] : tensor<144x16xf32> to tensor<8x16xf32>
 // CHECK:                 %[[WINDOW:.*]] = arith.divui %{{.*}}, %c16{{.*}} : index
 // CHECK:                 %[[FIRST_C:.*]] = arith.remui %{{.*}}, %c16{{.*}} : index
-// CHECK:                 %[[FIRST:.*]] = vector.transfer_read %[[TILE]]{{.*}} : tensor<16x16xf32>, vector<16xf32>
-// CHECK-COUNT-15:        vector.transfer_read %[[TILE]]{{.*}} : tensor<16x16xf32>, vector<16xf32>
-// CHECK:                 %{{.*}}:16 = scf.for %[[PAIR:[a-z0-9_]+]] = {{.*}} to %c24 {{.*}} iter_args(%{{.*}} = %[[FIRST]],
+// CHECK:                 %[[FIRST:.*]] = vector.transfer_read %[[TILE]]{{.*}} : tensor<8x16xf32>, vector<16xf32>
+// CHECK-COUNT-7:         vector.transfer_read %[[TILE]]{{.*}} : tensor<8x16xf32>, vector<16xf32>
+// CHECK:                 %{{.*}}:8 = scf.for %[[PAIR:[a-z0-9_]+]] = {{.*}} to %c24 {{.*}} iter_args(%{{.*}} = %[[FIRST]],
 // CHECK:                   vector.transfer_read %[[IMAGEB]][%{{.*}}, %[[PAIR]], %{{.*}}], {{.*}} : tensor<1x24x16xi32>, vector<16xi32>
 // CHECK:                   arith.divui %[[PAIR]], %c4{{.*}} : index
 // CHECK:                   arith.remui %[[PAIR]], %c4{{.*}} : index
@@ -496,9 +496,9 @@ func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16
 // CHECK:           scf.yield %[[FALLBACK]]
 // PAR-LABEL: func.func @grad_filter(
 // PAR:         scf.for
-// PAR:           scf.forall (%{{.*}}, %{{.*}}) in (1, 9) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<144x16xf32>)
+// PAR:           scf.forall (%{{.*}}, %{{.*}}) in (1, 18) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<144x16xf32>)
 // PAR:             x86vector.avx512.dot
-// PAR:             tensor.parallel_insert_slice {{.*}} [16, 16] [1, 1] : tensor<16x16xf32> into tensor<144x16xf32>
+// PAR:             tensor.parallel_insert_slice {{.*}} [8, 16] [1, 1] : tensor<8x16xf32> into tensor<144x16xf32>
 // UNG-LABEL: func.func @grad_filter(
 // UNG-NOT:     scf.if
 // UNG:         x86vector.avx512.dot

@@ -63,15 +63,16 @@
 // linalg.contract) takes the same kernel: its packing reads the padded
 // input, every second column, and the im2col moves into the else branch.
 // The implicit filter gradient (loops (kh, kw, c, f, n, oh, ow), summed
-// over (n, oh, ow), width stride 1 or 2, OW even) likewise: per image in
-// order, the padded input's rows made pair words once per phase (a K pair
-// is two neighbouring pixels of a row, columns sw apart; every (kh, kw)
-// broadcasts from the same words, no im2col copy) and B [F/width, OH·OW/2,
-// width] words of the gradient (from the bf16 [N, F, OH, OW] gradient
-// itself where the f32 operand is its widened transpose), then every tile of (kh, kw, c) rows x filters continues its
-// sums over the image's pairs from where the previous image left them
-// (from the op's zero fill); with `parallel` an image's tiles are an
-// scf.forall. Either way each output is one chain of vdpbf16ps over the K
+// over (n, oh, ow), width stride 1 or 2, OW even) likewise: B [N, F/width,
+// OH·OW/2, width] words of the gradient for every image first (from the
+// bf16 [N, F, OH, OW] gradient itself where the f32 operand is its widened
+// transpose), then per image in order the padded input's rows made pair
+// words once per phase (a K pair is two neighbouring pixels of a row,
+// columns sw apart; every (kh, kw) broadcasts from the same words, no
+// im2col copy), and every tile of 8 (kh, kw, c) rows x filters continues
+// its sums over the image's pairs from where the previous image left them
+// (from the op's zero fill); with `parallel` B's packing, an image's pair
+// words and its tiles are each an scf.forall. Either way each output is one chain of vdpbf16ps over the K
 // pairs in ascending K, the contraction's order, with the guard's proof.
 // It assumes linalg on tensors after convert-mp-to-linalg, before
 // mp-tile-and-vectorize (which tiles the transposing copies and the
