@@ -197,18 +197,103 @@ func.func @reshaped(%a: tensor<8x2x2x4xbf16>, %b: tensor<2x4x2x32xbf16>) -> tens
 
 // -----
 
-// A transposed B (x times W^T, W stored [N, K]): copied into [K, N] order
-// first, a plain transposition.
-// CHECK-DAG: #[[TRANSPOSED:.*]] = affine_map<(d0, d1) -> (d1, d0)>
+// A transposed B (x times W^T, W stored [N, K]): no transposing copy; W is
+// read in place as [1, 64, 8] and packed the way A is (16 x 32 blocks, 16
+// columns a panel, each block's words rotated and transposed), which gives
+// the same words as packing its [K, N] transpose.
 // CHECK-LABEL: func.func @transposed(
+// CHECK-SAME:      %[[A:.*]]: tensor<16x8xbf16>, %[[W:.*]]: tensor<64x8xbf16>
 // CHECK:         scf.if
-// CHECK:           linalg.generic {indexing_maps = [#[[TRANSPOSED]], #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<64x8xbf16>) outs(%{{.*}} : tensor<8x64xbf16>)
+// CHECK-NOT:       linalg.generic
+// CHECK:           %[[RW:.*]] = tensor.expand_shape %[[W]] {{\[}}[0, 1], [2]] output_shape [1, 64, 8] : tensor<64x8xbf16> into tensor<1x64x8xbf16>
+// CHECK:           %[[EB:.*]] = tensor.empty() : tensor<1x4x4x16xi32>
+// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %[[EB]])
+// CHECK:             scf.for %[[PANEL:[a-z0-9_]+]] =
+// CHECK:               %[[COLUMN:.*]] = arith.muli %[[PANEL]], %c16
+// CHECK:               %[[BLOCK:.*]] = vector.transfer_read %[[RW]][%{{.*}}, %[[COLUMN]], %{{.*}}], %{{.*}} {in_bounds = [true, false]} : tensor<1x64x8xbf16>, vector<16x32xbf16>
+// CHECK-NEXT:          arith.constant dense<16> : vector<16x16xi32>
+// CHECK-NEXT:          vector.bitcast %[[BLOCK]] : vector<16x32xbf16> to vector<16x16xi32>
+// CHECK:               vector.transpose %{{.*}}, [1, 0] : vector<16x16xi32> to vector<16x16xi32>
+// CHECK:           x86vector.avx512.dot
+// CHECK:         } else {
+// CHECK-NEXT:      linalg.fill
+// CHECK-NEXT:      linalg.matmul
 func.func @transposed(%a: tensor<16x8xbf16>, %w: tensor<64x8xbf16>) -> tensor<16x64xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<16x64xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
   %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%a, %w : tensor<16x8xbf16>, tensor<64x8xbf16>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
   return %r : tensor<16x64xf32>
+}
+
+// -----
+
+// A weight gradient (xᵀ·dy, x stored [tokens, features]: A K-major with K =
+// (2, 6) two loops): no transposing copy; x is collapsed to [1, 12, 32] and
+// packed the way B is, a K pair's two rows of 16 features interleaved, the
+// same words as packing its [M, K] transpose.
+// CHECK-LABEL: func.func @transposed_lhs(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x6x32xbf16>, %[[DY:.*]]: tensor<2x6x16xbf16>
+// CHECK:         scf.if
+// CHECK-NOT:       linalg.generic
+// CHECK:           %[[FLATX:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<2x6x32xbf16> into tensor<12x32xbf16>
+// CHECK-NEXT:      %[[RX:.*]] = tensor.expand_shape %[[FLATX]] {{\[}}[0, 1], [2]] output_shape [1, 12, 32] : tensor<12x32xbf16> into tensor<1x12x32xbf16>
+// CHECK:           %[[EA:.*]] = tensor.empty() : tensor<1x2x6x16xi32>
+// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %[[EA]])
+// CHECK:             scf.for %[[PANEL:[a-z0-9_]+]] =
+// CHECK:               %[[LINE:.*]] = arith.muli %[[PANEL]], %c16
+// CHECK:               scf.for %[[P:[a-z0-9_]+]] =
+// CHECK:                 %[[EVEN:.*]] = arith.muli %[[P]]
+// CHECK:                 %[[ODD:.*]] = arith.addi %[[EVEN]]
+// CHECK:                 %[[ROWODD:.*]] = vector.transfer_read %[[RX]][%{{.*}}, %[[ODD]], %[[LINE]]], {{.*}} : tensor<1x12x32xbf16>, vector<16xbf16>
+// CHECK-NEXT:            %[[ROWEVEN:.*]] = vector.transfer_read %[[RX]][%{{.*}}, %[[EVEN]], %[[LINE]]], {{.*}} : tensor<1x12x32xbf16>, vector<16xbf16>
+// CHECK-NEXT:            vector.interleave %[[ROWODD]], %[[ROWEVEN]] : vector<16xbf16> -> vector<32xbf16>
+// CHECK:           tensor.empty() : tensor<1x1x6x16xi32>
+// CHECK:           x86vector.avx512.dot
+// CHECK:         } else {
+#xt = affine_map<(m, n, b, s) -> (b, s, m)>
+#dy = affine_map<(m, n, b, s) -> (b, s, n)>
+#dw = affine_map<(m, n, b, s) -> (m, n)>
+func.func @transposed_lhs(%x: tensor<2x6x32xbf16>, %dy: tensor<2x6x16xbf16>) -> tensor<32x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %r = linalg.generic {indexing_maps = [#xt, #dy, #dw], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %dy : tensor<2x6x32xbf16>, tensor<2x6x16xbf16>) outs(%f : tensor<32x16xf32>) {
+  ^bb0(%xv: bf16, %yv: bf16, %acc: f32):
+    %xf = arith.extf %xv : bf16 to f32
+    %yf = arith.extf %yv : bf16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<32x16xf32>
+  return %r : tensor<32x16xf32>
+}
+
+// -----
+
+// Stored in neither order (the batch loop inside, K of B split around N):
+// copied into [batch, K, N] first, a linalg.generic of the transposing map.
+// CHECK-DAG: #[[SPLIT:.*]] = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
+// CHECK-LABEL: func.func @copied(
+// CHECK:         scf.if
+// CHECK:           linalg.generic {indexing_maps = [#[[SPLIT]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%{{.*}} : tensor<8x2x32xbf16>) outs(%{{.*}} : tensor<2x8x32xbf16>)
+// CHECK:           x86vector.avx512.dot
+#ca = affine_map<(b, m, n, k) -> (b, m, k)>
+#cb = affine_map<(b, m, n, k) -> (k, b, n)>
+#cc = affine_map<(b, m, n, k) -> (b, m, n)>
+func.func @copied(%a: tensor<2x16x8xbf16>, %b: tensor<8x2x32xbf16>) -> tensor<2x16x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
+  %r = linalg.generic {indexing_maps = [#ca, #cb, #cc], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : tensor<2x16x8xbf16>, tensor<8x2x32xbf16>) outs(%f : tensor<2x16x32xf32>) {
+  ^bb0(%av: bf16, %bv: bf16, %acc: f32):
+    %af = arith.extf %av : bf16 to f32
+    %bf = arith.extf %bv : bf16 to f32
+    %p = arith.mulf %af, %bf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x16x32xf32>
+  return %r : tensor<2x16x32xf32>
 }
 
 // -----

@@ -34,7 +34,10 @@
 // instructions per pair, each with its row's word of A broadcast as the
 // second source, which LLVM folds into vdpbf16ps as a memory operand: on
 // Zen 4 a broadcast shared by two products costs an instruction of its
-// own). With `parallel` the tile loops are an scf.forall (each output
+// own). An operand stored transposed (A K-major, as x in a weight gradient
+// xᵀ·dy; B [N, K], as W in x·Wᵀ) is packed from where it is, each with the
+// other's method (the words are the same); one stored in another order is
+// copied into [batch, M, K] or [batch, K, N] first. With `parallel` the tile loops are an scf.forall (each output
 // element is still computed by one iteration), and so are, for operands of
 // at least kMinParallelIterations elements, the packing of A and B (one
 // panel an iteration) and the guard's reductions (chunks of partial minima
@@ -631,23 +634,36 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
     std::iota(indices.begin(), indices.end(), first);
     return indices;
   };
-  // Each operand as a [batch, rows, K] or [batch, K, columns] tensor: a
-  // copy into the order of `dims` first where it is stored otherwise
-  // (vectorised by mp-tile-and-vectorize), then collapsed, with a unit
-  // batch dimension where the contraction has none.
+  // Each operand as a 3-d tensor, [batch, inner, outer] (A's [batch, rows,
+  // K], B's [batch, K, columns]) or, where it is stored that way, swapped
+  // to [batch, outer, inner] (A stored K-major, B column-major: the
+  // transposed operands of a weight or attention gradient and of x·Wᵀ),
+  // collapsed, with a unit batch dimension where the contraction has none;
+  // `swapped` says which. Stored in another order, it is copied into
+  // [batch, inner, outer] first (vectorised by mp-tile-and-vectorize).
   auto canonical = [&](OpOperand &operand, ArrayRef<unsigned> inner,
-                       ArrayRef<unsigned> outer) -> Value {
-    SmallVector<unsigned> dims(shape.batchDims);
-    dims.append(inner.begin(), inner.end());
-    dims.append(outer.begin(), outer.end());
+                       ArrayRef<unsigned> outer, bool &swapped) -> Value {
     Value value = operand.get();
     AffineMap map = op.getMatchingIndexingMap(&operand);
-    bool inOrder = map.getNumResults() == dims.size() &&
-                   llvm::all_of(llvm::enumerate(dims), [&](auto entry) {
-                     return map.getResult(entry.index()) ==
-                            getAffineDimExpr(entry.value(), context);
-                   });
-    if (!inOrder) {
+    auto orderOf = [&](ArrayRef<unsigned> first, ArrayRef<unsigned> second) {
+      SmallVector<unsigned> dims(shape.batchDims);
+      dims.append(first.begin(), first.end());
+      dims.append(second.begin(), second.end());
+      return dims;
+    };
+    auto indexesInOrder = [&](ArrayRef<unsigned> dims) {
+      return map.getNumResults() == dims.size() &&
+             llvm::all_of(llvm::enumerate(dims), [&](auto entry) {
+               return map.getResult(entry.index()) ==
+                      getAffineDimExpr(entry.value(), context);
+             });
+    };
+    SmallVector<unsigned> dims = orderOf(inner, outer);
+    swapped = !indexesInOrder(dims) && indexesInOrder(orderOf(outer, inner));
+    if (swapped) {
+      std::swap(inner, outer);
+      dims = orderOf(inner, outer);
+    } else if (!indexesInOrder(dims)) {
       SmallVector<AffineExpr> toOpLoops(op.getNumLoops(),
                                         getAffineConstantExpr(0, context));
       for (auto [i, d] : llvm::enumerate(dims))
@@ -674,8 +690,11 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
                ArrayRef<ReassociationIndices>{{0, 1}, {2}})
         .getResult();
   };
-  Value rowsOfA = canonical(op->getOpOperand(0), shape.mDims, shape.kDims);
-  Value rowsOfB = canonical(op->getOpOperand(1), shape.kDims, shape.nDims);
+  bool columnMajorA = false, rowMajorB = false;
+  Value storedA =
+      canonical(op->getOpOperand(0), shape.mDims, shape.kDims, columnMajorA);
+  Value storedB =
+      canonical(op->getOpOperand(1), shape.kDims, shape.nDims, rowMajorB);
   Type bf16 = builder.getBF16Type(), i32 = builder.getI32Type();
   auto index = [&](OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
@@ -688,10 +707,9 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
   // (so that bufferization writes in place). With `parallel`, and at least
   // kMinParallelIterations `elements` to pack, one panel an iteration of an
   // scf.forall.
-  auto packPanels =
-      [&](int64_t panels, int64_t elements,
-          llvm::function_ref<Value(OpBuilder &, Value, Value, Value)>
-              fillPanel) -> Value {
+  using FillPanel = llvm::function_ref<Value(OpBuilder &, Value, Value, Value)>;
+  auto packPanels = [&](int64_t panels, int64_t elements,
+                        FillPanel fillPanel) -> Value {
     Value packed = tensor::EmptyOp::create(
         builder, loc, ArrayRef<int64_t>{shape.batch, panels, pairs, kLanes},
         i32);
@@ -703,22 +721,23 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
         });
   };
 
-  // A as [batch, M/16, K/2, 16]: per 16 rows and 16 K pairs, a 16 x 32
-  // block of bf16 read as 16 x 16 words, each rotated by 16 bits (K = 2p
-  // into the high half) and transposed, so that a K pair's 16 rows are one
-  // line. (A K not a multiple of 32 ends with a partial block.)
+  // The panel of a [batch, lines, K] operand (A, or B stored column-major):
+  // per 16 lines and 16 K pairs, a 16 x 32 block of bf16 read as 16 x 16
+  // words, each rotated by 16 bits (K = 2p into the high half) and
+  // transposed, so that a K pair's 16 lines are one row of words. (A K not
+  // a multiple of 32 ends with a partial block.)
   Value bf16Padding =
       arith::ConstantOp::create(builder, loc, builder.getFloatAttr(bf16, 0.0));
-  auto fillPanelOfA = [&](OpBuilder &b, Value batchIndex, Value panel,
-                          Value dest) {
-    Value row = arith::MulIOp::create(b, loc, panel, index(b, kLanes));
+  auto fillPanelOfLines = [&](Value source, OpBuilder &b, Value batchIndex,
+                              Value panel, Value dest) {
+    Value line = arith::MulIOp::create(b, loc, panel, index(b, kLanes));
     // The words of K pairs [first, first + count) into `dest`.
     auto packBlock = [&](OpBuilder &b, Value first, int64_t count,
                          Value dest) {
       Value column = arith::MulIOp::create(b, loc, first, index(b, 2));
       Value block = vector::TransferReadOp::create(
-          b, loc, VectorType::get({kLanes, 2 * kLanes}, bf16), rowsOfA,
-          ValueRange{batchIndex, row, column}, bf16Padding,
+          b, loc, VectorType::get({kLanes, 2 * kLanes}, bf16), source,
+          ValueRange{batchIndex, line, column}, bf16Padding,
           ArrayRef<bool>{true, count == kLanes});
       Value transposed = buildRotatedPairWords(b, loc, block);
       if (count < kLanes)
@@ -745,16 +764,14 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
       dest = packBlock(b, index(b, full), pairs - full, dest);
     return dest;
   };
-  Value packedA =
-      packPanels(shape.m / kTileRows, shape.batch * shape.m * shape.k,
-                 fillPanelOfA);
 
-  // B as [batch, N/16, K/2, 16]: for each K pair, a panel's 16 columns as
-  // words of (K = 2p + 1, K = 2p) pairs.
-  auto fillPanelOfB = [&](OpBuilder &b, Value batchIndex, Value panel,
-                          Value dest) {
-    auto rowType = VectorType::get({kTileColumns}, bf16);
-    Value column = arith::MulIOp::create(b, loc, panel, index(b, kTileColumns));
+  // The panel of a [batch, K, lines] operand (B, or A stored K-major): for
+  // each K pair, the panel's 16 lines as words of (K = 2p + 1, K = 2p)
+  // pairs, the two rows interleaved.
+  auto fillPanelOfKRows = [&](Value source, OpBuilder &b, Value batchIndex,
+                              Value panel, Value dest) {
+    auto rowType = VectorType::get({kLanes}, bf16);
+    Value line = arith::MulIOp::create(b, loc, panel, index(b, kLanes));
     auto rows = scf::ForOp::create(
         b, loc, index(b, 0), index(b, pairs), index(b, 1), ValueRange{dest},
         [&](OpBuilder &b, Location loc, Value pair, ValueRange carried) {
@@ -762,8 +779,8 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
           Value odd = arith::AddIOp::create(b, loc, even, index(b, 1));
           auto row = [&](Value k) {
             return vector::TransferReadOp::create(
-                       b, loc, rowType, rowsOfB,
-                       ValueRange{batchIndex, k, column}, bf16Padding,
+                       b, loc, rowType, source,
+                       ValueRange{batchIndex, k, line}, bf16Padding,
                        ArrayRef<bool>{true})
                 .getResult();
           };
@@ -780,9 +797,21 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
         });
     return rows.getResult(0);
   };
-  Value packedB =
-      packPanels(shape.n / kTileColumns, shape.batch * shape.n * shape.k,
-                 fillPanelOfB);
+  // Both operands' words have the same layout whichever way they are
+  // stored, so the kernel (and every bit) is the same.
+  auto pack = [&](Value source, bool kInnermost, int64_t lines) {
+    return packPanels(
+        lines / kLanes, shape.batch * lines * shape.k,
+        [&](OpBuilder &b, Value batchIndex, Value panel, Value dest) {
+          return kInnermost
+                     ? fillPanelOfLines(source, b, batchIndex, panel, dest)
+                     : fillPanelOfKRows(source, b, batchIndex, panel, dest);
+        });
+  };
+  static_assert(kTileRows == kLanes && kTileColumns == kLanes,
+                "a panel of either operand is one vector of words wide");
+  Value packedA = pack(storedA, /*kInnermost=*/!columnMajorA, shape.m);
+  Value packedB = pack(storedB, /*kInnermost=*/rowMajorB, shape.n);
 
   // The result as [batch, M, N] ([M, N] without batch loops), expanded to
   // the output's shape at the end; every element is written by one tile,

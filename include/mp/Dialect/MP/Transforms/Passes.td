@@ -200,11 +200,15 @@ def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
     products, `acc = ftz(fma(a1, b1, acc))` then `acc = ftz(fma(a0, b0,
     acc))`, denormal inputs read as zero (measured over every input pattern:
     tools/bench/bf16_dot_semantics.c). The two elements of each K pair are
-    swapped, which makes the order ascending K: A (as `[batch, M, K]` rows,
-    after a transposing copy where it is stored in another order) is packed
-    into `[batch, M/16, K/2, 16]` panels of 32-bit words, each pair rotated
-    by 16 bits, a K pair's 16 rows one line; B into `[batch, N/16, K/2, 16]`
-    panels of words, each K pair of rows interleaved as (2p + 1, 2p). The
+    swapped, which makes the order ascending K: A (as `[batch, M, K]` rows)
+    is packed into `[batch, M/16, K/2, 16]` panels of 32-bit words, each
+    pair rotated by 16 bits, a K pair's 16 rows one line; B (as
+    `[batch, K, N]`) into `[batch, N/16, K/2, 16]` panels of words, each K
+    pair of rows interleaved as (2p + 1, 2p). An operand stored transposed
+    (A as `[batch, K, M]`, the x of a weight gradient xᵀ·dy; B as
+    `[batch, N, K]`, the W of x·Wᵀ) is packed in place with the other
+    operand's method, which gives the same words; one stored in any other
+    order is copied into the canonical order first. The
     guard reduces both operands to the range of their biased
     exponents: with no denormal, infinite or NaN element and, over the
     nonzero ones, `min Ea + min Eb >= 142` and `max Ea + max Eb <= 380`,
