@@ -1,6 +1,7 @@
 // RUN: mp-opt %s --mp-bf16-dot-products -split-input-file | FileCheck %s
 // RUN: mp-opt %s --mp-bf16-dot-products=parallel=true -split-input-file | FileCheck %s --check-prefix=PAR
 // RUN: mp-opt %s --mp-bf16-dot-products=unguarded=true -split-input-file | FileCheck %s --check-prefix=UNG
+// RUN: mp-opt %s --mp-bf16-dot-products=pair-words-budget=1 -split-input-file | FileCheck %s --check-prefix=BLOCK1
 
 // The implicit GEMM of a bf16 convolution (convert-mp-to-linalg's, 16
 // filters, padding 1): both f32 operands are widened copies of bf16 tensors
@@ -432,14 +433,16 @@ func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16
 // words of the gradient's neighbouring pixels (read from the bf16 gradient
 // dY [N, F, OH, OW] as 16 filters x 32 pixels, words rotated and
 // transposed; its widened transpose, the fusion barrier, is only the
-// fallback's and moves into the else branch); then for each image in
-// order, the pair words of its padded input [2 phases, 16 channels, 8 rows,
-// 16 words] (phase k's word j: columns 2j + k and 2j + k + 1, one vector of
-// 32 columns a row split into even and odd columns, made words), and the 18
+// fallback's and moves into the else branch); then, both images one block
+// (their words take 16 KiB of the default 512 KiB), the pair words of
+// their padded inputs [2 images, 2 phases, 16 channels, 8 rows, 16 words]
+// (phase k's word j: columns 2j + k and 2j + k + 1, one vector of 32
+// columns a row split into even and odd columns, made words), and the 18
 // tiles of 8 (kh, kw, c) rows x 16 filters, each continuing its sums (read
-// from the result, which starts as the op's zero fill) over the image's 24
-// pairs, the word of a row at pair p being [kw mod 2, c, p / 4 + kh, p mod
-// 4 + kw / 2], its B row the image's slice of B.
+// from the result, which starts as the op's zero fill) image by image over
+// the image's 24 pairs, the word of a row at pair p being [image, kw mod 2,
+// c, p / 4 + kh, p mod 4 + kw / 2], its B row the image's slice of B.
+// With pair-words-budget=1 (BLOCK1) each image is a block of its own.
 // CHECK-LABEL: func.func @grad_filter(
 // CHECK-SAME:      %[[DY:.*]]: tensor<2x16x6x8xbf16>, %[[X:.*]]: tensor<2x16x6x8xbf16>
 // CHECK:         %[[PAD:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x16x6x8xbf16>) outs(%{{.*}} : tensor<2x16x8x10xf32>)
@@ -462,34 +465,38 @@ func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16
 // CHECK-NEXT:          %[[ROT:.*]] = arith.ori %[[HI]], %[[LO]] : vector<16x16xi32>
 // CHECK-NEXT:          %[[PAIRSB:.*]] = vector.transpose %[[ROT]], [1, 0] : vector<16x16xi32> to vector<16x16xi32>
 // CHECK:               vector.transfer_write %[[PAIRSB]], %{{.*}} {in_bounds = [false, true]} : vector<16x16xi32>, tensor<24x16xi32>
-// CHECK:           %[[IMAGES:.*]] = scf.for %[[N:[a-z0-9_]+]] = %{{.*}} to %c2{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (tensor<144x16xf32>)
-// CHECK:             %[[EA:.*]] = tensor.empty() : tensor<2x16x8x16xi32>
-// CHECK:             %[[PA:.*]] = scf.for %[[K:[a-z0-9_]+]] = {{.*}} iter_args(%{{.*}} = %[[EA]])
-// CHECK:               scf.for %[[C:[a-z0-9_]+]] = {{.*}} to %c16
-// CHECK:                 %[[SLICE:.*]] = tensor.extract_slice %{{.*}}[%[[K]], %[[C]], 0, 0] [1, 1, 8, 16] [1, 1, 1, 1] : tensor<2x16x8x16xi32> to tensor<8x16xi32>
-// CHECK:                 scf.for %[[H:[a-z0-9_]+]] = {{.*}} to %c8
-// CHECK:                   %[[COLUMN:.*]] = arith.addi %[[K]], %{{.*}} : index
-// CHECK-NEXT:              %[[ROW:.*]] = vector.transfer_read %[[PAD]][%[[N]], %[[C]], %[[H]], %[[COLUMN]]], %{{.*}} : tensor<2x16x8x10xf32>, vector<32xf32>
-// CHECK-NEXT:              %[[EVEN:.*]], %[[ODD:.*]] = vector.deinterleave %[[ROW]] : vector<32xf32> -> vector<16xf32>
-// CHECK:                   arith.bitcast %[[EVEN]] : vector<16xf32> to vector<16xi32>
-// CHECK:                   arith.bitcast %[[ODD]] : vector<16xf32> to vector<16xi32>
-// CHECK:                   %[[WORDS:.*]] = arith.ori
-// CHECK:                   vector.transfer_write %[[WORDS]], %{{.*}}[%[[H]], %{{.*}}] {in_bounds = [true]} : vector<16xi32>, tensor<8x16xi32>
-// CHECK:                 tensor.insert_slice %{{.*}} into %{{.*}}[%[[K]], %[[C]], 0, 0] [1, 1, 8, 16] [1, 1, 1, 1] : tensor<8x16xi32> into tensor<2x16x8x16xi32>
-// CHECK:             %[[IMAGEB:.*]] = tensor.extract_slice %[[PB]][%[[N]], 0, 0, 0] [1, 1, 24, 16] [1, 1, 1, 1] : tensor<2x1x24x16xi32> to tensor<1x24x16xi32>
+// CHECK:           %[[BLOCKS:.*]] = scf.for %[[FIRST_N:[a-z0-9_]+]] = %{{.*}} to %c2{{.*}} step %c2{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (tensor<144x16xf32>)
+// CHECK:             %[[EA:.*]] = tensor.empty() : tensor<2x2x16x8x16xi32>
+// CHECK:             %[[PA:.*]] = scf.for %[[I:[a-z0-9_]+]] = {{.*}} iter_args(%{{.*}} = %[[EA]])
+// CHECK:               scf.for %[[K:[a-z0-9_]+]] = {{.*}} to %c2
+// CHECK:                 scf.for %[[C:[a-z0-9_]+]] = {{.*}} to %c16
+// CHECK:                   %[[SLICE:.*]] = tensor.extract_slice %{{.*}}[%[[I]], %[[K]], %[[C]], 0, 0] [1, 1, 1, 8, 16] [1, 1, 1, 1, 1] : tensor<2x2x16x8x16xi32> to tensor<8x16xi32>
+// CHECK-NEXT:              %[[N:.*]] = arith.addi %[[FIRST_N]], %[[I]] : index
+// CHECK:                   scf.for %[[H:[a-z0-9_]+]] = {{.*}} to %c8
+// CHECK:                     %[[COLUMN:.*]] = arith.addi %[[K]], %{{.*}} : index
+// CHECK-NEXT:                %[[ROW:.*]] = vector.transfer_read %[[PAD]][%[[N]], %[[C]], %[[H]], %[[COLUMN]]], %{{.*}} : tensor<2x16x8x10xf32>, vector<32xf32>
+// CHECK-NEXT:                %[[EVEN:.*]], %[[ODD:.*]] = vector.deinterleave %[[ROW]] : vector<32xf32> -> vector<16xf32>
+// CHECK:                     arith.bitcast %[[EVEN]] : vector<16xf32> to vector<16xi32>
+// CHECK:                     arith.bitcast %[[ODD]] : vector<16xf32> to vector<16xi32>
+// CHECK:                     %[[WORDS:.*]] = arith.ori
+// CHECK:                     vector.transfer_write %[[WORDS]], %{{.*}}[%[[H]], %{{.*}}] {in_bounds = [true]} : vector<16xi32>, tensor<8x16xi32>
+// CHECK:                   tensor.insert_slice %{{.*}} into %{{.*}}[%[[I]], %[[K]], %[[C]], 0, 0] [1, 1, 1, 8, 16] [1, 1, 1, 1, 1] : tensor<8x16xi32> into tensor<2x2x16x8x16xi32>
 // CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]])
 // CHECK:               scf.for {{.*}} to %c18
 // CHECK:                 %[[TILE:.*]] = tensor.extract_slice {{.*}} [8, 16] [1, 1] : tensor<144x16xf32> to tensor<8x16xf32>
 // CHECK:                 %[[WINDOW:.*]] = arith.divui %{{.*}}, %c16{{.*}} : index
 // CHECK:                 %[[FIRST_C:.*]] = arith.remui %{{.*}}, %c16{{.*}} : index
-// CHECK:                 %[[FIRST:.*]] = vector.transfer_read %[[TILE]]{{.*}} : tensor<8x16xf32>, vector<16xf32>
-// CHECK-COUNT-7:         vector.transfer_read %[[TILE]]{{.*}} : tensor<8x16xf32>, vector<16xf32>
-// CHECK:                 %{{.*}}:8 = scf.for %[[PAIR:[a-z0-9_]+]] = {{.*}} to %c24 {{.*}} iter_args(%{{.*}} = %[[FIRST]],
-// CHECK:                   vector.transfer_read %[[IMAGEB]][%{{.*}}, %[[PAIR]], %{{.*}}], {{.*}} : tensor<1x24x16xi32>, vector<16xi32>
-// CHECK:                   arith.divui %[[PAIR]], %c4{{.*}} : index
-// CHECK:                   arith.remui %[[PAIR]], %c4{{.*}} : index
-// CHECK:                   tensor.extract %[[PA]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : tensor<2x16x8x16xi32>
-// CHECK:                   x86vector.avx512.dot
+// CHECK:                 scf.for %[[IMAGE:[a-z0-9_]+]] = %{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args(%[[SUMS:.*]] = %[[TILE]]) -> (tensor<8x16xf32>)
+// CHECK-NEXT:              %[[NB:.*]] = arith.addi %[[FIRST_N]], %[[IMAGE]] : index
+// CHECK-NEXT:              %[[IMAGEB:.*]] = tensor.extract_slice %[[PB]][%[[NB]], 0, 0, 0] [1, 1, 24, 16] [1, 1, 1, 1] : tensor<2x1x24x16xi32> to tensor<1x24x16xi32>
+// CHECK:                   %[[FIRST:.*]] = vector.transfer_read %[[SUMS]]{{.*}} : tensor<8x16xf32>, vector<16xf32>
+// CHECK-COUNT-7:           vector.transfer_read %[[SUMS]]{{.*}} : tensor<8x16xf32>, vector<16xf32>
+// CHECK:                   %{{.*}}:8 = scf.for %[[PAIR:[a-z0-9_]+]] = {{.*}} to %c24 {{.*}} iter_args(%{{.*}} = %[[FIRST]],
+// CHECK:                     vector.transfer_read %[[IMAGEB]][%{{.*}}, %[[PAIR]], %{{.*}}], {{.*}} : tensor<1x24x16xi32>, vector<16xi32>
+// CHECK:                     arith.divui %[[PAIR]], %c4{{.*}} : index
+// CHECK:                     arith.remui %[[PAIR]], %c4{{.*}} : index
+// CHECK:                     tensor.extract %[[PA]][%[[IMAGE]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : tensor<2x2x16x8x16xi32>
+// CHECK:                     x86vector.avx512.dot
 // CHECK:         } else {
 // CHECK:           %[[G:.*]] = bufferization.alloc_tensor() copy(%{{.*}}) {mp.fusion_barrier} : tensor<2x6x8x16xf32>
 // CHECK-NEXT:      %[[FALLBACK:.*]] = linalg.generic {{.*}} ins(%[[PAD]], %[[G]] : tensor<2x16x8x10xf32>, tensor<2x6x8x16xf32>) outs(%[[FILL]] : tensor<3x3x16x16xf32>)
@@ -502,6 +509,14 @@ func.func @conv_slice(%arg0: tensor<2x16x7x9xbf16>, %arg1: tensor<16x16x3x3xbf16
 // UNG-LABEL: func.func @grad_filter(
 // UNG-NOT:     scf.if
 // UNG:         x86vector.avx512.dot
+// BLOCK1-LABEL: func.func @grad_filter(
+// BLOCK1:         scf.if
+// BLOCK1:           scf.for %[[FIRST_N:[a-z0-9_]+]] = %{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args(%{{.*}}) -> (tensor<144x16xf32>)
+// BLOCK1-NEXT:        tensor.empty() : tensor<1x2x16x8x16xi32>
+// BLOCK1:             scf.for %[[IMAGE:[a-z0-9_]+]] = %{{.*}} to %c1{{.*}} step %c1{{.*}} iter_args(%{{.*}}) -> (tensor<8x16xf32>)
+// BLOCK1-NEXT:          arith.addi %[[FIRST_N]], %[[IMAGE]] : index
+// BLOCK1:               x86vector.avx512.dot
+// BLOCK1:         } else {
 #map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + 1, d3 + 1)>
 #map2 = affine_map<(d0, d1, d2, d3, d4) -> (d1, d0 * 16 + d4, d2, d3)>
@@ -555,13 +570,13 @@ func.func @grad_filter(%arg0: tensor<2x16x6x8xbf16>, %arg1: tensor<2x16x6x8xbf16
 // columns (the pixels') kept and split into the pairs' first and second.
 // CHECK-LABEL: func.func @grad_filter_strided(
 // CHECK:         scf.if
-// CHECK:           tensor.empty() : tensor<4x16x7x16xi32>
+// CHECK:           tensor.empty() : tensor<2x4x16x7x16xi32>
 // CHECK:           %[[ROW:.*]] = vector.transfer_read {{.*}} : tensor<2x16x8x10xf32>, vector<64xf32>
 // CHECK-NEXT:      %[[COLUMNS:.*]], %{{.*}} = vector.deinterleave %[[ROW]] : vector<64xf32> -> vector<32xf32>
 // CHECK-NEXT:      %[[EVEN:.*]], %[[ODD:.*]] = vector.deinterleave %[[COLUMNS]] : vector<32xf32> -> vector<16xf32>
 // CHECK:           vector.transfer_write %{{.*}} {in_bounds = [true]} : vector<16xi32>, tensor<7x16xi32>
 // CHECK:           scf.for %{{.*}} to %c6{{.*}} iter_args
-// CHECK:             tensor.extract %{{.*}} : tensor<4x16x7x16xi32>
+// CHECK:             tensor.extract %{{.*}} : tensor<2x4x16x7x16xi32>
 // CHECK:             x86vector.avx512.dot
 // CHECK:         } else {
 func.func @grad_filter_strided(%arg0: tensor<2x16x3x4xbf16>, %arg1: tensor<2x16x6x8xbf16>) -> tensor<16x16x3x3xf32> {

@@ -796,7 +796,8 @@ bf16::matchImplicitGradFilter(linalg::GenericOp op) {
 
 Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
                                   linalg::GenericOp op,
-                                  const GradFilterShape &shape, bool parallel) {
+                                  const GradFilterShape &shape, bool parallel,
+                                  int64_t pairWordsBudget) {
   Type i32 = builder.getI32Type(), f32 = builder.getF32Type();
   auto index = [&](OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
@@ -894,8 +895,28 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
         });
   }
 
-  auto computeImage = [&](OpBuilder &builder, Value image, Value output) {
-    // A's pair words: for each phase k < 2·sw, channel c and input row h,
+  // Images are taken in blocks whose pair words fit `pairWordsBudget` (the
+  // most images, dividing N, that do; at least one): the block's words
+  // first, then every tile continues its sums over the block's images in
+  // order. With `parallel` that is two parallel loops a block, not two an
+  // image, and the words, written by both threads, stay in cache while
+  // every tile reads them.
+  int64_t phases = 2 * shape.strideW;
+  int64_t rows = (shape.outH - 1) * shape.strideH +
+                 (shape.kernelH - 1) * shape.dilationH + 1;
+  int64_t wordsPerRow =
+      rowPairs + (shape.kernelW - 1) * shape.dilationW / phases + 1;
+  int64_t chunks = llvm::divideCeil(wordsPerRow, kLanes);
+  int64_t wordsPerImage = phases * shape.channels * rows * chunks * kLanes;
+  int64_t blockImages = 1;
+  for (int64_t d = 1; d <= shape.batch; ++d)
+    if (shape.batch % d == 0 &&
+        d * wordsPerImage * int64_t(sizeof(int32_t)) <= pairWordsBudget)
+      blockImages = d;
+
+  auto computeBlock = [&](OpBuilder &builder, Value firstImage,
+                          Value output) {
+    // A's pair words: for each image, phase k < 2·sw, channel c and input row h,
     // word j holds input columns 2·sw·j + k (high half, the pair's first
     // pixel, K even) and 2·sw·j + k + sw (low half), from a vector of
     // 32·sw columns (beyond the tensor: zeros, never used) split into the
@@ -903,23 +924,22 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
     // of pixels (2·jj, 2·jj + 1) of output row oh at (kh, kw, c) is then
     // the word [k, c, oh·sh + kh·dh, jj + q] with kw·dw = 2·sw·q + k: every
     // (kh, kw) of the image reads the same words, none is packed twice.
-    int64_t phases = 2 * shape.strideW;
-    int64_t rows = (shape.outH - 1) * shape.strideH +
-                   (shape.kernelH - 1) * shape.dilationH + 1;
-    int64_t wordsPerRow =
-        rowPairs + (shape.kernelW - 1) * shape.dilationW / phases + 1;
-    int64_t chunks = llvm::divideCeil(wordsPerRow, kLanes);
     Value pairWords = tensor::EmptyOp::create(
         builder, loc,
-        ArrayRef<int64_t>{phases, shape.channels, rows, chunks * kLanes}, i32);
-    // With `parallel`, one (phase, channel) an iteration.
+        ArrayRef<int64_t>{blockImages, phases, shape.channels, rows,
+                          chunks * kLanes},
+        i32);
+    // With `parallel`, one (image, phase, channel) an iteration.
     {
       auto columnsType = VectorType::get({kLanes * phases}, f32);
-      int64_t elements = phases * shape.channels * rows * chunks * kLanes;
+      int64_t elements = blockImages * wordsPerImage;
       pairWords = buildSliceNest(
-          builder, loc, pairWords, {phases, shape.channels},
+          builder, loc, pairWords, {blockImages, phases, shape.channels},
           parallel && elements >= kMinParallelIterations,
-          [&](OpBuilder &b, Location loc, ValueRange outer, Value slice) {
+          [&](OpBuilder &b, Location loc, ValueRange ivsOfSlice, Value slice) {
+            Value image = arith::AddIOp::create(b, loc, firstImage,
+                                                ivsOfSlice[0]);
+            ValueRange outer = ivsOfSlice.drop_front();
             SmallVector<Value> lower(2, index(b, 0)), steps(2, index(b, 1));
             SmallVector<Value> upper = {index(b, rows), index(b, chunks)};
             scf::LoopNest nest = scf::buildLoopNest(
@@ -951,20 +971,20 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
             return nest.results[0];
           });
     }
-    // B: this image's words (packedB above).
-    Value imageB = tensor::ExtractSliceOp::create(
-        builder, loc,
-        RankedTensorType::get({panels, pairs, shape.panelWidth}, i32), packedB,
-        ArrayRef<OpFoldResult>{image, builder.getIndexAttr(0),
-                               builder.getIndexAttr(0),
-                               builder.getIndexAttr(0)},
-        ArrayRef<OpFoldResult>{builder.getIndexAttr(1),
-                               builder.getIndexAttr(panels),
-                               builder.getIndexAttr(pairs),
-                               builder.getIndexAttr(shape.panelWidth)},
-        ArrayRef<OpFoldResult>(
-            SmallVector<OpFoldResult>(4, builder.getIndexAttr(1))));
-    // The tiles, each continuing its sums over the image's pairs.
+    // B: an image's words (packedB above).
+    auto wordsOfB = [&](OpBuilder &b, Value image) -> Value {
+      return tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({panels, pairs, shape.panelWidth}, i32),
+          packedB,
+          ArrayRef<OpFoldResult>{image, b.getIndexAttr(0), b.getIndexAttr(0),
+                                 b.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(panels),
+                                 b.getIndexAttr(pairs),
+                                 b.getIndexAttr(shape.panelWidth)},
+          ArrayRef<OpFoldResult>(SmallVector<OpFoldResult>(4, b.getIndexAttr(1))));
+    };
+    // The tiles, each continuing its sums over the block's images' pairs,
+    // image by image.
     SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(shape.tileRows),
                                        builder.getIndexAttr(shape.panelWidth)};
     SmallVector<OpFoldResult> strides(2, builder.getIndexAttr(1));
@@ -996,28 +1016,42 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
       Value phase = remainder(kernelColumn, phases);
       Value wordOffset = divide(kernelColumn, phases);
       Value rowOffset = scaled(divide(window, shape.kernelW), shape.dilationH);
-      auto wordOfA = [&](OpBuilder &b, Location loc, Value pair, int64_t r) {
-        Value h = arith::AddIOp::create(
-            b, loc,
-            scaled(arith::DivUIOp::create(b, loc, pair, index(b, rowPairs)),
-                   shape.strideH),
-            rowOffset);
-        Value word = arith::AddIOp::create(
-            b, loc, arith::RemUIOp::create(b, loc, pair, index(b, rowPairs)),
-            wordOffset);
-        Value channel =
-            arith::AddIOp::create(b, loc, firstChannel, index(b, r));
-        return tensor::ExtractOp::create(b, loc, pairWords,
-                                         ValueRange{phase, channel, h, word})
-            .getResult();
-      };
-      auto rowOfB = [&](OpBuilder &b, Location loc, Value pair,
-                        int64_t column) {
-        return readPackedRow(b, loc, imageB, ivs[0], pair, column);
-      };
-      return buildPackedTile(b, loc, wordOfA, rowOfB, tile, pairs,
-                             shape.tileRows, shape.panelWidth,
-                             /*accumulate=*/true);
+      auto images = scf::ForOp::create(
+          b, loc, index(b, 0), index(b, blockImages), index(b, 1),
+          ValueRange{tile},
+          [&](OpBuilder &b, Location loc, Value i, ValueRange carried) {
+            auto wordOfA = [&](OpBuilder &b, Location loc, Value pair,
+                               int64_t r) {
+              Value h = arith::AddIOp::create(
+                  b, loc,
+                  scaled(arith::DivUIOp::create(b, loc, pair,
+                                                index(b, rowPairs)),
+                         shape.strideH),
+                  rowOffset);
+              Value word = arith::AddIOp::create(
+                  b, loc,
+                  arith::RemUIOp::create(b, loc, pair, index(b, rowPairs)),
+                  wordOffset);
+              Value channel =
+                  arith::AddIOp::create(b, loc, firstChannel, index(b, r));
+              return tensor::ExtractOp::create(
+                         b, loc, pairWords,
+                         ValueRange{i, phase, channel, h, word})
+                  .getResult();
+            };
+            Value imageB =
+                wordsOfB(b, arith::AddIOp::create(b, loc, firstImage, i));
+            auto rowOfB = [&](OpBuilder &b, Location loc, Value pair,
+                              int64_t column) {
+              return readPackedRow(b, loc, imageB, ivs[0], pair, column);
+            };
+            scf::YieldOp::create(
+                b, loc,
+                buildPackedTile(b, loc, wordOfA, rowOfB, carried[0], pairs,
+                                shape.tileRows, shape.panelWidth,
+                                /*accumulate=*/true));
+          });
+      return images.getResult(0);
     };
     return buildTileNest(builder, loc, output,
                          {panels, shape.m() / shape.tileRows}, sizes, parallel,
@@ -1029,9 +1063,10 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
 
   auto loop = scf::ForOp::create(
       builder, loc, index(builder, 0), index(builder, shape.batch),
-      index(builder, 1), ValueRange{init},
-      [&](OpBuilder &b, Location loc, Value image, ValueRange carried) {
-        scf::YieldOp::create(b, loc, computeImage(b, image, carried[0]));
+      index(builder, blockImages), ValueRange{init},
+      [&](OpBuilder &b, Location loc, Value firstImage, ValueRange carried) {
+        scf::YieldOp::create(b, loc,
+                             computeBlock(b, firstImage, carried[0]));
       });
   return tensor::ExpandShapeOp::create(
              builder, loc, op.getResult(0).getType(), loop.getResult(0),

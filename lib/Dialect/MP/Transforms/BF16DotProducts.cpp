@@ -69,13 +69,14 @@
 // over (n, oh, ow), width stride 1 or 2, OW even) likewise: B [N, F/width,
 // OH·OW/2, width] words of the gradient for every image first (from the
 // bf16 [N, F, OH, OW] gradient itself where the f32 operand is its widened
-// transpose), then per image in order the padded input's rows made pair
+// transpose), then per block of images in order (as many as
+// pair-words-budget bytes of words hold) the padded input's rows made pair
 // words once per phase (a K pair is two neighbouring pixels of a row,
 // columns sw apart; every (kh, kw) broadcasts from the same words, no
 // im2col copy), and every tile of 8 (kh, kw, c) rows x filters continues
-// its sums over the image's pairs from where the previous image left them
-// (from the op's zero fill); with `parallel` B's packing, an image's pair
-// words and its tiles are each an scf.forall. Either way each output is one chain of vdpbf16ps over the K
+// its sums over each image's pairs in turn from where the previous image
+// left them (from the op's zero fill); with `parallel` B's packing, a
+// block's pair words and its tiles are each an scf.forall. Either way each output is one chain of vdpbf16ps over the K
 // pairs in ascending K, the contraction's order, with the guard's proof.
 // It assumes linalg on tensors after convert-mp-to-linalg, before
 // mp-tile-and-vectorize (which tiles the transposing copies and the
@@ -965,7 +966,11 @@ struct BF16DotProducts
         [](linalg::GenericOp, const GradFilterShape &shape) {
           return std::make_pair(shape.inputBF16, shape.gradientBF16);
         },
-        buildGradFilterKernel);
+        [&](OpBuilder &builder, Location loc, linalg::GenericOp op,
+            const GradFilterShape &shape, bool parallel) {
+          return buildGradFilterKernel(builder, loc, op, shape, parallel,
+                                       pairWordsBudget);
+        });
     // Convolutions (implicit GEMMs of bf16 data widened to f32), guarded on
     // the bf16 sources: the padded input's other elements are zeros, which
     // change neither bound. Where every user reads the result transposed to

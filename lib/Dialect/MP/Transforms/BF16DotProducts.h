@@ -205,18 +205,21 @@ struct GradFilterShape {
 /// even (the K pairs are pixel pairs of a row).
 std::optional<GradFilterShape> matchImplicitGradFilter(linalg::GenericOp op);
 
-/// The conv kernel of the filter gradient `op` (shape `shape`): for each
-/// image in order, its padded input made pair words [2·sw, C, rows, words]
-/// (a K pair is two neighbouring pixels of a row; phase k's word j holds the
-/// columns 2·sw·j + k and 2·sw·j + k + sw, K even in the high half), which
-/// every (kh, kw) broadcasts from, and its gradient packed as B [F/width,
-/// OH·OW/2, width] words; then every tile of (kh, kw, c) rows x filters of
-/// the [KH·KW·C, F] result continues its sums over the image's K pairs (from
-/// the zero fill for the first image): each sum one chain over (n, oh, ow)
-/// in ascending order. With `parallel` an image's tiles are an scf.forall.
+/// The conv kernel of the filter gradient `op` (shape `shape`): its
+/// gradient packed as B [N, F/width, OH·OW/2, width] words first; then for
+/// each block of images in order (the most images, dividing N, whose words
+/// take at most `pairWordsBudget` bytes), their padded input made pair words
+/// [images, 2·sw, C, rows, words] (a K pair is two neighbouring pixels of a
+/// row; phase k's word j holds the columns 2·sw·j + k and 2·sw·j + k + sw, K
+/// even in the high half), which every (kh, kw) broadcasts from, and every
+/// tile of (kh, kw, c) rows x filters of the [KH·KW·C, F] result continues
+/// its sums over the block's images' K pairs, image by image (from the zero
+/// fill for the first image): each sum one chain over (n, oh, ow) in
+/// ascending order. With `parallel` a block's pair words and its tiles are
+/// each an scf.forall.
 Value buildGradFilterKernel(OpBuilder &builder, Location loc,
                             linalg::GenericOp op, const GradFilterShape &shape,
-                            bool parallel);
+                            bool parallel, int64_t pairWordsBudget);
 
 } // namespace mlir::mp::bf16
 

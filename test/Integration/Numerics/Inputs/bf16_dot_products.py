@@ -313,6 +313,10 @@ def main():
          '--mp-cpu-pipeline=bf16-dot-products=false', True),
         ('vectorize=false', canonical,
          '--mp-cpu-pipeline=vectorize=false', True),
+        # Filter gradients image by image (blocks of one image's words).
+        ('bf16-dot-products pair-words-budget=1',
+         canonical + ['--mp-bf16-dot-products=pair-words-budget=1'],
+         '--mp-cpu-pipeline=bf16-dot-products=false', True),
         ('unguarded', canonical + ['--mp-bf16-dot-products=unguarded=true'],
          '--mp-cpu-pipeline=bf16-dot-products=false', False),
     ]

@@ -256,13 +256,15 @@ def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
     gradient's pairs as words for every image first (read from the bf16
     gradient [N, F, OH, OW] itself, 16 filters x 32 pixels rotated and
     transposed, where the f32 operand is its widened transpose, which then
-    only the fallback computes), then per image each input row's words of
-    two columns sw apart once per phase (what every (kh, kw) then
+    only the fallback computes), then per block of images (as many as
+    `pair-words-budget` bytes of words hold, dividing N) each input row's
+    words of two columns sw apart once per phase (what every (kh, kw) then
     broadcasts: a K pair is two neighbouring pixels), and each tile
     continues its sums image after image (from the op's zero fill); with
-    `parallel` the gradient's words (one image and panel an iteration), an
-    image's pair words (one phase and channel) and its tiles are each an
-    `scf.forall` where they are large enough.
+    `parallel` the gradient's words (one image and panel an iteration), a
+    block's pair words (one image, phase and channel) and its tiles are
+    each an `scf.forall` where they are large enough: two parallel loops a
+    block, not two an image.
 
     It runs before mp-tile-and-vectorize, on a target with AVX512_BF16:
     mp-cpu-pipeline adds it where `bf16-dot-products` is on (by default
@@ -281,7 +283,13 @@ def MPBF16DotProducts : Pass<"mp-bf16-dot-products", "func::FuncOp"> {
     Option<"unguarded", "unguarded", "bool", /*default=*/"false",
            "For tests: replace each contraction by the packed kernel "
            "alone, without the guard and the fallback, which computes "
-           "other bits where the guard would fail (default: false)">
+           "other bits where the guard would fail (default: false)">,
+    Option<"pairWordsBudget", "pair-words-budget", "int64_t",
+           /*default=*/"524288",
+           "Bytes of input pair words a filter gradient makes before its "
+           "tiles read them: images are taken in blocks of the most (at "
+           "least one, dividing N) whose words fit; the bits do not depend "
+           "on it (default: 524288, half a 1 MiB L2)">
   ];
 }
 
