@@ -85,6 +85,8 @@ void mlir::mp::buildCallerAllocatedBuffers(
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // Results returned as reshapes of allocations: computed in place too.
+  pm.addNestedPass<func::FuncOp>(createMPFoldOutParamCopies());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass());

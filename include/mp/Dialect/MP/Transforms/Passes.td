@@ -534,6 +534,40 @@ def MPDropFusionBarriers : Pass<"mp-drop-fusion-barriers", "func::FuncOp"> {
   let dependentDialects = ["bufferization::BufferizationDialect"];
 }
 
+def MPFoldOutParamCopies : Pass<"mp-fold-out-param-copies", "func::FuncOp"> {
+  let summary = "Compute results returned as reshapes of allocations in "
+                "their out-parameters, without the final copy";
+  let description = [{
+    `buffer-results-to-out-params` writes a result straight into its
+    out-parameter where the function returns an allocation, but where it
+    returns a reshape of one (an optimizer update computed in the
+    `[heads, head_dim, d_model]` layout of its gradient and returned as
+    `[d_model, d_model]`, say) it copies at the end of the function: a
+    whole-buffer memcpy per result and call, on one thread. This pass makes
+    such an allocation the inverse reshape of the out-parameter, so the ops
+    that write it write the result in place, and erases the copy:
+
+    ```mlir
+    %a = memref.alloc() : memref<4x64x256xf32>
+    call @update(%a, ...)
+    %r = memref.collapse_shape %a [[0, 1], [2]] : memref<4x64x256xf32> into memref<256x256xf32>
+    memref.copy %r, %out : memref<256x256xf32> to memref<256x256xf32>
+    // becomes
+    %a = memref.expand_shape %out [[0, 1], [2]] output_shape [4, 64, 256] : memref<256x256xf32> into memref<4x64x256xf32>
+    call @update(%a, ...)
+    ```
+
+    It applies only where no one can tell: the target is a function
+    argument used by nothing but the copy, the source a `collapse_shape`
+    or `expand_shape` (used only by the copy) of a `memref.alloc` in the
+    copy's block, both with identity layouts, and every other use of the
+    allocation, through views too, is before the copy in its block (or
+    nested in an op that is), except deallocations, which are erased. It
+    runs in `mp-cpu-pipeline` right after `buffer-results-to-out-params`.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def MPLinalgToLoops : Pass<"mp-linalg-to-loops", "func::FuncOp"> {
   let summary = "Lower linalg operations on buffers to loops: copies along "
                 "a unit-stride loop as vector copies, the leading parallel "
