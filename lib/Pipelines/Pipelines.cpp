@@ -187,6 +187,12 @@ void mlir::mp::buildCPUPipeline(OpPassManager &pm,
   // Buffers: the caller passes every argument and result buffer. Fills that
   // CSE shared are filled again per destination rather than copied.
   pm.addNestedPass<func::FuncOp>(createMPRematerializeFills());
+  // A fill (or other side-effect-free op) that only one branch of an scf.if
+  // reads moves into that branch: the zero accumulators that only a bf16
+  // kernel's fallback reads (CSE shared them among products of one shape,
+  // so mp-bf16-dot-products could not sink them; mp-rematerialize-fills
+  // gave each its own clone) are no longer filled on the kernel's path.
+  pm.addNestedPass<func::FuncOp>(createControlFlowSinkPass());
   buildCallerAllocatedBuffers(pm, [&](OpPassManager &pm) {
     if (options.threads != 1)
       pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());

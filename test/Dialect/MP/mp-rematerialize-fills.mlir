@@ -129,6 +129,34 @@ func.func @shared_reshape(%x: tensor<2x2x8xf32>, %y: tensor<2x8x16xf32>, %u: ten
 
 // -----
 
+// A fill reshaped once per destination (each packed contraction's own
+// reshape, as mp-bf16-dot-products leaves them in its fallbacks): the
+// second destination gets a fill and a reshape of its own, and its former
+// reshape, which nothing reads any more, goes (left in place it would keep
+// the original fill where it is: control-flow-sink could not move it into
+// the one branch that reads it).
+// CHECK-LABEL: func.func @reshape_per_destination(
+// CHECK:         %[[Z:.*]] = linalg.fill
+// CHECK-NEXT:    %[[E2:.*]] = tensor.empty() : tensor<4x16xf32>
+// CHECK-NEXT:    %[[Z2:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E2]] : tensor<4x16xf32>)
+// CHECK-NEXT:    %[[R:.*]] = tensor.expand_shape %[[Z]] {{\[\[}}0, 1], [2]] output_shape [2, 2, 16]
+// CHECK-NEXT:    linalg.batch_matmul {{.*}} outs(%[[R]] : tensor<2x2x16xf32>)
+// CHECK-NEXT:    %[[R2:.*]] = tensor.expand_shape %[[Z2]] {{\[\[}}0, 1], [2]] output_shape [2, 2, 16]
+// CHECK-NEXT:    linalg.batch_matmul {{.*}} outs(%[[R2]] : tensor<2x2x16xf32>)
+// CHECK-NEXT:    return
+func.func @reshape_per_destination(%x: tensor<2x2x8xf32>, %y: tensor<2x8x16xf32>, %u: tensor<2x2x8xf32>) -> (tensor<2x2x16xf32>, tensor<2x2x16xf32>) {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %r1 = tensor.expand_shape %z [[0, 1], [2]] output_shape [2, 2, 16] : tensor<4x16xf32> into tensor<2x2x16xf32>
+  %a = linalg.batch_matmul ins(%x, %y : tensor<2x2x8xf32>, tensor<2x8x16xf32>) outs(%r1 : tensor<2x2x16xf32>) -> tensor<2x2x16xf32>
+  %r2 = tensor.expand_shape %z [[0, 1], [2]] output_shape [2, 2, 16] : tensor<4x16xf32> into tensor<2x2x16xf32>
+  %b = linalg.batch_matmul ins(%u, %y : tensor<2x2x8xf32>, tensor<2x8x16xf32>) outs(%r2 : tensor<2x2x16xf32>) -> tensor<2x2x16xf32>
+  return %a, %b : tensor<2x2x16xf32>, tensor<2x2x16xf32>
+}
+
+// -----
+
 // A tiled fill of a reshaped tensor.empty (the bias-free accumulators of
 // the linear layers): the clone reshapes a tensor.empty of its own.
 // CHECK-LABEL: func.func @fill_of_reshaped_empty(

@@ -9,7 +9,10 @@
 // value, directly or through reshapes, which CSE may share too) gets a
 // clone of the fill (and of the reshapes) instead, placed right after the
 // original (outside any loop of its users): writing a constant again costs
-// half a copy, and the values are the same.
+// half a copy, and the values are the same. Reshapes and fills left without
+// a use go (a dead reshape of the original would keep it where it is, and
+// the pipeline's control-flow-sink from moving it into the one branch that
+// reads it).
 //
 // The same holds for a tensor.empty shared as the destination of several
 // ops (the trivial fill): one-shot bufferization's analysis then compares
@@ -475,6 +478,26 @@ struct RematerializeFills
           value = last->getResult(0);
         }
         destination.use->set(value);
+      }
+      // The reshapes (innermost first) and the fill that no use reads any
+      // more: left in place, they would keep the fill where it was (a
+      // tensor-level reshape nobody reads is erased by no pass before
+      // bufferization, which would then fill the buffer for nothing).
+      // (CSE may share a reshape among destinations: each is visited once.)
+      llvm::SmallSetVector<Operation *, 4> reshapes;
+      for (const Destination &destination : destinations)
+        reshapes.insert(destination.reshapes.begin(),
+                        destination.reshapes.end());
+      for (Operation *reshape : llvm::reverse(reshapes))
+        if (reshape->use_empty())
+          reshape->erase();
+      if (fill->use_empty()) {
+        SmallVector<Value> operands(fill->getOperands());
+        fill->erase();
+        for (Value operand : operands)
+          if (Operation *def = operand.getDefiningOp();
+              def && isa<tensor::EmptyOp>(def) && def->use_empty())
+            def->erase();
       }
     }
   }

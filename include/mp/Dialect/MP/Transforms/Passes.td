@@ -468,7 +468,10 @@ def MPRematerializeFills : Pass<"mp-rematerialize-fills", "func::FuncOp"> {
     `collapse_shape` ops, which CSE shares as well and which are cloned with
     it) a clone of the fill, placed right after it:
     writing the constant again costs half a copy (no reads), and the values
-    are the same. A fill is a `tensor.empty` (the trivial fill: CSE shares
+    are the same. The reshapes and fills no use reads any more are erased
+    (a dead reshape of the original would keep it in place: the pipeline's
+    `control-flow-sink`, which follows, moves a fill only one branch of an
+    `scf.if` reads into that branch). A fill is a `tensor.empty` (the trivial fill: CSE shares
     the empties of one shape among hundreds of loops, and one-shot
     bufferization's analysis then compares every pair of their writers,
     quadratic in the model's size; runs of `destinations-per-empty`
