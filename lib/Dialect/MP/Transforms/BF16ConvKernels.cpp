@@ -914,10 +914,9 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
         d * wordsPerImage * int64_t(sizeof(int32_t)) <= pairWordsBudget)
       blockImages = d;
 
-  auto computeBlock = [&](OpBuilder &builder, Value firstImage,
-                          Value output) {
-    // A's pair words: for each image, phase k < 2·sw, channel c and input row h,
-    // word j holds input columns 2·sw·j + k (high half, the pair's first
+  auto computeBlock = [&](OpBuilder &builder, Value firstImage, Value output) {
+    // A's pair words: for each image, phase k < 2·sw, channel c and input row
+    // h, word j holds input columns 2·sw·j + k (high half, the pair's first
     // pixel, K even) and 2·sw·j + k + sw (low half), from a vector of
     // 32·sw columns (beyond the tensor: zeros, never used) split into the
     // pixels' columns and those into the pairs' first and second. The pair
@@ -937,8 +936,8 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
           builder, loc, pairWords, {blockImages, phases, shape.channels},
           parallel && elements >= kMinParallelIterations,
           [&](OpBuilder &b, Location loc, ValueRange ivsOfSlice, Value slice) {
-            Value image = arith::AddIOp::create(b, loc, firstImage,
-                                                ivsOfSlice[0]);
+            Value image =
+                arith::AddIOp::create(b, loc, firstImage, ivsOfSlice[0]);
             ValueRange outer = ivsOfSlice.drop_front();
             SmallVector<Value> lower(2, index(b, 0)), steps(2, index(b, 1));
             SmallVector<Value> upper = {index(b, rows), index(b, chunks)};
@@ -981,7 +980,8 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
           ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(panels),
                                  b.getIndexAttr(pairs),
                                  b.getIndexAttr(shape.panelWidth)},
-          ArrayRef<OpFoldResult>(SmallVector<OpFoldResult>(4, b.getIndexAttr(1))));
+          ArrayRef<OpFoldResult>(
+              SmallVector<OpFoldResult>(4, b.getIndexAttr(1))));
     };
     // The tiles, each continuing its sums over the block's images' pairs,
     // image by image.
@@ -1024,9 +1024,9 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
                                int64_t r) {
               Value h = arith::AddIOp::create(
                   b, loc,
-                  scaled(arith::DivUIOp::create(b, loc, pair,
-                                                index(b, rowPairs)),
-                         shape.strideH),
+                  scaled(
+                      arith::DivUIOp::create(b, loc, pair, index(b, rowPairs)),
+                      shape.strideH),
                   rowOffset);
               Value word = arith::AddIOp::create(
                   b, loc,
@@ -1065,8 +1065,7 @@ Value bf16::buildGradFilterKernel(OpBuilder &builder, Location loc,
       builder, loc, index(builder, 0), index(builder, shape.batch),
       index(builder, blockImages), ValueRange{init},
       [&](OpBuilder &b, Location loc, Value firstImage, ValueRange carried) {
-        scf::YieldOp::create(b, loc,
-                             computeBlock(b, firstImage, carried[0]));
+        scf::YieldOp::create(b, loc, computeBlock(b, firstImage, carried[0]));
       });
   return tensor::ExpandShapeOp::create(
              builder, loc, op.getResult(0).getType(), loop.getResult(0),

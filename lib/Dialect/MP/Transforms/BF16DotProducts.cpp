@@ -37,11 +37,12 @@
 // own). An operand stored transposed (A K-major, as x in a weight gradient
 // xᵀ·dy; B [N, K], as W in x·Wᵀ) is packed from where it is, each with the
 // other's method (the words are the same); one stored in another order is
-// copied into [batch, M, K] or [batch, K, N] first. With `parallel` the tile loops are an scf.forall (each output
-// element is still computed by one iteration), and so are, for operands of
-// at least kMinParallelIterations elements, the packing of A and B (one
-// panel an iteration) and the guard's reductions (chunks of partial minima
-// and maxima combined after): two threads no longer wait on either.
+// copied into [batch, M, K] or [batch, K, N] first. With `parallel` the tile
+// loops are an scf.forall (each output element is still computed by one
+// iteration), and so are, for operands of at least kMinParallelIterations
+// elements, the packing of A and B (one panel an iteration) and the guard's
+// reductions (chunks of partial minima and maxima combined after): two threads
+// no longer wait on either.
 //
 // Convolutions: the implicit GEMM of convert-mp-to-linalg (one group, unit
 // width stride: out[n, oh, owb, r, f] += in[n, c, oh·sh + kh·dh, owb·P + r +
@@ -76,12 +77,12 @@
 // im2col copy), and every tile of 8 (kh, kw, c) rows x filters continues
 // its sums over each image's pairs in turn from where the previous image
 // left them (from the op's zero fill); with `parallel` B's packing, a
-// block's pair words and its tiles are each an scf.forall. Either way each output is one chain of vdpbf16ps over the K
-// pairs in ascending K, the contraction's order, with the guard's proof.
-// It assumes linalg on tensors after convert-mp-to-linalg, before
-// mp-tile-and-vectorize (which tiles the transposing copies and the
-// fallback contraction), and a target with AVX512_BF16:
-// the pipeline adds it only for such a host.
+// block's pair words and its tiles are each an scf.forall. Either way each
+// output is one chain of vdpbf16ps over the K pairs in ascending K, the
+// contraction's order, with the guard's proof. It assumes linalg on tensors
+// after convert-mp-to-linalg, before mp-tile-and-vectorize (which tiles the
+// transposing copies and the fallback contraction), and a target with
+// AVX512_BF16: the pipeline adds it only for such a host.
 //
 // The pass's pieces: this file holds the pass, the guard, the matmul and
 // batch-matmul kernel and the register tile that every kernel builds
@@ -780,9 +781,8 @@ static Value buildKernel(OpBuilder &builder, Location loc, linalg::LinalgOp op,
           Value odd = arith::AddIOp::create(b, loc, even, index(b, 1));
           auto row = [&](Value k) {
             return vector::TransferReadOp::create(
-                       b, loc, rowType, source,
-                       ValueRange{batchIndex, k, line}, bf16Padding,
-                       ArrayRef<bool>{true})
+                       b, loc, rowType, source, ValueRange{batchIndex, k, line},
+                       bf16Padding, ArrayRef<bool>{true})
                 .getResult();
           };
           Value interleaved =

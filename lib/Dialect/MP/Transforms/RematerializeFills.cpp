@@ -27,8 +27,8 @@
 // inserted back; its payload reads the fill's constant where it read the
 // fill, so its values are the same), then one linalg.fill per slab around
 // the box writes the constant there (per dimension, the parts before and
-// after the box, one strided slab when both are one element wide). The full fill (a memset of the whole
-// padded tensor) goes when nothing else uses it.
+// after the box, one strided slab when both are one element wide). The full
+// fill (a memset of the whole padded tensor) goes when nothing else uses it.
 //
 // A fill is a tensor.empty, a linalg.fill of a constant into a
 // tensor.empty (or a reshape of one), or its tiled form after
