@@ -44,8 +44,9 @@ func.func @expanded(%out: memref<4x4xf32>) {
 
 // Left alone: the allocation written after the copy (the result is the
 // value at the copy), read after it through a view, the out-parameter used
-// by something else too, a reshape of an argument (no allocation), and a
-// copy without a reshape (buffer-results-to-out-params' own business).
+// by something else too, a reshape of an argument (no allocation), a copy
+// without a reshape (buffer-results-to-out-params' own business), and a
+// dynamically shaped allocation.
 // CHECK-LABEL: func.func @written_after(
 // CHECK:         memref.alloc
 // CHECK:         memref.copy
@@ -58,6 +59,10 @@ func.func @expanded(%out: memref<4x4xf32>) {
 // CHECK-LABEL: func.func @argument_source(
 // CHECK:         memref.copy
 // CHECK-LABEL: func.func @no_reshape(
+// CHECK:         memref.alloc
+// CHECK:         memref.copy
+// CHECK-LABEL: func.func @dynamic(
+// CHECK-NOT:     memref.expand_shape
 // CHECK:         memref.alloc
 // CHECK:         memref.copy
 func.func @written_after(%out: memref<8xf32>) {
@@ -99,5 +104,13 @@ func.func @no_reshape(%out: memref<8xf32>) {
   %c = arith.constant 1.0 : f32
   linalg.fill ins(%c : f32) outs(%a : memref<8xf32>)
   memref.copy %a, %out : memref<8xf32> to memref<8xf32>
+  return
+}
+func.func @dynamic(%n: index, %out: memref<?xf32>) {
+  %a = memref.alloc(%n) : memref<?x4xf32>
+  %c = arith.constant 1.0 : f32
+  linalg.fill ins(%c : f32) outs(%a : memref<?x4xf32>)
+  %r = memref.collapse_shape %a [[0, 1]] : memref<?x4xf32> into memref<?xf32>
+  memref.copy %r, %out : memref<?xf32> to memref<?xf32>
   return
 }

@@ -12,9 +12,9 @@
 // apart: the out-parameter is a function argument whose only use is the
 // copy, and every use of the allocation (through views too) is in the
 // copy's block and before the copy (nothing reads or writes it after the
-// copy took its value), apart from deallocations, which go. It assumes
-// identity layouts at the function boundary (mp-cpu-pipeline's
-// bufferization) and runs right after buffer-results-to-out-params, before
+// copy took its value), apart from deallocations, which go; both shapes
+// are static. It assumes identity layouts at the function boundary
+// (mp-cpu-pipeline's bufferization) and runs right after buffer-results-to-out-params, before
 // the deallocation pipeline; other copies are left alone.
 //
 //===----------------------------------------------------------------------===//
@@ -78,6 +78,7 @@ static bool foldCopy(memref::CopyOp copy) {
   auto alloc = source.getDefiningOp<memref::AllocOp>();
   auto targetType = dyn_cast<MemRefType>(target.getType());
   if (!alloc || alloc->getBlock() != copy->getBlock() || !targetType ||
+      !targetType.hasStaticShape() || !alloc.getType().hasStaticShape() ||
       !targetType.getLayout().isIdentity() ||
       !alloc.getType().getLayout().isIdentity() ||
       targetType.getMemorySpace() != alloc.getType().getMemorySpace())

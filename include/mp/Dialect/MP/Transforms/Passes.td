@@ -563,7 +563,8 @@ def MPFoldOutParamCopies : Pass<"mp-fold-out-param-copies", "func::FuncOp"> {
     It applies only where no one can tell: the target is a function
     argument used by nothing but the copy, the source a `collapse_shape`
     or `expand_shape` (used only by the copy) of a `memref.alloc` in the
-    copy's block, both with identity layouts, and every other use of the
+    copy's block, both statically shaped with identity layouts, and every
+    other use of the
     allocation, through views too, is before the copy in its block (or
     nested in an op that is), except deallocations, which are erased. It
     runs in `mp-cpu-pipeline` right after `buffer-results-to-out-params`.
